@@ -1,0 +1,17 @@
+//! Analysis: from raw samples to the answer.
+//!
+//! * [`entry`] summarises a [`concbench_core::RawMeasurement`] into a result entry (statistics,
+//!   overhead subtraction, counters).
+//! * [`warnings`] says when a number should not be trusted, and what to do about it.
+//! * [`published`] holds the seed articles' figures (`data/published.toml`) and matches them
+//!   to measured results.
+//! * [`verdicts`] judges the seed articles' claims from the measured results.
+//!
+//! Nothing here reads a clock or formats for a terminal.
+
+pub mod entry;
+pub mod published;
+pub mod verdicts;
+pub mod warnings;
+
+pub use entry::build_entry;

@@ -1,0 +1,194 @@
+//! The seed articles' published figures (`data/published.toml`) and their match to results.
+//!
+//! The file is compiled into the binary so a report never depends on the working directory.
+
+use concbench_core::{ResultDoc, ResultEntry};
+use serde::Deserialize;
+use std::collections::BTreeMap;
+
+/// The published figures and claims, as shipped.
+pub const PUBLISHED_TOML: &str = include_str!("../../../data/published.toml");
+
+#[derive(Debug, Clone, Deserialize)]
+pub struct Published {
+    pub machines: BTreeMap<String, Machine>,
+    #[serde(rename = "figure", default)]
+    pub figures: Vec<Figure>,
+    #[serde(rename = "claim", default)]
+    pub claims: Vec<Claim>,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+pub struct Machine {
+    pub description: String,
+}
+
+/// One published number and the measured result it corresponds to.
+#[derive(Debug, Clone, Deserialize)]
+pub struct Figure {
+    /// `S0.create`, `S1`, ...
+    pub seed: String,
+    pub result_id: String,
+    #[serde(default)]
+    pub params: BTreeMap<String, toml::Value>,
+    pub what: String,
+    pub value: Option<f64>,
+    pub value_low: Option<f64>,
+    pub value_high: Option<f64>,
+    pub unit: String,
+    /// Multiply a per-operation measured median by this to get the published total.
+    pub per_op_times: Option<f64>,
+    pub machine: String,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+pub struct Claim {
+    pub id: String,
+    pub seed: String,
+    pub text: String,
+}
+
+impl Figure {
+    /// The published value as one number (the middle of a range).
+    pub fn central(&self) -> Option<f64> {
+        self.value
+            .or_else(|| Some((self.value_low? + self.value_high?) / 2.0))
+    }
+
+    /// The published value as printed ("8.684 s", "407-453 ms").
+    pub fn display(&self) -> String {
+        match (self.value, self.value_low, self.value_high) {
+            (Some(v), _, _) => format!("{} {}", trim_float(v), self.unit),
+            (None, Some(lo), Some(hi)) => {
+                format!("{}-{} {}", trim_float(lo), trim_float(hi), self.unit)
+            }
+            _ => "-".to_string(),
+        }
+    }
+
+    /// Whether `entry` is the measured counterpart of this figure.
+    pub fn matches(&self, entry: &ResultEntry) -> bool {
+        entry.id == self.result_id
+            && self
+                .params
+                .iter()
+                .all(|(k, v)| entry.params.get(k).is_some_and(|m| toml_eq_json(v, m)))
+    }
+
+    /// The measured median in this figure's unit, or `None` when the units cannot be converted.
+    pub fn measured_in_unit(&self, entry: &ResultEntry) -> Option<f64> {
+        let total = entry.summary.median * self.per_op_times.unwrap_or(1.0);
+        convert(total, &entry.unit, &self.unit)
+    }
+}
+
+fn trim_float(v: f64) -> String {
+    let s = format!("{v}");
+    s.strip_suffix(".0").map(str::to_string).unwrap_or(s)
+}
+
+fn toml_eq_json(t: &toml::Value, j: &serde_json::Value) -> bool {
+    match (t, j) {
+        (toml::Value::String(a), serde_json::Value::String(b)) => a == b,
+        (toml::Value::Integer(a), serde_json::Value::Number(b)) => b.as_f64() == Some(*a as f64),
+        (toml::Value::Float(a), serde_json::Value::Number(b)) => b.as_f64() == Some(*a),
+        (toml::Value::Boolean(a), serde_json::Value::Bool(b)) => a == b,
+        _ => false,
+    }
+}
+
+/// Nanoseconds per unit for the time units concbench uses (integers, so conversions are exact
+/// for exact inputs).
+fn ns_per(unit: &str) -> Option<f64> {
+    Some(match unit {
+        "ns" => 1.0,
+        "us" | "µs" => 1e3,
+        "ms" => 1e6,
+        "s" => 1e9,
+        _ => return None,
+    })
+}
+
+/// Convert `value` from one unit to another: time units among themselves, anything to itself.
+pub fn convert(value: f64, from: &str, to: &str) -> Option<f64> {
+    if from == to {
+        return Some(value);
+    }
+    Some(value * ns_per(from)? / ns_per(to)?)
+}
+
+/// The shipped published data. Panics only if the shipped file is malformed, which a unit test
+/// rules out.
+pub fn published() -> Published {
+    toml::from_str(PUBLISHED_TOML).expect("data/published.toml is valid (tested)")
+}
+
+/// A published figure beside this machine's measurement.
+#[derive(Debug, Clone)]
+pub struct Replication<'a> {
+    pub figure: &'a Figure,
+    pub entry: &'a ResultEntry,
+    /// Measured, in the figure's unit.
+    pub measured: f64,
+    /// measured / published (central value).
+    pub ratio: Option<f64>,
+}
+
+/// Every (figure, result) pair that matches, in the published file's order.
+pub fn replications<'a>(published: &'a Published, doc: &'a ResultDoc) -> Vec<Replication<'a>> {
+    let mut out = Vec::new();
+    for figure in &published.figures {
+        for entry in doc.results.iter().filter(|e| figure.matches(e)) {
+            if let Some(measured) = figure.measured_in_unit(entry) {
+                let ratio = figure.central().filter(|c| *c != 0.0).map(|c| measured / c);
+                out.push(Replication {
+                    figure,
+                    entry,
+                    measured,
+                    ratio,
+                });
+            }
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn shipped_file_parses_and_names_known_machines() {
+        let p = published();
+        assert!(p.figures.len() > 50);
+        for f in &p.figures {
+            assert!(
+                p.machines.contains_key(&f.machine),
+                "unknown machine {}",
+                f.machine
+            );
+            assert!(f.central().is_some(), "figure without a value: {}", f.what);
+        }
+        assert!(p.claims.iter().any(|c| c.id == "S0.30x"));
+    }
+
+    #[test]
+    fn units_convert() {
+        assert_eq!(convert(1500.0, "ms", "s"), Some(1.5));
+        assert_eq!(convert(2.0, "us", "ns"), Some(2000.0));
+        assert_eq!(convert(3.0, "KiB", "KiB"), Some(3.0));
+        assert_eq!(convert(3.0, "KiB", "s"), None);
+    }
+
+    #[test]
+    fn range_is_displayed_as_range() {
+        let p = published();
+        let f = p
+            .figures
+            .iter()
+            .find(|f| f.result_id == "contend.single")
+            .unwrap();
+        assert_eq!(f.display(), "407-453 ms");
+        assert_eq!(f.central(), Some(430.0));
+    }
+}

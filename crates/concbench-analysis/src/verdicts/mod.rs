@@ -1,0 +1,54 @@
+//! Verdicts on the seed articles' claims, from this run's results.
+//!
+//! One file per claim. A judge returns `None` when the run lacks its evidence (the family was not
+//! run, or was skipped); otherwise a [`Verdict`] citing the result ids it used and explaining the
+//! figures. Claim texts come from `data/published.toml` so the wording lives in one place.
+
+mod create_switch;
+mod evidence;
+mod process_vs_thread;
+
+pub use evidence::{compare, find, Comparison};
+
+use crate::published::{published, Published};
+use concbench_core::{ResultDoc, Verdict, VerdictKind};
+
+/// A judge: the claim id it rules on and the function that rules.
+type Judge = fn(&ResultDoc, &Published) -> Option<Verdict>;
+
+/// Every judge, in the order verdicts are reported.
+const JUDGES: &[Judge] = &[
+    process_vs_thread::thirty_times,
+    process_vs_thread::create_100k,
+    create_switch::create_destroy_switch,
+];
+
+/// All verdicts the results support.
+pub fn judge(doc: &ResultDoc) -> Vec<Verdict> {
+    let published = published();
+    JUDGES.iter().filter_map(|j| j(doc, &published)).collect()
+}
+
+/// Build a verdict for claim `claim_id` (its text and seed come from the published data).
+pub(crate) fn verdict(
+    published: &Published,
+    claim_id: &str,
+    verdict: VerdictKind,
+    evidence: Vec<String>,
+    explanation: String,
+) -> Option<Verdict> {
+    let claim = published.claims.iter().find(|c| c.id == claim_id)?;
+    Some(Verdict {
+        claim: claim.text.clone(),
+        source: claim.id.clone(),
+        verdict,
+        evidence,
+        explanation,
+    })
+}
+
+/// How a measured ratio interval relates to a claimed factor: "about R" is read as within a
+/// factor of 1.5 either side (published figures come from machines a decade or more older).
+pub(crate) fn about(ratio_ci: (f64, f64), claimed: f64) -> bool {
+    ratio_ci.1 >= claimed / 1.5 && ratio_ci.0 <= claimed * 1.5
+}

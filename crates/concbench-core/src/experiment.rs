@@ -1,0 +1,150 @@
+//! The contract between an experiment and the harness.
+//!
+//! An experiment says *what* one operation is and performs `iterations` of them; the harness owns
+//! warm-up, calibration, repetitions, pinning, counters and statistics (lmbench's init / bench /
+//! cleanup split). An experiment never reads a clock for the sample itself: the harness times
+//! each call to [`Experiment::run`] through a [`SampleTimer`], which the experiment may restart
+//! after untimed preparation or stop before untimed cleanup.
+
+use crate::{context::RunContext, host::Host, params::Params, placement::Placement, usage::Usage};
+
+/// Static description of an experiment.
+#[derive(Debug, Clone, Default)]
+pub struct Meta {
+    /// `family.what[.variant]`, e.g. `create.fork`. Parameters go in [`Experiment::params`].
+    pub id: &'static str,
+    /// The family: the first component of the id, used by `--only`.
+    pub family: &'static str,
+    /// A one-line human title.
+    pub title: &'static str,
+    /// What one operation is ("fork + child _exit(0) + waitpid").
+    pub op: &'static str,
+    /// The unit of one sample value, e.g. `ns` (per operation), `s`, `KiB`, `threads`.
+    pub unit: &'static str,
+    /// For switch-type experiments: the voluntary context switches one operation must cause.
+    /// The harness warns when the measured rate is far below it (the mechanism did not happen).
+    pub expected_switches_per_op: Option<f64>,
+}
+
+/// How the harness chooses the number of iterations per sample.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Plan {
+    /// Calibrate so one sample lasts at least the target sample time (10 ms, 1 ms in `--quick`).
+    Calibrated,
+    /// Exactly this many iterations per sample (batch experiments, fixed-size replications).
+    Fixed(u64),
+}
+
+/// Whether an experiment can run on this host, and if not, why.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Support {
+    Yes,
+    /// Skipped, with a one-line reason the user can act on ("needs root: run with sudo ...").
+    No(String),
+}
+
+/// What one call of [`Experiment::run`] returns besides its duration.
+#[derive(Debug, Clone, Default)]
+pub struct RunOutput {
+    /// The sample value in the experiment's unit, replacing the harness's time per operation.
+    /// Used by experiments whose result is not a time (bytes per unit, a count).
+    pub value: Option<f64>,
+    /// Resource usage of helper processes that are still alive (so not in RUSAGE_CHILDREN),
+    /// read by the experiment over the sample. The harness adds it to its own reading.
+    pub extra_usage: Option<Usage>,
+    /// Extra per-sample metrics; the harness reports the median of each in `counters`.
+    pub metrics: Vec<(String, f64)>,
+    /// Things the experiment noticed about this sample (deduplicated into the result's warnings).
+    pub warnings: Vec<String>,
+}
+
+impl RunOutput {
+    pub fn metric(mut self, name: &str, value: f64) -> Self {
+        self.metrics.push((name.to_string(), value));
+        self
+    }
+}
+
+/// The harness's clock for one sample, handed to [`Experiment::run`].
+///
+/// The harness restarts it right before `run` and stops it right after, unless the experiment
+/// already stopped it. An experiment with untimed preparation (spawning workers, then releasing
+/// them through a start barrier) calls `restart` at the barrier; one with untimed cleanup calls
+/// `stop` before it. Resource usage is read at the same two points.
+pub trait SampleTimer {
+    fn restart(&mut self);
+    fn stop(&mut self);
+}
+
+/// One measurable variant: an id plus params.
+///
+/// The registry builds one value per variant (e.g. `create.thread` at two stack sizes). The
+/// harness calls, in order: `supported`, `setup`, then `run` repeatedly (with `before_sample`
+/// before each), and always `teardown` once `setup` succeeded — also after an error or Ctrl-C.
+pub trait Experiment: Send {
+    fn meta(&self) -> &Meta;
+
+    /// Parameters of this variant, without `placement` (the harness adds it).
+    fn params(&self) -> Params {
+        Params::new()
+    }
+
+    /// Where this variant's units run under `--pin auto`. `--pin none` turns every placement
+    /// into [`Placement::Unpinned`].
+    fn placement(&self) -> Placement {
+        Placement::SameCpu
+    }
+
+    /// Whether this variant runs in `--quick` (sweeps keep a subset of their points).
+    fn in_quick(&self) -> bool {
+        true
+    }
+
+    fn supported(&self, _host: &Host) -> Support {
+        Support::Yes
+    }
+
+    fn plan(&self, _ctx: &RunContext) -> Plan {
+        Plan::Calibrated
+    }
+
+    /// Prepare: spawn partners, allocate buffers, create files. Not timed.
+    fn setup(&mut self, _ctx: &RunContext) -> anyhow::Result<()> {
+        Ok(())
+    }
+
+    /// Untimed work before each sample (e.g. dropping a file's cached pages).
+    fn before_sample(&mut self, _ctx: &RunContext) -> anyhow::Result<()> {
+        Ok(())
+    }
+
+    /// Perform `iterations` operations. Timed by the harness through `timer`.
+    fn run(
+        &mut self,
+        ctx: &RunContext,
+        iterations: u64,
+        timer: &mut dyn SampleTimer,
+    ) -> anyhow::Result<RunOutput>;
+
+    /// The cost of the method itself per operation (a pipe write+read in a ring of pipes),
+    /// measured in the same run, interleaved with `run`, and subtracted from the result.
+    /// `None` when the method has no separable overhead.
+    fn run_overhead(
+        &mut self,
+        _ctx: &RunContext,
+        _iterations: u64,
+        _timer: &mut dyn SampleTimer,
+    ) -> Option<anyhow::Result<RunOutput>> {
+        None
+    }
+
+    /// A description of what `run_overhead` measures, shown with the subtracted figure.
+    fn overhead_method(&self) -> Option<&'static str> {
+        None
+    }
+
+    /// Release everything: kill and reap children, join threads, remove files.
+    fn teardown(&mut self, _ctx: &RunContext) -> anyhow::Result<()> {
+        Ok(())
+    }
+}

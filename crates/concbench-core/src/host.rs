@@ -1,0 +1,83 @@
+//! Facts about the machine a run happened on, and the confounders that can distort it.
+//!
+//! Collected by `concbench-measure::host`; stored in the result document's `host` object.
+
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct Host {
+    pub hostname: String,
+    /// `uname -r`.
+    pub kernel: String,
+    /// `/etc/os-release` PRETTY_NAME, when readable.
+    pub os: Option<String>,
+    pub arch: String,
+    /// `/proc/cpuinfo` model name.
+    pub cpu_model: String,
+    /// CPUs online.
+    pub logical_cpus: usize,
+    /// CPUs this process may run on (sched_getaffinity), ascending.
+    pub cpus_allowed: Vec<usize>,
+    /// Whether simultaneous multithreading siblings are active.
+    pub smt: bool,
+    /// True when running under a hypervisor.
+    pub virtualized: bool,
+    /// The hypervisor's name when visible (CPUID vendor, DMI, /sys/hypervisor).
+    pub hypervisor: Option<String>,
+    /// The kernel's clocksource (tsc is cheap; hpet or acpi_pm make every clock read costly).
+    pub clocksource: String,
+    /// CPU vulnerability -> mitigation status, from /sys/devices/system/cpu/vulnerabilities.
+    pub mitigations: BTreeMap<String, String>,
+    /// The cpufreq governor of CPU 0, when cpufreq is exposed.
+    pub governor: Option<String>,
+    /// A cgroup CPU quota in CPUs (cpu.max), when one is set.
+    pub cpu_quota: Option<f64>,
+    pub memory_total_kib: u64,
+    pub memory_available_kib: u64,
+    /// Load average (1, 5, 15 minutes) when the run started.
+    pub load_average: [f64; 3],
+    pub page_size: usize,
+    /// Effective uid is 0.
+    pub is_root: bool,
+    /// Whether this process may switch to SCHED_FIFO (root or CAP_SYS_NICE with a real-time limit).
+    pub can_sched_fifo: bool,
+    /// /proc/sys/kernel/threads-max.
+    pub threads_max: Option<u64>,
+    /// RLIMIT_NPROC soft limit (None = unlimited).
+    pub rlimit_nproc: Option<u64>,
+    /// RLIMIT_NOFILE soft limit (None = unlimited).
+    pub rlimit_nofile: Option<u64>,
+    /// Default thread stack size (RLIMIT_STACK soft limit, what pthread uses), KiB.
+    pub default_stack_kib: u64,
+}
+
+impl Host {
+    /// The confounders worth a warning on every result, as sentences that say what to do.
+    pub fn confounder_warnings(&self) -> Vec<String> {
+        let mut w = Vec::new();
+        let busy = self.load_average[0];
+        if busy > 0.5 * self.logical_cpus.max(1) as f64 {
+            w.push(format!(
+                "load average was {busy:.2} at start on {} CPUs: other work competes with the \
+                 measurement; close it or rerun when the machine is idle",
+                self.logical_cpus
+            ));
+        }
+        if self.clocksource != "tsc" && !self.clocksource.is_empty() {
+            w.push(format!(
+                "clocksource is {}, not tsc: every clock read is a slow system call, inflating \
+                 short samples",
+                self.clocksource
+            ));
+        }
+        if let Some(q) = self.cpu_quota {
+            if q < self.logical_cpus as f64 {
+                w.push(format!(
+                    "a cgroup CPU quota of {q:.2} CPUs applies: throttling can stretch samples"
+                ));
+            }
+        }
+        w
+    }
+}

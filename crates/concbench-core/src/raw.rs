@@ -1,0 +1,43 @@
+//! What the harness hands to analysis: the raw samples of one variant, before statistics.
+
+use crate::{experiment::Meta, params::Params, result::Failure, result::Skipped, usage::Usage};
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+
+/// Everything measured for one variant, unsummarised.
+///
+/// Serializable so a worker process can hand it to the coordinator; `meta` is static and is
+/// restored by the receiver from its own registry.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct RawMeasurement {
+    #[serde(skip)]
+    pub meta: Meta,
+    /// The variant's params, including `placement`.
+    pub params: Params,
+    pub cpus: Vec<usize>,
+    /// Operations per sample.
+    pub iterations: u64,
+    /// One value per repetition, per operation, in `meta.unit`.
+    pub values: Vec<f64>,
+    /// Wall time of each sample, nanoseconds (to judge whether samples were long enough).
+    pub sample_ns: Vec<f64>,
+    /// Resource usage per operation, one per repetition.
+    pub usage_per_op: Vec<Usage>,
+    /// Experiment metrics, one value per repetition each.
+    pub metrics: BTreeMap<String, Vec<f64>>,
+    /// Per-operation overhead samples, interleaved with `values`, when the method has one.
+    pub overhead: Option<(String, Vec<f64>)>,
+    /// Warnings raised by the experiment or the harness while measuring.
+    pub warnings: Vec<String>,
+    /// The target minimum sample time the harness calibrated for, nanoseconds.
+    pub target_sample_ns: f64,
+}
+
+/// The harness's answer for one variant.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Outcome {
+    Measured(Box<RawMeasurement>),
+    Skipped(Skipped),
+    Failed(Failure),
+}

@@ -1,0 +1,143 @@
+//! The result document (`concbench/result/v1`): what a run measured, documented field by field.
+//!
+//! `schema/result-v1.schema.json` in the repository is the JSON Schema of this model; tests
+//! validate real output against it. Extend it by adding optional fields; never change a field's
+//! meaning.
+
+use crate::{host::Host, params::Params};
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ResultDoc {
+    /// Always [`crate::SCHEMA_ID`].
+    pub schema: String,
+    pub tool: Tool,
+    pub host: Host,
+    /// RFC 3339 start time.
+    pub started_at: String,
+    /// Wall-clock seconds the whole run took.
+    #[serde(default)]
+    pub duration_s: f64,
+    /// The command line's settings (quick, pin, repeat, only).
+    #[serde(default)]
+    pub settings: BTreeMap<String, serde_json::Value>,
+    pub results: Vec<ResultEntry>,
+    /// Variants that could not run here, with the reason.
+    #[serde(default)]
+    pub skipped: Vec<Skipped>,
+    /// Variants that failed, with the error chain.
+    #[serde(default)]
+    pub failures: Vec<Failure>,
+    /// Verdicts on the seed articles' claims.
+    #[serde(default)]
+    pub verdicts: Vec<Verdict>,
+    /// Run-wide warnings (confounders such as a busy machine), each saying what to do.
+    #[serde(default)]
+    pub warnings: Vec<String>,
+    /// True when the run was stopped by Ctrl-C before it finished.
+    #[serde(default)]
+    pub interrupted: bool,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Tool {
+    pub name: String,
+    pub version: String,
+}
+
+/// One measured variant: an id, its params, and the statistics of its samples.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ResultEntry {
+    pub id: String,
+    pub family: String,
+    pub title: String,
+    /// What one operation is.
+    pub op: String,
+    /// Unit of `median`, `ci95`, `min`, `max`, `mad`, `samples`: per operation, always stated.
+    pub unit: String,
+    pub params: Params,
+    /// CPUs the variant was pinned to (empty when unpinned).
+    #[serde(default)]
+    pub cpus: Vec<usize>,
+    /// Operations per sample (after calibration).
+    pub iterations: u64,
+    #[serde(flatten)]
+    pub summary: Summary,
+    /// One value per repetition, per operation, in `unit`.
+    pub samples: Vec<f64>,
+    /// Per-operation counters (`voluntary_switches_per_op`, ...) and experiment metrics,
+    /// each the median over repetitions.
+    pub counters: BTreeMap<String, f64>,
+    /// When a method overhead was measured and subtracted: what and how much.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub overhead: Option<Overhead>,
+    /// What the user should know about this number, each saying what to do about it.
+    pub warnings: Vec<String>,
+}
+
+/// The statistics of a sample set (see `concbench-stats`).
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct Summary {
+    pub median: f64,
+    /// Bootstrap 95% confidence interval of the median.
+    pub ci95: [f64; 2],
+    pub min: f64,
+    pub max: f64,
+    /// Median absolute deviation (unscaled).
+    pub mad: f64,
+    pub mean: f64,
+}
+
+/// A subtracted method overhead (e.g. the pipe write+read of a ring of pipes).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Overhead {
+    pub method: String,
+    /// Median overhead per operation, in the result's unit.
+    pub median: f64,
+    /// The median before subtraction.
+    pub raw_median: f64,
+    pub samples: Vec<f64>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Skipped {
+    pub id: String,
+    pub params: Params,
+    pub reason: String,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Failure {
+    pub id: String,
+    pub params: Params,
+    /// The whole error chain, outermost first.
+    pub error: String,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum VerdictKind {
+    Confirmed,
+    Refuted,
+    Depends,
+}
+
+/// A judgement on one claim of a seed article, resting on result ids.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Verdict {
+    pub claim: String,
+    /// Where the claim comes from, e.g. `S0.table` or `S0.create`.
+    pub source: String,
+    pub verdict: VerdictKind,
+    /// Result ids the verdict rests on.
+    pub evidence: Vec<String>,
+    pub explanation: String,
+}
+
+impl ResultDoc {
+    /// Results with this id, in document order.
+    pub fn find<'a>(&'a self, id: &'a str) -> impl Iterator<Item = &'a ResultEntry> + 'a {
+        self.results.iter().filter(move |r| r.id == id)
+    }
+}

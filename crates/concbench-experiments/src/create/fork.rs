@@ -1,0 +1,95 @@
+//! `create.fork`: fork, the child `_exit(0)`s at once, the parent `waitpid`s it (seed S0.create).
+//!
+//! Two variants by the parent's history: `parent = single-threaded` (a process that never had a
+//! second thread, like the seed's C program) and `parent = once-threaded` (one thread was
+//! created and joined before measuring). The second is what forking from any program that ever
+//! used a thread pool costs: on a 2-CPU KVM guest with kernel 6.18 it is ~30% slower, and it
+//! stays slower for the life of the process.
+
+use anyhow::{bail, Result};
+use concbench_core::{Experiment, Meta, Params, RunContext, RunOutput, SampleTimer};
+
+const META: Meta = Meta {
+    id: "create.fork",
+    family: "create",
+    title: "Process: fork + exit + waitpid",
+    op: "fork(), child _exit(0), parent waitpid()",
+    unit: "ns",
+    expected_switches_per_op: None,
+};
+
+pub struct Fork {
+    once_threaded: bool,
+}
+
+impl Fork {
+    pub fn single_threaded() -> Self {
+        Self {
+            once_threaded: false,
+        }
+    }
+    pub fn once_threaded() -> Self {
+        Self {
+            once_threaded: true,
+        }
+    }
+}
+
+impl Experiment for Fork {
+    fn meta(&self) -> &Meta {
+        &META
+    }
+
+    fn params(&self) -> Params {
+        Params::new().with(
+            "parent",
+            if self.once_threaded {
+                "once-threaded"
+            } else {
+                "single-threaded"
+            },
+        )
+    }
+
+    fn setup(&mut self, _ctx: &RunContext) -> Result<()> {
+        if self.once_threaded {
+            std::thread::spawn(|| {})
+                .join()
+                .map_err(|_| anyhow::anyhow!("helper thread panicked"))?;
+        }
+        Ok(())
+    }
+
+    fn run(
+        &mut self,
+        ctx: &RunContext,
+        iterations: u64,
+        _t: &mut dyn SampleTimer,
+    ) -> Result<RunOutput> {
+        for i in 0..iterations {
+            if i & super::CANCEL_POLL_MASK == 0 {
+                ctx.cancel.check()?;
+            }
+            fork_and_reap()?;
+        }
+        Ok(RunOutput::default())
+    }
+}
+
+/// One fork whose child exits immediately, reaped synchronously.
+pub(crate) fn fork_and_reap() -> Result<()> {
+    // SAFETY: the child calls only _exit, which is async-signal-safe, so forking from a
+    // multi-threaded process is sound.
+    let pid = unsafe { libc::fork() };
+    match pid {
+        0 => {
+            // SAFETY: _exit ends the child without touching the parent's state.
+            unsafe { libc::_exit(0) }
+        }
+        p if p < 0 => bail!("fork: {}", std::io::Error::last_os_error()),
+        p => {
+            concbench_sys::child::wait_pid(p)?;
+            Ok(())
+        }
+    }
+}

@@ -1,0 +1,33 @@
+//! Family `create`: the cost of one unit's full life — create it, run an empty body, reap it —
+//! for processes (fork, vfork, posix_spawn, fork+exec), OS threads, stackful coroutines and
+//! async tasks; plus the seed S0.create replication (100,000 units).
+
+mod async_task;
+mod bulk;
+mod coroutine;
+mod fork;
+mod spawn;
+mod thread;
+mod vfork;
+
+use concbench_core::Experiment;
+
+pub fn all() -> Vec<Box<dyn Experiment>> {
+    vec![
+        Box::new(fork::Fork::single_threaded()),
+        Box::new(fork::Fork::once_threaded()),
+        Box::new(vfork::Vfork::default()),
+        Box::new(spawn::Spawn::posix_spawn()),
+        Box::new(spawn::Spawn::fork_exec()),
+        Box::new(thread::Thread::default_stack()),
+        Box::new(thread::Thread::small_stack()),
+        Box::new(coroutine::Coroutine::new(coroutine::StackAlloc::Fresh)),
+        Box::new(coroutine::Coroutine::new(coroutine::StackAlloc::Reused)),
+        Box::new(async_task::AsyncTask::default()),
+        Box::new(bulk::Bulk::processes()),
+        Box::new(bulk::Bulk::threads()),
+    ]
+}
+
+/// How often long loops poll for Ctrl-C (a power of two, so the check is a mask).
+pub(crate) const CANCEL_POLL_MASK: u64 = 1023;

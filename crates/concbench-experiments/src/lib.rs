@@ -1,0 +1,11 @@
+//! concbench's experiments: one folder per family, one file per experiment.
+//!
+//! Each experiment implements [`concbench_core::Experiment`]; the harness owns timing,
+//! repetition and counters. [`all`] is the registry: every variant concbench knows, in the order
+//! a run measures them.
+
+pub mod create;
+mod registry;
+pub mod syscall;
+
+pub use registry::{all, at, families, select};

@@ -1,0 +1,330 @@
+//! The harness: one loop that measures every experiment the same way.
+//!
+//! For each variant: check support, choose and pin CPUs, set up, calibrate (warming up on the
+//! way), take the repetitions — interleaving the method-overhead measurement when there is one —
+//! reading resource usage around each sample, and always tear down. Panics and errors become a
+//! recorded failure; the next experiment still runs.
+
+use crate::{calibrate::calibrate, clock::Stopwatch, cpus};
+use anyhow::{anyhow, Context, Result};
+use concbench_core::{
+    CancelToken, Experiment, Failure, Host, Outcome, Placement, Plan, RawMeasurement, RunContext,
+    RunOutput, Skipped, Support, Usage,
+};
+use concbench_sys::AffinityGuard;
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::Duration;
+
+/// `--pin`: whether the harness pins variants as they ask, or leaves everything to the scheduler.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum PinMode {
+    Auto,
+    None,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct HarnessConfig {
+    pub quick: bool,
+    /// Tests: one repetition of a few iterations, just to prove an experiment works.
+    pub smoke: bool,
+    /// `--repeat`: overrides the default repetition count.
+    pub repetitions: Option<usize>,
+    pub pin: PinMode,
+}
+
+impl HarnessConfig {
+    pub fn repetitions(&self) -> usize {
+        self.repetitions.unwrap_or(if self.smoke {
+            1
+        } else if self.quick {
+            5
+        } else {
+            10
+        })
+    }
+
+    /// The minimum duration of one sample (methodology: 10 ms, 1 ms in `--quick`).
+    pub fn target_sample(&self) -> Duration {
+        if self.smoke {
+            Duration::from_micros(200)
+        } else if self.quick {
+            Duration::from_millis(1)
+        } else {
+            Duration::from_millis(10)
+        }
+    }
+
+    /// Time spent running the operation before the first sample counts.
+    pub fn warmup(&self) -> Duration {
+        if self.smoke {
+            Duration::ZERO
+        } else if self.quick {
+            Duration::from_millis(5)
+        } else {
+            Duration::from_millis(50)
+        }
+    }
+}
+
+/// What the harness is doing, for progress displays.
+#[derive(Debug, Clone, Copy, Serialize, Deserialize)]
+#[serde(tag = "event", rename_all = "snake_case")]
+pub enum HarnessEvent {
+    Calibrating,
+    Sample { done: usize, total: usize },
+}
+
+pub struct Harness {
+    pub config: HarnessConfig,
+    pub host: Arc<Host>,
+    pub cancel: CancelToken,
+    pub scratch_dir: PathBuf,
+    pub options: BTreeMap<String, String>,
+}
+
+/// One timed call: per-operation value, wall time, usage and the experiment's output.
+struct Timed {
+    elapsed: Duration,
+    usage: Usage,
+    output: RunOutput,
+}
+
+/// The placement a variant actually gets under a pin mode.
+pub fn effective_placement(exp: &dyn Experiment, pin: PinMode) -> Placement {
+    match pin {
+        PinMode::Auto => exp.placement(),
+        PinMode::None => Placement::Unpinned,
+    }
+}
+
+/// The variant's params as recorded: its own plus `placement`.
+pub fn recorded_params(exp: &dyn Experiment, pin: PinMode) -> concbench_core::Params {
+    exp.params()
+        .with("placement", effective_placement(exp, pin).as_str())
+}
+
+impl Harness {
+    fn context(&self, placement: Placement, cpus: Vec<usize>) -> RunContext {
+        RunContext {
+            quick: self.config.quick,
+            smoke: self.config.smoke,
+            placement,
+            cpus,
+            cancel: self.cancel.clone(),
+            host: self.host.clone(),
+            scratch_dir: self.scratch_dir.clone(),
+            options: self.options.clone(),
+        }
+    }
+
+    /// Measure one variant. Never panics; every problem is in the returned [`Outcome`].
+    pub fn measure(
+        &self,
+        exp: &mut dyn Experiment,
+        on_event: &mut dyn FnMut(HarnessEvent),
+    ) -> Outcome {
+        let meta = exp.meta().clone();
+        let placement = effective_placement(exp, self.config.pin);
+        let params = recorded_params(exp, self.config.pin);
+        let skipped = |reason: String| {
+            Outcome::Skipped(Skipped {
+                id: meta.id.to_string(),
+                params: params.clone(),
+                reason,
+            })
+        };
+        if let Support::No(reason) = exp.supported(&self.host) {
+            return skipped(reason);
+        }
+        let cpus = match cpus::choose(placement, &self.host.cpus_allowed) {
+            Ok(c) => c,
+            Err(reason) => return skipped(reason),
+        };
+        let ctx = self.context(placement, cpus.clone());
+        let measured = self.measure_pinned(exp, &ctx, on_event);
+        match measured {
+            Ok((iterations, samples)) => Outcome::Measured(Box::new(samples.into_raw(
+                meta,
+                params,
+                cpus,
+                iterations,
+                self.config.target_sample(),
+            ))),
+            Err(e) => Outcome::Failed(Failure {
+                id: meta.id.to_string(),
+                params,
+                error: format!("{e:#}"),
+            }),
+        }
+    }
+
+    /// Pin, set up, sample, and always tear down.
+    fn measure_pinned(
+        &self,
+        exp: &mut dyn Experiment,
+        ctx: &RunContext,
+        on_event: &mut dyn FnMut(HarnessEvent),
+    ) -> Result<(u64, Samples)> {
+        let _pin = AffinityGuard::pin(&ctx.cpus[..ctx.cpus.len().min(1)])
+            .context("pinning the harness thread")?;
+        let result = guarded(|| exp.setup(ctx).context("setup"))
+            .and_then(|()| guarded(|| self.sample_loop(exp, ctx, on_event)));
+        let teardown = guarded(|| exp.teardown(ctx).context("teardown"));
+        let measured = result?;
+        teardown?;
+        Ok(measured)
+    }
+
+    fn sample_loop(
+        &self,
+        exp: &mut dyn Experiment,
+        ctx: &RunContext,
+        on_event: &mut dyn FnMut(HarnessEvent),
+    ) -> Result<(u64, Samples)> {
+        on_event(HarnessEvent::Calibrating);
+        let iterations = match exp.plan(ctx) {
+            Plan::Fixed(n) => n.max(1),
+            Plan::Calibrated => calibrate(
+                |n| {
+                    ctx.cancel.check()?;
+                    Ok(time_once(exp, ctx, n, false)?.elapsed)
+                },
+                self.config.target_sample(),
+                self.config.warmup(),
+            )
+            .context("calibration")?,
+        };
+        let reps = self.config.repetitions();
+        let mut samples = Samples::default();
+        for done in 0..reps {
+            ctx.cancel.check()?;
+            on_event(HarnessEvent::Sample { done, total: reps });
+            exp.before_sample(ctx).context("before_sample")?;
+            let timed = time_once(exp, ctx, iterations, false)?;
+            samples.push(iterations, timed);
+            if exp.overhead_method().is_some() {
+                let overhead = time_once(exp, ctx, iterations, true)?;
+                samples.push_overhead(
+                    exp.overhead_method().unwrap_or_default(),
+                    iterations,
+                    overhead,
+                );
+            }
+        }
+        on_event(HarnessEvent::Sample {
+            done: reps,
+            total: reps,
+        });
+        Ok((iterations, samples))
+    }
+}
+
+/// Run `iterations` of the operation (or of its overhead) under a fresh stopwatch.
+fn time_once(
+    exp: &mut dyn Experiment,
+    ctx: &RunContext,
+    iterations: u64,
+    overhead: bool,
+) -> Result<Timed> {
+    let mut sw = Stopwatch::started();
+    let output = if overhead {
+        exp.run_overhead(ctx, iterations, &mut sw)
+            .ok_or_else(|| anyhow!("overhead_method is set but run_overhead is not implemented"))?
+            .context("measuring the method overhead")?
+    } else {
+        exp.run(ctx, iterations, &mut sw)?
+    };
+    let (elapsed, usage) = sw.finish();
+    let usage = match output.extra_usage {
+        Some(extra) => usage.plus(&extra),
+        None => usage,
+    };
+    Ok(Timed {
+        elapsed,
+        usage,
+        output,
+    })
+}
+
+/// Run `f`, turning a panic into an error so one broken experiment cannot end the run.
+fn guarded<T>(f: impl FnOnce() -> Result<T>) -> Result<T> {
+    match catch_unwind(AssertUnwindSafe(f)) {
+        Ok(r) => r,
+        Err(payload) => {
+            let msg = payload
+                .downcast_ref::<&str>()
+                .map(|s| s.to_string())
+                .or_else(|| payload.downcast_ref::<String>().cloned())
+                .unwrap_or_else(|| "unknown panic".to_string());
+            Err(anyhow!("panicked: {msg}"))
+        }
+    }
+}
+
+/// Samples accumulated over the repetitions.
+#[derive(Default)]
+struct Samples {
+    values: Vec<f64>,
+    sample_ns: Vec<f64>,
+    usage_per_op: Vec<Usage>,
+    metrics: BTreeMap<String, Vec<f64>>,
+    warnings: Vec<String>,
+    overhead: Option<(String, Vec<f64>)>,
+}
+
+impl Samples {
+    fn push(&mut self, iterations: u64, t: Timed) {
+        let n = iterations as f64;
+        let value = t.output.value.unwrap_or(t.elapsed.as_nanos() as f64 / n);
+        self.values.push(value);
+        self.sample_ns.push(t.elapsed.as_nanos() as f64);
+        self.usage_per_op.push(t.usage.per(n));
+        for (name, v) in t.output.metrics {
+            self.metrics.entry(name).or_default().push(v);
+        }
+        for w in t.output.warnings {
+            if !self.warnings.contains(&w) {
+                self.warnings.push(w);
+            }
+        }
+    }
+
+    fn push_overhead(&mut self, method: &str, iterations: u64, t: Timed) {
+        let value = t
+            .output
+            .value
+            .unwrap_or(t.elapsed.as_nanos() as f64 / iterations as f64);
+        self.overhead
+            .get_or_insert_with(|| (method.to_string(), Vec::new()))
+            .1
+            .push(value);
+    }
+
+    fn into_raw(
+        self,
+        meta: concbench_core::Meta,
+        params: concbench_core::Params,
+        cpus: Vec<usize>,
+        iterations: u64,
+        target: Duration,
+    ) -> RawMeasurement {
+        RawMeasurement {
+            meta,
+            params,
+            cpus,
+            iterations,
+            values: self.values,
+            sample_ns: self.sample_ns,
+            usage_per_op: self.usage_per_op,
+            metrics: self.metrics,
+            overhead: self.overhead,
+            warnings: self.warnings,
+            target_sample_ns: target.as_nanos() as f64,
+        }
+    }
+}

@@ -1,0 +1,24 @@
+//! Measurement: the only crate in concbench that reads clocks.
+//!
+//! * [`harness`] drives an [`concbench_core::Experiment`]: placement, setup, warm-up and
+//!   calibration, interleaved repetitions with resource counters, teardown — and returns raw
+//!   samples ([`concbench_core::Outcome`]) for the analysis layer to summarise.
+//! * [`clock`] is the sample timer and the timestamps experiments may take for per-worker times.
+//! * [`usage`] reads getrusage and `/proc/<pid>` counters.
+//! * [`host`] collects the machine's facts and confounders.
+//! * [`isolate`] runs each variant in a fresh worker process, so no experiment inherits another's
+//!   threads, heap or children, and a crash is a recorded failure instead of the end of the run.
+//! * [`signals`] turns Ctrl-C into a [`concbench_core::CancelToken`].
+
+pub mod calibrate;
+pub mod clock;
+pub mod cpus;
+pub mod harness;
+pub mod host;
+pub mod isolate;
+pub mod signals;
+pub mod usage;
+
+pub use harness::{
+    effective_placement, recorded_params, Harness, HarnessConfig, HarnessEvent, PinMode,
+};

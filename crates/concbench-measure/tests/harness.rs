@@ -1,0 +1,304 @@
+//! The harness's contract, checked with fake experiments: what it calls, in which order, and how
+//! failures, panics, unsupported hosts and method overheads end up in the outcome.
+
+use anyhow::{bail, Result};
+use concbench_core::{
+    CancelToken, Experiment, Host, Meta, Outcome, Placement, Plan, RunContext, RunOutput,
+    SampleTimer, Support,
+};
+use concbench_measure::{Harness, HarnessConfig, PinMode};
+use std::collections::BTreeMap;
+use std::sync::{Arc, Mutex};
+
+const META: Meta = Meta {
+    id: "fake.op",
+    family: "fake",
+    title: "fake",
+    op: "nothing",
+    unit: "ns",
+    expected_switches_per_op: None,
+};
+
+#[derive(Default)]
+struct Fake {
+    calls: Arc<Mutex<Vec<String>>>,
+    fail_in: Option<&'static str>,
+    panic_in_run: bool,
+    unsupported: bool,
+    overhead: bool,
+    value: Option<f64>,
+    plan: Option<Plan>,
+    placement: Option<Placement>,
+}
+
+impl Fake {
+    fn log(&self, s: &str) {
+        self.calls.lock().unwrap().push(s.to_string());
+    }
+    fn maybe_fail(&self, stage: &'static str) -> Result<()> {
+        self.log(stage);
+        if self.fail_in == Some(stage) {
+            bail!("{stage} broke");
+        }
+        Ok(())
+    }
+}
+
+impl Experiment for Fake {
+    fn meta(&self) -> &Meta {
+        &META
+    }
+    fn placement(&self) -> Placement {
+        self.placement.unwrap_or(Placement::SameCpu)
+    }
+    fn supported(&self, _host: &Host) -> Support {
+        if self.unsupported {
+            Support::No("needs a unicorn".into())
+        } else {
+            Support::Yes
+        }
+    }
+    fn plan(&self, _ctx: &RunContext) -> Plan {
+        self.plan.unwrap_or(Plan::Calibrated)
+    }
+    fn setup(&mut self, _ctx: &RunContext) -> Result<()> {
+        self.maybe_fail("setup")
+    }
+    fn run(
+        &mut self,
+        _ctx: &RunContext,
+        iterations: u64,
+        _t: &mut dyn SampleTimer,
+    ) -> Result<RunOutput> {
+        self.maybe_fail("run")?;
+        if self.panic_in_run {
+            panic!("boom");
+        }
+        let mut x = 0u64;
+        for i in 0..iterations {
+            x = std::hint::black_box(x.wrapping_add(i));
+        }
+        Ok(RunOutput {
+            value: self.value,
+            ..Default::default()
+        }
+        .metric("iters", iterations as f64))
+    }
+    fn run_overhead(
+        &mut self,
+        _ctx: &RunContext,
+        _n: u64,
+        _t: &mut dyn SampleTimer,
+    ) -> Option<Result<RunOutput>> {
+        self.log("overhead");
+        Some(Ok(RunOutput {
+            value: Some(1.0),
+            ..Default::default()
+        }))
+    }
+    fn overhead_method(&self) -> Option<&'static str> {
+        self.overhead.then_some("fake self-test")
+    }
+    fn teardown(&mut self, _ctx: &RunContext) -> Result<()> {
+        self.maybe_fail("teardown")
+    }
+}
+
+fn harness(reps: usize) -> Harness {
+    Harness {
+        config: HarnessConfig {
+            quick: true,
+            smoke: false,
+            repetitions: Some(reps),
+            pin: PinMode::Auto,
+        },
+        host: Arc::new(concbench_measure::host::collect()),
+        cancel: CancelToken::new(),
+        scratch_dir: std::env::temp_dir(),
+        options: BTreeMap::new(),
+    }
+}
+
+fn measure(h: &Harness, mut f: Fake) -> (Outcome, Vec<String>) {
+    let calls = f.calls.clone();
+    let outcome = h.measure(&mut f, &mut |_| {});
+    let calls = calls.lock().unwrap().clone();
+    (outcome, calls)
+}
+
+#[test]
+fn measures_the_requested_repetitions_with_placement() {
+    let (outcome, calls) = measure(&harness(4), Fake::default());
+    let Outcome::Measured(raw) = outcome else {
+        panic!("{outcome:?}")
+    };
+    assert_eq!(raw.values.len(), 4);
+    assert_eq!(raw.params.get_str("placement"), Some("same-cpu"));
+    assert_eq!(raw.cpus.len(), 1);
+    assert!(
+        raw.iterations > 1,
+        "calibration should raise the count for a cheap op"
+    );
+    assert_eq!(raw.metrics["iters"], vec![raw.iterations as f64; 4]);
+    assert_eq!(calls.first().map(String::as_str), Some("setup"));
+    assert_eq!(calls.last().map(String::as_str), Some("teardown"));
+}
+
+#[test]
+fn experiment_value_replaces_time() {
+    let (outcome, _) = measure(
+        &harness(3),
+        Fake {
+            value: Some(42.0),
+            plan: Some(Plan::Fixed(7)),
+            ..Default::default()
+        },
+    );
+    let Outcome::Measured(raw) = outcome else {
+        panic!()
+    };
+    assert_eq!(raw.values, vec![42.0; 3]);
+    assert_eq!(raw.iterations, 7);
+}
+
+#[test]
+fn a_failing_run_is_recorded_and_torn_down() {
+    let (outcome, calls) = measure(
+        &harness(3),
+        Fake {
+            fail_in: Some("run"),
+            ..Default::default()
+        },
+    );
+    let Outcome::Failed(f) = outcome else {
+        panic!()
+    };
+    assert!(f.error.contains("run broke"), "{}", f.error);
+    assert_eq!(calls.last().map(String::as_str), Some("teardown"));
+}
+
+#[test]
+fn a_failing_setup_still_tears_down() {
+    let (outcome, calls) = measure(
+        &harness(3),
+        Fake {
+            fail_in: Some("setup"),
+            ..Default::default()
+        },
+    );
+    let Outcome::Failed(f) = outcome else {
+        panic!()
+    };
+    assert!(f.error.contains("setup"), "{}", f.error);
+    assert_eq!(calls, vec!["setup", "teardown"]);
+}
+
+#[test]
+fn a_panic_is_a_failure_not_a_crash() {
+    let (outcome, calls) = measure(
+        &harness(3),
+        Fake {
+            panic_in_run: true,
+            ..Default::default()
+        },
+    );
+    let Outcome::Failed(f) = outcome else {
+        panic!()
+    };
+    assert!(f.error.contains("panicked: boom"), "{}", f.error);
+    assert_eq!(calls.last().map(String::as_str), Some("teardown"));
+}
+
+#[test]
+fn a_failing_teardown_fails_the_variant() {
+    let (outcome, _) = measure(
+        &harness(2),
+        Fake {
+            fail_in: Some("teardown"),
+            ..Default::default()
+        },
+    );
+    assert!(matches!(outcome, Outcome::Failed(f) if f.error.contains("teardown")));
+}
+
+#[test]
+fn unsupported_is_skipped_with_the_reason_and_never_set_up() {
+    let (outcome, calls) = measure(
+        &harness(2),
+        Fake {
+            unsupported: true,
+            ..Default::default()
+        },
+    );
+    let Outcome::Skipped(s) = outcome else {
+        panic!()
+    };
+    assert_eq!(s.reason, "needs a unicorn");
+    assert!(calls.is_empty());
+}
+
+#[test]
+fn overhead_is_measured_once_per_sample() {
+    let (outcome, calls) = measure(
+        &harness(3),
+        Fake {
+            overhead: true,
+            plan: Some(Plan::Fixed(10)),
+            ..Default::default()
+        },
+    );
+    let Outcome::Measured(raw) = outcome else {
+        panic!()
+    };
+    let (method, samples) = raw.overhead.expect("overhead samples");
+    assert_eq!(method, "fake self-test");
+    assert_eq!(samples, vec![1.0; 3]);
+    // Interleaved: run, overhead, run, overhead, ...
+    let body: Vec<&str> = calls
+        .iter()
+        .map(String::as_str)
+        .filter(|c| *c != "setup" && *c != "teardown")
+        .collect();
+    assert_eq!(
+        body,
+        vec!["run", "overhead", "run", "overhead", "run", "overhead"]
+    );
+}
+
+#[test]
+fn pin_none_runs_unpinned() {
+    let mut h = harness(2);
+    h.config.pin = PinMode::None;
+    let (outcome, _) = measure(&h, Fake::default());
+    let Outcome::Measured(raw) = outcome else {
+        panic!()
+    };
+    assert_eq!(raw.params.get_str("placement"), Some("unpinned"));
+    assert!(raw.cpus.is_empty());
+}
+
+#[test]
+fn cross_cpu_needs_two_cpus() {
+    let h = harness(2);
+    let (outcome, _) = measure(
+        &h,
+        Fake {
+            placement: Some(Placement::CrossCpu),
+            ..Default::default()
+        },
+    );
+    match (h.host.cpus_allowed.len(), outcome) {
+        (1, Outcome::Skipped(s)) => assert!(s.reason.contains("2 CPUs")),
+        (n, Outcome::Measured(raw)) if n >= 2 => assert_eq!(raw.cpus.len(), 2),
+        (n, other) => panic!("{n} CPUs gave {other:?}"),
+    }
+}
+
+#[test]
+fn cancellation_stops_the_run_and_tears_down() {
+    let h = harness(5);
+    h.cancel.cancel();
+    let (outcome, calls) = measure(&h, Fake::default());
+    assert!(matches!(outcome, Outcome::Failed(f) if f.error.contains("interrupted")));
+    assert_eq!(calls.last().map(String::as_str), Some("teardown"));
+}

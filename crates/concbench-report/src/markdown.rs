@@ -1,0 +1,76 @@
+//! Markdown: the same sections as the terminal, as GitHub-flavoured tables.
+
+use crate::{sections, Exporter};
+use concbench_core::ResultDoc;
+use std::fmt::Write;
+
+pub struct Markdown;
+
+/// Escape a cell: pipes would end it, newlines would end the row.
+fn cell(s: &str) -> String {
+    s.replace('|', "\\|").replace('\n', " ")
+}
+
+fn table<const N: usize>(
+    out: &mut String,
+    header: [&str; N],
+    rows: &[[String; N]],
+) -> std::fmt::Result {
+    writeln!(out, "| {} |", header.join(" | "))?;
+    writeln!(out, "|{}", "---|".repeat(N))?;
+    for r in rows {
+        writeln!(
+            out,
+            "| {} |",
+            r.iter().map(|c| cell(c)).collect::<Vec<_>>().join(" | ")
+        )?;
+    }
+    Ok(())
+}
+
+impl Exporter for Markdown {
+    fn render(&self, doc: &ResultDoc) -> anyhow::Result<String> {
+        let mut out = String::new();
+        writeln!(out, "# concbench results\n")?;
+        writeln!(
+            out,
+            "concbench {}, started {}.\n",
+            doc.tool.version, doc.started_at
+        )?;
+        writeln!(out, "**Host:** {}\n", cell(&sections::host_line(doc)))?;
+        for w in &doc.warnings {
+            writeln!(out, "> warning: {}\n", cell(w))?;
+        }
+        let (rows, notes) = sections::result_rows(doc);
+        writeln!(out, "## Results\n")?;
+        table(&mut out, sections::RESULT_HEADER, &rows)?;
+        if !notes.is_empty() {
+            writeln!(out)?;
+            for (i, n) in notes.iter().enumerate() {
+                writeln!(out, "{}. {}", i + 1, cell(n))?;
+            }
+        }
+        let replication = sections::replication_rows(doc);
+        if !replication.is_empty() {
+            writeln!(out, "\n## Published vs measured here\n")?;
+            table(&mut out, sections::REPLICATION_HEADER, &replication)?;
+        }
+        let verdicts = sections::verdict_rows(doc);
+        if !verdicts.is_empty() {
+            writeln!(out, "\n## Verdicts\n")?;
+            table(&mut out, sections::VERDICT_HEADER, &verdicts)?;
+        }
+        let skipped = sections::skipped_lines(doc);
+        let failed = sections::failure_lines(doc);
+        if !skipped.is_empty() || !failed.is_empty() {
+            writeln!(out, "\n## Not measured\n")?;
+            for s in skipped {
+                writeln!(out, "- skipped: {}", cell(&s))?;
+            }
+            for f in failed {
+                writeln!(out, "- **failed**: {}", cell(&f))?;
+            }
+        }
+        Ok(out)
+    }
+}

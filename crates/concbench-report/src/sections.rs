@@ -1,0 +1,139 @@
+//! The parts every text renderer shows, as rows of cells: results, replication, verdicts,
+//! skipped and failed variants, warnings. Each renderer lays the rows out its own way.
+
+use crate::format;
+use concbench_analysis::published::{published, replications};
+use concbench_core::ResultDoc;
+
+pub const RESULT_HEADER: [&str; 6] = ["id", "params", "median", "95% CI", "switches/op", "notes"];
+
+/// One row per result; `notes` refers to numbered warnings.
+pub fn result_rows(doc: &ResultDoc) -> (Vec<[String; 6]>, Vec<String>) {
+    let mut rows = Vec::new();
+    let mut notes = Vec::new();
+    for r in &doc.results {
+        let mut refs = Vec::new();
+        if let Some(o) = &r.overhead {
+            notes.push(format!(
+                "{} {}: {} subtracted ({}); raw median {}",
+                r.id,
+                r.params.compact(),
+                format::value(o.median, &r.unit),
+                o.method,
+                format::value(o.raw_median, &r.unit)
+            ));
+            refs.push(notes.len());
+        }
+        for w in &r.warnings {
+            notes.push(format!("{} {}: {w}", r.id, r.params.compact()));
+            refs.push(notes.len());
+        }
+        let switches = r.counters.get("voluntary_switches_per_op").map(|v| {
+            let inv = r
+                .counters
+                .get("involuntary_switches_per_op")
+                .copied()
+                .unwrap_or(0.0);
+            format!("{} (+{} inv)", format::sig3(*v), format::sig3(inv))
+        });
+        rows.push([
+            r.id.clone(),
+            r.params.compact(),
+            format::value(r.summary.median, &r.unit),
+            format::interval(r.summary.median, r.summary.ci95, &r.unit),
+            switches.unwrap_or_else(|| "-".into()),
+            refs.iter()
+                .map(|n| format!("[{n}]"))
+                .collect::<Vec<_>>()
+                .join(" "),
+        ]);
+    }
+    (rows, notes)
+}
+
+pub const REPLICATION_HEADER: [&str; 6] = [
+    "seed",
+    "what",
+    "published",
+    "machine",
+    "measured here",
+    "here / published",
+];
+
+/// Published figures beside matching results.
+pub fn replication_rows(doc: &ResultDoc) -> Vec<[String; 6]> {
+    let p = published();
+    replications(&p, doc)
+        .into_iter()
+        .map(|r| {
+            [
+                r.figure.seed.clone(),
+                r.figure.what.clone(),
+                r.figure.display(),
+                r.figure.machine.clone(),
+                format::value(r.measured, &r.figure.unit),
+                r.ratio
+                    .map(|x| format!("{}x", format::sig3(x)))
+                    .unwrap_or_else(|| "-".into()),
+            ]
+        })
+        .collect()
+}
+
+pub const VERDICT_HEADER: [&str; 4] = ["claim", "source", "verdict", "evidence and explanation"];
+
+pub fn verdict_rows(doc: &ResultDoc) -> Vec<[String; 4]> {
+    doc.verdicts
+        .iter()
+        .map(|v| {
+            [
+                v.claim.clone(),
+                v.source.clone(),
+                format!("{:?}", v.verdict).to_lowercase(),
+                format!("{} (evidence: {})", v.explanation, v.evidence.join(", ")),
+            ]
+        })
+        .collect()
+}
+
+/// "id params: reason" lines for skipped and failed variants.
+pub fn skipped_lines(doc: &ResultDoc) -> Vec<String> {
+    doc.skipped
+        .iter()
+        .map(|s| format!("{} {}: {}", s.id, s.params.compact(), s.reason))
+        .collect()
+}
+
+pub fn failure_lines(doc: &ResultDoc) -> Vec<String> {
+    doc.failures
+        .iter()
+        .map(|f| format!("{} {}: {}", f.id, f.params.compact(), f.error))
+        .collect()
+}
+
+/// One line describing the host and its confounders.
+pub fn host_line(doc: &ResultDoc) -> String {
+    let h = &doc.host;
+    let vulnerable = h
+        .mitigations
+        .values()
+        .filter(|v| v.starts_with("Vulnerable"))
+        .count();
+    format!(
+        "{} | kernel {} | {} logical CPUs{} | {} | clocksource {} | governor {} | load {:.2} | {} of {} vulnerabilities unmitigated",
+        h.cpu_model,
+        h.kernel,
+        h.logical_cpus,
+        if h.smt { " (SMT on)" } else { "" },
+        match (&h.virtualized, &h.hypervisor) {
+            (true, Some(name)) => format!("virtualized ({name})"),
+            (true, None) => "virtualized".to_string(),
+            (false, _) => "bare metal".to_string(),
+        },
+        h.clocksource,
+        h.governor.as_deref().unwrap_or("none"),
+        h.load_average[0],
+        vulnerable,
+        h.mitigations.len()
+    )
+}

@@ -1,0 +1,11 @@
+//! Thin wrappers over the Unix calls concbench's experiments and harness share.
+//!
+//! `unsafe` is concentrated here, each block with a `// SAFETY:` line, so experiments can stay
+//! safe code. Everything is Linux-first: concbench measures Linux kernels.
+
+pub mod affinity;
+pub mod child;
+pub mod sched;
+
+pub use affinity::{allowed_cpus, pin_current_thread, AffinityGuard};
+pub use child::{fork_child, Child};

@@ -1,0 +1,44 @@
+//! `concbench report FILE.json`: re-render a stored result without measuring.
+
+use crate::args::ReportArgs;
+use anyhow::Result;
+use concbench_core::{ResultDoc, UsageError, SCHEMA_ID};
+use concbench_report::{Csv, Exporter, Markdown, Terminal};
+use std::path::Path;
+use std::process::ExitCode;
+
+pub fn report(args: ReportArgs) -> Result<ExitCode> {
+    let doc = load(&args.file)?;
+    print!("{}", Terminal { width: None }.render(&doc)?);
+    if let Some(path) = &args.markdown {
+        super::write_output("--markdown", path, &Markdown.render(&doc)?)?;
+    }
+    if let Some(path) = &args.csv {
+        super::write_output("--csv", path, &Csv.render(&doc)?)?;
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// Read and check a result document; every problem is a usage error naming the file.
+pub fn load(path: &Path) -> Result<ResultDoc> {
+    let shown = path.display();
+    let text = std::fs::read_to_string(path).map_err(|e| {
+        UsageError::new(format!(
+            "report: cannot read {shown}: {e}; pass a file written by `concbench run --json`"
+        ))
+    })?;
+    let value: serde_json::Value = serde_json::from_str(&text).map_err(|e| {
+        UsageError::new(format!(
+            "report: {shown} is not JSON ({e}); pass a file written by `concbench run --json`"
+        ))
+    })?;
+    if value.get("schema").and_then(|s| s.as_str()) != Some(SCHEMA_ID) {
+        return Err(UsageError::new(format!(
+            "report: {shown} is not a concbench result (its \"schema\" is not \"{SCHEMA_ID}\")"
+        ))
+        .into());
+    }
+    let doc = serde_json::from_value(value)
+        .map_err(|e| UsageError::new(format!("report: {shown} does not match {SCHEMA_ID}: {e}")))?;
+    Ok(doc)
+}

@@ -1,0 +1,26 @@
+//! concbench: what concurrency really costs on this machine.
+//!
+//! The binary is thin: parse arguments, dispatch to one file per command, map errors to exit
+//! codes (0 success, 1 measurement failure, 2 bad usage or input, 130 interrupted).
+
+mod args;
+mod commands;
+mod progress;
+
+use clap::Parser;
+use std::process::ExitCode;
+
+fn main() -> ExitCode {
+    let args = args::Cli::parse();
+    match commands::dispatch(args) {
+        Ok(code) => code,
+        Err(err) => {
+            eprintln!("concbench: error: {err:#}");
+            if concbench_core::error::is_usage_error(&err) {
+                ExitCode::from(2)
+            } else {
+                ExitCode::from(1)
+            }
+        }
+    }
+}

@@ -1,0 +1,193 @@
+//! The command line end to end: the real binary, real measurements in smoke mode, the document
+//! validated against its schema, and every bad input answered with exit code 2 and a fix.
+
+mod common;
+
+use common::*;
+use predicates::prelude::*;
+
+#[test]
+fn list_shows_every_experiment_once() {
+    let out = concbench()
+        .arg("list")
+        .assert()
+        .success()
+        .get_output()
+        .stdout
+        .clone();
+    let text = String::from_utf8(out).unwrap();
+    for id in [
+        "syscall.getppid",
+        "create.fork",
+        "create.thread",
+        "create.coroutine",
+        "create.async_task",
+        "create.process_100k",
+    ] {
+        assert_eq!(
+            text.lines()
+                .filter(|l| l.split_whitespace().next() == Some(id))
+                .count(),
+            1,
+            "{id} in\n{text}"
+        );
+    }
+}
+
+#[test]
+fn smoke_run_writes_a_valid_document_with_every_listed_id() {
+    let dir = tempfile::tempdir().unwrap();
+    let doc = smoke_run(dir.path(), None);
+    assert_valid(&doc);
+    let listed = String::from_utf8(concbench().arg("list").output().unwrap().stdout).unwrap();
+    let measured_or_skipped: Vec<&str> = doc["results"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .chain(doc["skipped"].as_array().unwrap())
+        .map(|r| r["id"].as_str().unwrap())
+        .collect();
+    for line in listed.lines() {
+        let id = line.split_whitespace().next().unwrap();
+        assert!(
+            measured_or_skipped.contains(&id),
+            "{id} neither measured nor skipped"
+        );
+    }
+    assert!(
+        doc["failures"].as_array().unwrap().is_empty(),
+        "{}",
+        doc["failures"]
+    );
+    let fork = doc["results"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["id"] == "create.fork")
+        .unwrap();
+    assert_eq!(fork["unit"], "ns");
+    assert!(
+        fork["counters"]["voluntary_switches_per_op"]
+            .as_f64()
+            .unwrap()
+            >= 0.0
+    );
+    assert!(doc["host"]["logical_cpus"].as_u64().unwrap() >= 1);
+}
+
+#[test]
+fn only_runs_one_family_and_report_rerenders_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let doc = smoke_run(dir.path(), Some("create"));
+    assert!(doc["results"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .all(|r| r["family"] == "create"));
+    let json = dir.path().join("out.json");
+    let md = dir.path().join("out.md");
+    let csv = dir.path().join("out.csv");
+    concbench()
+        .arg("report")
+        .arg(&json)
+        .arg("--markdown")
+        .arg(&md)
+        .arg("--csv")
+        .arg(&csv)
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("create.fork").and(predicate::str::contains("95% CI")));
+    let md = std::fs::read_to_string(md).unwrap();
+    assert!(
+        md.contains("| id | params | median |") && md.contains("create.thread"),
+        "{md}"
+    );
+    let csv = std::fs::read_to_string(csv).unwrap();
+    assert!(csv.starts_with("id,family,params,unit,median"));
+    assert_eq!(
+        csv.lines().count(),
+        doc["results"].as_array().unwrap().len() + 1
+    );
+}
+
+#[test]
+fn unknown_only_is_a_usage_error_naming_the_flag() {
+    concbench()
+        .args(["run", "--only", "nonsense"])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("--only").and(predicate::str::contains("concbench list")));
+}
+
+#[test]
+fn zero_repeat_is_a_usage_error_naming_the_flag() {
+    concbench()
+        .args(["run", "--repeat", "0"])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("--repeat"));
+}
+
+#[test]
+fn report_of_a_missing_file_is_a_usage_error() {
+    concbench()
+        .args(["report", "/nonexistent/concbench.json"])
+        .assert()
+        .code(2)
+        .stderr(
+            predicate::str::contains("cannot read")
+                .and(predicate::str::contains("concbench run --json")),
+        );
+}
+
+#[test]
+fn report_of_garbage_or_a_foreign_document_is_a_usage_error() {
+    let dir = tempfile::tempdir().unwrap();
+    let garbage = dir.path().join("garbage.json");
+    std::fs::write(&garbage, "{ not json").unwrap();
+    concbench()
+        .arg("report")
+        .arg(&garbage)
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("not JSON"));
+    let foreign = dir.path().join("foreign.json");
+    std::fs::write(&foreign, r#"{"schema": "something/else"}"#).unwrap();
+    concbench()
+        .arg("report")
+        .arg(&foreign)
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("not a concbench result"));
+}
+
+#[test]
+fn unwritable_json_path_is_a_usage_error() {
+    concbench()
+        .args([
+            "run",
+            "--smoke",
+            "--only",
+            "syscall",
+            "--json",
+            "/proc/concbench/out.json",
+        ])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("--json"));
+}
+
+#[test]
+fn pin_none_records_unpinned_placement() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("out.json");
+    concbench()
+        .args([
+            "run", "--smoke", "--pin", "none", "--only", "syscall", "--json",
+        ])
+        .arg(&out)
+        .assert()
+        .success();
+    let doc = read_json(&out);
+    assert_eq!(doc["results"][0]["params"]["placement"], "unpinned");
+}

@@ -1,0 +1,50 @@
+//! Helpers for the end-to-end tests: run the real binary, read and validate its documents.
+
+#![allow(dead_code)]
+
+use assert_cmd::Command;
+use std::path::{Path, PathBuf};
+
+pub fn concbench() -> Command {
+    let mut c = Command::cargo_bin("concbench").expect("binary built");
+    c.env("CI", "true");
+    c
+}
+
+pub fn repo_root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+
+pub fn read_json(path: &Path) -> serde_json::Value {
+    serde_json::from_str(&std::fs::read_to_string(path).expect("document written"))
+        .expect("valid JSON")
+}
+
+/// Validate against `schema/result-v1.schema.json`; panics listing every violation.
+pub fn assert_valid(doc: &serde_json::Value) {
+    let schema_text =
+        std::fs::read_to_string(repo_root().join("schema/result-v1.schema.json")).unwrap();
+    let schema: serde_json::Value = serde_json::from_str(&schema_text).unwrap();
+    let validator = jsonschema::validator_for(&schema).expect("schema compiles");
+    let errors: Vec<String> = validator
+        .iter_errors(doc)
+        .map(|e| format!("{} at {}", e, e.instance_path))
+        .collect();
+    assert!(
+        errors.is_empty(),
+        "schema violations:\n{}",
+        errors.join("\n")
+    );
+}
+
+/// A smoke run of `only` (or everything) into `dir/out.json`; returns the document.
+pub fn smoke_run(dir: &Path, only: Option<&str>) -> serde_json::Value {
+    let out = dir.join("out.json");
+    let mut cmd = concbench();
+    cmd.args(["run", "--smoke", "--json"]).arg(&out);
+    if let Some(o) = only {
+        cmd.args(["--only", o]);
+    }
+    cmd.assert().success();
+    read_json(&out)
+}

@@ -1,0 +1,59 @@
+//! Ctrl-C during a run stops it cleanly: exit code 130, a document marked interrupted, and no
+//! process left behind (the worker and everything it forked are gone).
+
+mod common;
+
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+/// Processes whose environment carries `marker` (children inherit it).
+fn processes_with(marker: &str) -> Vec<i32> {
+    let mut pids = Vec::new();
+    for entry in std::fs::read_dir("/proc").unwrap().flatten() {
+        let Ok(pid) = entry.file_name().to_string_lossy().parse::<i32>() else {
+            continue;
+        };
+        if let Ok(env) = std::fs::read(entry.path().join("environ")) {
+            if env.split(|b| *b == 0).any(|kv| kv == marker.as_bytes()) {
+                pids.push(pid);
+            }
+        }
+    }
+    pids
+}
+
+#[test]
+fn ctrl_c_leaves_no_process_behind() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("out.json");
+    let marker = format!("CONCBENCH_TEST_MARKER={}", std::process::id());
+    let (k, v) = marker.split_once('=').unwrap();
+    // Full-size 100k fork batches keep the worker forking when the signal arrives.
+    let mut child = Command::new(assert_cmd::cargo::cargo_bin("concbench"))
+        .args(["run", "--only", "create.process_100k", "--json"])
+        .arg(&out)
+        .env(k, v)
+        .env("CI", "true")
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let deadline = Instant::now() + Duration::from_secs(20);
+    // Wait until the worker is running (more than the coordinator carries the marker).
+    while processes_with(&marker).len() < 2 && Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    assert!(
+        processes_with(&marker).len() >= 2,
+        "the worker never started"
+    );
+    std::thread::sleep(Duration::from_millis(300));
+    // SAFETY: kill with the pid of our own child.
+    unsafe { libc::kill(child.id() as i32, libc::SIGINT) };
+    let status = child.wait().unwrap();
+    assert_eq!(status.code(), Some(130));
+    let left = processes_with(&marker);
+    assert!(left.is_empty(), "left running: {left:?}");
+    let doc = common::read_json(&out);
+    assert_eq!(doc["interrupted"], true);
+}
