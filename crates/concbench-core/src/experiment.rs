@@ -108,6 +108,13 @@ pub trait Experiment: Send {
         Plan::Calibrated
     }
 
+    /// For long fixed batches (seconds per sample): the most repetitions worth spending on this
+    /// variant. The harness takes `min(default, cap)` but never fewer than 3, and an explicit
+    /// `--repeat` from the user always wins.
+    fn max_repetitions(&self, _ctx: &RunContext) -> Option<usize> {
+        None
+    }
+
     /// Prepare: spawn partners, allocate buffers, create files. Not timed.
     fn setup(&mut self, _ctx: &RunContext) -> anyhow::Result<()> {
         Ok(())

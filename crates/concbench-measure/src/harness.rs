@@ -71,6 +71,9 @@ impl HarnessConfig {
     }
 }
 
+/// A variant's repetition cap never goes below this: fewer samples give no interval worth printing.
+pub const MIN_CAPPED_REPETITIONS: usize = 3;
+
 /// What the harness is doing, for progress displays.
 #[derive(Debug, Clone, Copy, Serialize, Deserialize)]
 #[serde(tag = "event", rename_all = "snake_case")]
@@ -163,6 +166,15 @@ impl Harness {
         }
     }
 
+    /// The configured repetitions, capped by the variant unless the user asked for a number.
+    fn repetitions_for(&self, exp: &dyn Experiment, ctx: &RunContext) -> usize {
+        let default = self.config.repetitions();
+        match (self.config.repetitions, exp.max_repetitions(ctx)) {
+            (None, Some(cap)) => default.min(cap.max(MIN_CAPPED_REPETITIONS)),
+            _ => default,
+        }
+    }
+
     /// Pin, set up, sample, and always tear down.
     fn measure_pinned(
         &self,
@@ -199,7 +211,7 @@ impl Harness {
             )
             .context("calibration")?,
         };
-        let reps = self.config.repetitions();
+        let reps = self.repetitions_for(exp, ctx);
         let mut samples = Samples::default();
         for done in 0..reps {
             ctx.cancel.check()?;

@@ -29,6 +29,7 @@ struct Fake {
     value: Option<f64>,
     plan: Option<Plan>,
     placement: Option<Placement>,
+    max_reps: Option<usize>,
 }
 
 impl Fake {
@@ -60,6 +61,9 @@ impl Experiment for Fake {
     }
     fn plan(&self, _ctx: &RunContext) -> Plan {
         self.plan.unwrap_or(Plan::Calibrated)
+    }
+    fn max_repetitions(&self, _ctx: &RunContext) -> Option<usize> {
+        self.max_reps
     }
     fn setup(&mut self, _ctx: &RunContext) -> Result<()> {
         self.maybe_fail("setup")
@@ -301,4 +305,26 @@ fn cancellation_stops_the_run_and_tears_down() {
     let (outcome, calls) = measure(&h, Fake::default());
     assert!(matches!(outcome, Outcome::Failed(f) if f.error.contains("interrupted")));
     assert_eq!(calls.last().map(String::as_str), Some("teardown"));
+}
+
+#[test]
+fn a_repetition_cap_applies_unless_the_user_chose_a_count() {
+    let mut h = harness(8);
+    h.config.repetitions = None; // quick default: 5
+    let fake = || Fake {
+        max_reps: Some(1),
+        plan: Some(Plan::Fixed(3)),
+        ..Default::default()
+    };
+    let (outcome, _) = measure(&h, fake());
+    let Outcome::Measured(raw) = outcome else {
+        panic!()
+    };
+    assert_eq!(raw.values.len(), 3, "capped at 1 but never below 3");
+    h.config.repetitions = Some(8);
+    let (outcome, _) = measure(&h, fake());
+    let Outcome::Measured(raw) = outcome else {
+        panic!()
+    };
+    assert_eq!(raw.values.len(), 8, "--repeat wins over the cap");
 }
