@@ -89,6 +89,12 @@ impl Experiment for Bulk {
         Plan::Fixed(units(ctx))
     }
 
+    /// A full batch of 100,000 forks takes ~15 s on a 2-CPU VM: three batches give a median and
+    /// an interval without turning the suite into a quarter-hour wait.
+    fn max_repetitions(&self, _ctx: &RunContext) -> Option<usize> {
+        Some(3)
+    }
+
     fn setup(&mut self, _ctx: &RunContext) -> Result<()> {
         // Warm the path once (page tables, allocator, kernel caches) so the batch starts steady.
         match self.unit {
