@@ -23,9 +23,11 @@ impl Progress {
         };
         let bar = ProgressBar::with_draw_target(Some(total as u64), target);
         bar.set_style(
-            ProgressStyle::with_template("{prefix:>9} [{bar:25}] {pos}/{len} {elapsed:>4} {wide_msg}")
-                .expect("valid template")
-                .progress_chars("=> "),
+            ProgressStyle::with_template(
+                "{prefix:>9} [{bar:25}] {pos}/{len} {elapsed:>4} {wide_msg}",
+            )
+            .expect("valid template")
+            .progress_chars("=> "),
         );
         bar.set_prefix("measuring");
         bar.enable_steady_tick(std::time::Duration::from_millis(250));
@@ -45,7 +47,9 @@ impl Progress {
     pub fn event(&self, e: HarnessEvent) {
         let detail = match e {
             HarnessEvent::Calibrating => "calibrating".to_string(),
-            HarnessEvent::Sample { done, total } if done < total => format!("sample {}/{total}", done + 1),
+            HarnessEvent::Sample { done, total } if done < total => {
+                format!("sample {}/{total}", done + 1)
+            }
             HarnessEvent::Sample { total, .. } => format!("{total} samples done"),
         };
         self.bar.set_message(format!("{} — {detail}", self.label));
