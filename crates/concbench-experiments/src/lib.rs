@@ -5,8 +5,13 @@
 //! a run measures them.
 
 pub mod create;
+pub mod isolation;
+pub mod limits;
+pub mod memory;
 mod registry;
+pub mod share;
 pub mod support;
 pub mod syscall;
+pub mod workload;
 
 pub use registry::{all, at, families, select};

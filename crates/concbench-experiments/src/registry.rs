@@ -8,6 +8,11 @@ pub fn all() -> Vec<Box<dyn Experiment>> {
     let mut v: Vec<Box<dyn Experiment>> = Vec::new();
     v.extend(crate::syscall::all());
     v.extend(crate::create::all());
+    v.extend(crate::workload::all());
+    v.extend(crate::memory::all());
+    v.extend(crate::limits::all());
+    v.extend(crate::isolation::all());
+    v.extend(crate::share::all());
     v
 }
 
@@ -86,9 +91,10 @@ mod tests {
 
     #[test]
     fn variants_of_one_id_differ_in_params() {
+        // Placement is a param too (the harness records it), so it tells variants apart.
         let mut seen = std::collections::HashSet::new();
         for e in all() {
-            let key = format!("{} {}", e.meta().id, e.params().compact());
+            let key = format!("{} {} {}", e.meta().id, e.params().compact(), e.placement());
             assert!(seen.insert(key.clone()), "duplicate variant {key}");
         }
     }

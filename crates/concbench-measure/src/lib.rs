@@ -6,6 +6,8 @@
 //! * [`clock`] is the sample timer and the timestamps experiments may take for per-worker times.
 //! * [`usage`] reads getrusage and `/proc/<pid>` counters.
 //! * [`host`] collects the machine's facts and confounders.
+//! * [`memory`] reads what a process tree holds (PSS, RSS, commit charge) from `/proc`.
+//! * [`headroom`] says how many more tasks, maps and KiB the limits allow, before big batches.
 //! * [`isolate`] runs each variant in a fresh worker process, so no experiment inherits another's
 //!   threads, heap or children, and a crash is a recorded failure instead of the end of the run.
 //! * [`signals`] turns Ctrl-C into a [`concbench_core::CancelToken`].
@@ -14,8 +16,10 @@ pub mod calibrate;
 pub mod clock;
 pub mod cpus;
 pub mod harness;
+pub mod headroom;
 pub mod host;
 pub mod isolate;
+pub mod memory;
 pub mod signals;
 pub mod usage;
 
