@@ -6,9 +6,11 @@
 //! * [`published`] holds the seed articles' figures (`data/published.toml`) and matches them
 //!   to measured results.
 //! * [`verdicts`] judges the seed articles' claims from the measured results.
+//! * [`crossover`] finds where two models swap places along a sweep (S0.print).
 //!
 //! Nothing here reads a clock or formats for a terminal.
 
+pub mod crossover;
 pub mod entry;
 pub mod published;
 pub mod verdicts;

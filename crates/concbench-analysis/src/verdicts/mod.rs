@@ -3,10 +3,22 @@
 //! One file per claim. A judge returns `None` when the run lacks its evidence (the family was not
 //! run, or was skipped); otherwise a [`Verdict`] citing the result ids it used and explaining the
 //! figures. Claim texts come from `data/published.toml` so the wording lives in one place.
+//!
+//! The S0.table row "programming and debugging" gets no verdict, deliberately: how hard code is
+//! to write and debug is not a property of the machine, and no measurement here bears on it. A
+//! "depends" would read as if something had been measured; the report can show the row as not
+//! measurable instead.
 
 mod create_switch;
+mod distribution;
 mod evidence;
+#[cfg(test)]
+mod fixtures;
+mod memory_cpu;
+mod print;
 mod process_vs_thread;
+mod reliability;
+mod sharing;
 
 pub use evidence::{compare, find, Comparison};
 
@@ -21,6 +33,11 @@ const JUDGES: &[Judge] = &[
     process_vs_thread::thirty_times,
     process_vs_thread::create_100k,
     create_switch::create_destroy_switch,
+    memory_cpu::memory_cpu,
+    sharing::sharing,
+    reliability::reliability,
+    distribution::distribution,
+    print::print_workload,
 ];
 
 /// All verdicts the results support.
