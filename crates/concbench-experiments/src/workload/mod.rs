@@ -47,10 +47,11 @@ fn shapes() -> Vec<Shape> {
 }
 
 /// The `--quick` subset: three decades of the COUNT sweep at the seed's P, enough to see where
-/// creation stops mattering.
+/// creation stops mattering, and the /dev/null point that shows the use of all CPUs.
 fn in_quick(shape: &Shape) -> bool {
     let (w, c, l, s) = *shape;
-    w == SEED_WORKERS && l == SEED_LINE && s == Sink::Pipe && [10, 100, 1000].contains(&c)
+    let seed_sweep = s == Sink::Pipe && [10, 100, 1000].contains(&c);
+    w == SEED_WORKERS && l == SEED_LINE && (seed_sweep || s == Sink::DevNull)
 }
 
 /// Every point, processes and threads side by side at each shape.
