@@ -66,16 +66,8 @@ pub fn memory_cpu(doc: &ResultDoc, published: &Published) -> Option<Verdict> {
     let switch_cheaper_for_threads = switch.map(|(st, sp, c)| {
         evidence.extend([sp.id.clone(), st.id.clone()]);
         explanation.push_str(&format!(
-            " A process switch (pipe ping-pong, same CPU) costs {:.2}x a thread switch (95% CI \
-             {:.2}-{:.2}){}.",
-            c.ratio,
-            c.ci.0,
-            c.ci.1,
-            if c.differs() {
-                ""
-            } else {
-                ", not a significant difference"
-            }
+            " A process switch (pipe ping-pong, same CPU) costs {} a thread switch.",
+            c.describe()
         ));
         c.differs() && c.ratio > 1.0
     });

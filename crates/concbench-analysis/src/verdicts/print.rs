@@ -186,15 +186,8 @@ pub(crate) fn describe_crossovers(c: &[Crossover]) -> String {
 fn side_point(doc: &ResultDoc, label: &str, shape: Shape<'_>) -> Option<String> {
     let (_, _, c) = pair(doc, shape)?;
     Some(format!(
-        " {label}: threads take {:.2}x the processes' time (95% CI {:.2}-{:.2}){}.",
-        c.ratio,
-        c.ci.0,
-        c.ci.1,
-        if c.differs() {
-            ""
-        } else {
-            ", not a significant difference"
-        }
+        " {label}: threads take {} the processes' time.",
+        c.describe()
     ))
 }
 

@@ -12,8 +12,6 @@ mod vfork;
 
 use concbench_core::Experiment;
 
-pub(crate) use thread::SMALL_STACK_KIB;
-
 pub fn all() -> Vec<Box<dyn Experiment>> {
     vec![
         Box::new(fork::Fork::single_threaded()),

@@ -4,11 +4,12 @@
 mod cap;
 mod threads;
 
+use crate::support::stack::ThreadStack;
 use concbench_core::Experiment;
 
 pub fn all() -> Vec<Box<dyn Experiment>> {
     vec![
-        Box::new(threads::Threads::default_stack()),
-        Box::new(threads::Threads::one_mib()),
+        Box::new(threads::Threads(ThreadStack::pthread_default())),
+        Box::new(threads::Threads(ThreadStack::one_mib())),
     ]
 }

@@ -9,6 +9,7 @@
 use super::cap::{cap, Inputs};
 use crate::memory::thread::hold_threads;
 use crate::support::sandbox;
+use crate::support::stack::ThreadStack;
 use anyhow::Result;
 use concbench_core::{Experiment, Meta, Params, Plan, RunContext, RunOutput, SampleTimer};
 
@@ -27,25 +28,7 @@ const CEILING: u64 = 10_000;
 const QUICK_CEILING: u64 = 2_000;
 const SMOKE_CEILING: u64 = 20;
 
-pub struct Threads {
-    kind: &'static str,
-    stack_kib: u64,
-}
-
-impl Threads {
-    pub fn default_stack() -> Self {
-        Self {
-            kind: "default",
-            stack_kib: concbench_measure::host::default_thread_stack() / 1024,
-        }
-    }
-    pub fn one_mib() -> Self {
-        Self {
-            kind: "1mib",
-            stack_kib: 1024,
-        }
-    }
-}
+pub struct Threads(pub ThreadStack);
 
 fn ceiling(ctx: &RunContext) -> u64 {
     if ctx.smoke {
@@ -63,9 +46,7 @@ impl Experiment for Threads {
     }
 
     fn params(&self) -> Params {
-        Params::new()
-            .with("stack", self.kind)
-            .with("stack_kib", self.stack_kib)
+        self.0.params()
     }
 
     fn plan(&self, _ctx: &RunContext) -> Plan {
@@ -83,7 +64,7 @@ impl Experiment for Threads {
         _iterations: u64,
         _timer: &mut dyn SampleTimer,
     ) -> Result<RunOutput> {
-        let stack_bytes = self.stack_kib * 1024;
+        let stack_bytes = self.0.bytes() as u64;
         let bound = cap(&Inputs::read(&ctx.host, ceiling(ctx), stack_bytes));
         let report = sandbox::run_reporting(ctx, |rep| {
             hold_threads(bound.threads, stack_bytes as usize, |created, failure| {

@@ -9,6 +9,7 @@ mod per_unit;
 mod process;
 pub(crate) mod thread;
 
+use crate::support::stack::ThreadStack;
 use concbench_core::Experiment;
 use per_unit::{PerUnit, Units};
 
@@ -27,8 +28,8 @@ fn sweep<U: Units + 'static>(make: impl Fn() -> U) -> Vec<Box<dyn Experiment>> {
 
 pub fn all() -> Vec<Box<dyn Experiment>> {
     let mut v = sweep(|| process::Processes);
-    v.extend(sweep(thread::Threads::default_stack));
-    v.extend(sweep(thread::Threads::small_stack));
+    v.extend(sweep(|| thread::Threads(ThreadStack::pthread_default())));
+    v.extend(sweep(|| thread::Threads(ThreadStack::small())));
     v.extend(sweep(|| coroutine::Coroutines::new(COROUTINE_STACK_KIB)));
     v.extend(sweep(|| async_task::AsyncTasks));
     v

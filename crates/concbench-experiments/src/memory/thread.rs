@@ -4,6 +4,7 @@
 
 use super::per_unit::Units;
 use crate::support::gate::Gate;
+use crate::support::stack::ThreadStack;
 use anyhow::{Context, Result};
 use concbench_core::{Meta, Params};
 
@@ -16,25 +17,7 @@ const META: Meta = Meta {
     expected_switches_per_op: None,
 };
 
-pub struct Threads {
-    kind: &'static str,
-    stack_kib: u64,
-}
-
-impl Threads {
-    pub fn default_stack() -> Self {
-        Self {
-            kind: "default",
-            stack_kib: concbench_measure::host::default_thread_stack() / 1024,
-        }
-    }
-    pub fn small_stack() -> Self {
-        Self {
-            kind: "small",
-            stack_kib: crate::create::SMALL_STACK_KIB,
-        }
-    }
-}
+pub struct Threads(pub ThreadStack);
 
 /// Create `k` threads of `stack_bytes` that wait at a gate, call `while_held` with how many
 /// were created once they all wait, then release and join them. Stops creating at the first
@@ -73,9 +56,7 @@ impl Units for Threads {
     }
 
     fn params(&self) -> Params {
-        Params::new()
-            .with("stack", self.kind)
-            .with("stack_kib", self.stack_kib)
+        self.0.params()
     }
 
     fn is_task(&self) -> bool {
@@ -87,7 +68,7 @@ impl Units for Threads {
     }
 
     fn hold(&self, k: u64, measure: &mut dyn FnMut(&[i32]) -> Result<()>) -> Result<()> {
-        hold_threads(k, (self.stack_kib * 1024) as usize, |created, failure| {
+        hold_threads(k, self.0.bytes(), |created, failure| {
             if let Some(e) = failure {
                 return Err(e).context(format!("creating thread {} of {k}", created + 1));
             }

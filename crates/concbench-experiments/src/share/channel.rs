@@ -3,9 +3,10 @@
 //! it — only the pointer moves; the receiver checks it, frees it, and acknowledges through a
 //! second channel.
 
-use super::message::{self, intact};
-use anyhow::{anyhow, Context, Result};
-use concbench_core::{Experiment, Meta, Params, Placement, RunContext, RunOutput, SampleTimer};
+use super::exchange::Link;
+use super::message::intact;
+use anyhow::{anyhow, ensure, Context, Result};
+use concbench_core::Meta;
 use std::sync::mpsc::{channel, Receiver, Sender};
 use std::thread::JoinHandle;
 
@@ -19,28 +20,10 @@ const META: Meta = Meta {
     expected_switches_per_op: None,
 };
 
-struct Link {
+pub struct ChannelLink {
     data: Sender<Vec<u8>>,
     ack: Receiver<()>,
     receiver: JoinHandle<bool>,
-}
-
-pub struct ChannelShare {
-    bytes: u64,
-    placement: Placement,
-    msg: Vec<u8>,
-    link: Option<Link>,
-}
-
-impl ChannelShare {
-    pub fn new(bytes: u64, placement: Placement) -> Self {
-        Self {
-            bytes,
-            placement,
-            msg: Vec::new(),
-            link: None,
-        }
-    }
 }
 
 /// The receiving thread: true when it ended because the sender hung up, false on a bad message.
@@ -60,63 +43,45 @@ fn receive(data: Receiver<Vec<u8>>, ack: Sender<()>, bytes: u64, cpu: Option<usi
     true
 }
 
-impl Experiment for ChannelShare {
-    fn meta(&self) -> &Meta {
+fn gone<E>(_: E) -> anyhow::Error {
+    anyhow!("the receiving thread is gone")
+}
+
+impl Link for ChannelLink {
+    fn meta() -> &'static Meta {
         &META
     }
 
-    fn params(&self) -> Params {
-        message::params(self.bytes)
-    }
-
-    fn placement(&self) -> Placement {
-        self.placement
-    }
-
-    fn setup(&mut self, ctx: &RunContext) -> Result<()> {
-        self.msg = message::message(self.bytes);
-        let (data_tx, data_rx) = channel();
-        let (ack_tx, ack_rx) = channel();
-        let (bytes, cpu) = (self.bytes, ctx.partner_placement_cpu());
+    fn open(bytes: u64, cpu: Option<usize>) -> Result<Self> {
+        let (data, data_rx) = channel();
+        let (ack_tx, ack) = channel();
         let receiver = std::thread::Builder::new()
             .name("share-receiver".into())
             .spawn(move || receive(data_rx, ack_tx, bytes, cpu))
             .context("starting the receiving thread")?;
-        self.link = Some(Link {
-            data: data_tx,
-            ack: ack_rx,
+        Ok(Self {
+            data,
+            ack,
             receiver,
-        });
-        Ok(())
+        })
     }
 
-    fn run(
-        &mut self,
-        ctx: &RunContext,
-        iterations: u64,
-        _timer: &mut dyn SampleTimer,
-    ) -> Result<RunOutput> {
-        let link = self.link.as_ref().context("setup did not run")?;
-        crate::support::repeat(ctx, iterations, |_| {
-            link.data
-                .send(self.msg.clone())
-                .map_err(|_| anyhow!("the receiving thread is gone"))?;
-            link.ack
-                .recv()
-                .map_err(|_| anyhow!("the receiving thread is gone"))
-        })?;
-        Ok(message::output(self.bytes))
+    fn exchange(&self, msg: &[u8]) -> Result<()> {
+        self.data.send(msg.to_vec()).map_err(gone)?;
+        self.ack.recv().map_err(gone)
     }
 
-    fn teardown(&mut self, _ctx: &RunContext) -> Result<()> {
-        if let Some(link) = self.link.take() {
-            drop(link.data);
-            let clean = link
-                .receiver
-                .join()
-                .map_err(|_| anyhow!("the receiving thread panicked"))?;
-            anyhow::ensure!(clean, "the receiving thread got a damaged message");
-        }
+    fn partner_pid(&self) -> Option<i32> {
+        None
+    }
+
+    fn close(self) -> Result<()> {
+        drop(self.data);
+        let clean = self
+            .receiver
+            .join()
+            .map_err(|_| anyhow!("the receiving thread panicked"))?;
+        ensure!(clean, "the receiving thread got a damaged message");
         Ok(())
     }
 }

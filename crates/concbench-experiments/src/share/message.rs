@@ -7,7 +7,7 @@
 //! memory, a freshly allocated `Vec` for the channel), as a producer building a message would;
 //! the pipe adds the copy out of the kernel that only it needs.
 
-use concbench_core::{Params, Placement, RunOutput};
+use concbench_core::Placement;
 
 /// Message sizes: a small record, a buffer, a big blob.
 pub const SIZES: [u64; 3] = [64, 64 * 1024, 4 * 1024 * 1024];
@@ -30,16 +30,6 @@ pub fn message(bytes: u64) -> Vec<u8> {
 /// Whether a received message is complete: the right length, ending in [`MARK`].
 pub fn intact(m: &[u8], bytes: u64) -> bool {
     m.len() as u64 == bytes && m.last() == Some(&MARK)
-}
-
-pub fn params(bytes: u64) -> Params {
-    Params::new().with("bytes", bytes)
-}
-
-/// The per-sample output every share experiment adds: the message size, from which the
-/// analysis derives throughput (`throughput_mib_s`).
-pub fn output(bytes: u64) -> RunOutput {
-    RunOutput::default().metric("bytes_per_op", bytes as f64)
 }
 
 #[cfg(test)]

@@ -3,21 +3,25 @@
 //! latency, with throughput derived from it.
 
 mod channel;
+mod exchange;
 mod message;
 mod pipe;
 mod region;
 mod shm;
 
 use concbench_core::Experiment;
+use exchange::Exchange;
 use message::{PLACEMENTS, SIZES};
 
 pub fn all() -> Vec<Box<dyn Experiment>> {
     let mut v: Vec<Box<dyn Experiment>> = Vec::new();
     for placement in PLACEMENTS {
         for bytes in SIZES {
-            v.push(Box::new(pipe::PipeShare::new(bytes, placement)));
-            v.push(Box::new(shm::ShmShare::new(bytes, placement)));
-            v.push(Box::new(channel::ChannelShare::new(bytes, placement)));
+            v.push(Box::new(Exchange::<pipe::PipeLink>::new(bytes, placement)));
+            v.push(Box::new(Exchange::<shm::ShmLink>::new(bytes, placement)));
+            v.push(Box::new(Exchange::<channel::ChannelLink>::new(
+                bytes, placement,
+            )));
         }
     }
     v

@@ -1,10 +1,11 @@
 //! `share.pipe.process`: a message goes to another process through a pipe (the classic IPC); the
 //! receiver reads all of it and acknowledges with one byte through a second pipe.
 
-use super::message::{self, intact};
+use super::exchange::Link;
+use super::message::intact;
 use crate::support::fd::{pipe, read_full, write_all};
 use anyhow::{bail, Context, Result};
-use concbench_core::{Experiment, Meta, Params, Placement, RunContext, RunOutput, SampleTimer};
+use concbench_core::Meta;
 use concbench_sys::Child;
 use rustix::fd::{AsFd, OwnedFd};
 
@@ -18,23 +19,10 @@ const META: Meta = Meta {
     expected_switches_per_op: None,
 };
 
-pub struct PipeShare {
-    bytes: u64,
-    placement: Placement,
-    msg: Vec<u8>,
-    /// (receiver, data write end, ack read end)
-    link: Option<(Child, OwnedFd, OwnedFd)>,
-}
-
-impl PipeShare {
-    pub fn new(bytes: u64, placement: Placement) -> Self {
-        Self {
-            bytes,
-            placement,
-            msg: Vec::new(),
-            link: None,
-        }
-    }
+pub struct PipeLink {
+    receiver: Child,
+    data: OwnedFd,
+    ack: OwnedFd,
 }
 
 /// The receiving process: read whole messages, acknowledge each; exit code 2 on a bad message.
@@ -55,54 +43,38 @@ fn receive(data: OwnedFd, ack: OwnedFd, bytes: u64, cpu: Option<usize>) -> i32 {
     }
 }
 
-impl Experiment for PipeShare {
-    fn meta(&self) -> &Meta {
+impl Link for PipeLink {
+    fn meta() -> &'static Meta {
         &META
     }
 
-    fn params(&self) -> Params {
-        message::params(self.bytes)
+    fn open(bytes: u64, cpu: Option<usize>) -> Result<Self> {
+        let (data_r, data) = pipe()?;
+        let (ack, ack_w) = pipe()?;
+        // The closure (and with it the parent's copies of the receiver's ends) is dropped here
+        // once the child is forked.
+        let receiver = concbench_sys::fork_child(move || receive(data_r, ack_w, bytes, cpu))?;
+        Ok(Self {
+            receiver,
+            data,
+            ack,
+        })
     }
 
-    fn placement(&self) -> Placement {
-        self.placement
-    }
-
-    fn setup(&mut self, ctx: &RunContext) -> Result<()> {
-        self.msg = message::message(self.bytes);
-        let (data_r, data_w) = pipe()?;
-        let (ack_r, ack_w) = pipe()?;
-        let (bytes, cpu) = (self.bytes, ctx.partner_placement_cpu());
-        let child = concbench_sys::fork_child(move || receive(data_r, ack_w, bytes, cpu))?;
-        self.link = Some((child, data_w, ack_r));
+    fn exchange(&self, msg: &[u8]) -> Result<()> {
+        write_all(self.data.as_fd(), msg).context("sending")?;
+        if read_full(self.ack.as_fd(), &mut [0u8; 1])? != 1 {
+            bail!("the receiving process is gone");
+        }
         Ok(())
     }
 
-    fn run(
-        &mut self,
-        ctx: &RunContext,
-        iterations: u64,
-        _timer: &mut dyn SampleTimer,
-    ) -> Result<RunOutput> {
-        let (child, data, ack) = self.link.as_ref().context("setup did not run")?;
-        let before = concbench_measure::usage::pid_usage(child.pid());
-        crate::support::repeat(ctx, iterations, |_| {
-            write_all(data.as_fd(), &self.msg).context("sending")?;
-            let mut k = [0u8; 1];
-            if read_full(ack.as_fd(), &mut k)? != 1 {
-                bail!("the receiving process is gone");
-            }
-            Ok(())
-        })?;
-        let after = concbench_measure::usage::pid_usage(child.pid());
-        let mut out = message::output(self.bytes);
-        out.extra_usage = before.zip(after).map(|(b, a)| a.since(&b));
-        Ok(out)
+    fn partner_pid(&self) -> Option<i32> {
+        Some(self.receiver.pid())
     }
 
-    fn teardown(&mut self, _ctx: &RunContext) -> Result<()> {
-        // Dropping the child kills and reaps it.
-        self.link = None;
+    /// Dropping the child kills and reaps it.
+    fn close(self) -> Result<()> {
         Ok(())
     }
 }

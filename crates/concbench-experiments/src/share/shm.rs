@@ -3,10 +3,11 @@
 //! receiver checks it in place and bumps the acknowledgement counter the sender sleeps on.
 //! Shared (not process-private) futexes, since two address spaces wait on the same page.
 
-use super::message::{self, intact};
+use super::exchange::Link;
+use super::message::intact;
 use super::region::{Region, STOP};
 use anyhow::{Context, Result};
-use concbench_core::{Experiment, Meta, Params, Placement, RunContext, RunOutput, SampleTimer};
+use concbench_core::Meta;
 use concbench_sys::Child;
 use rustix::thread::futex;
 use std::sync::atomic::{AtomicU32, Ordering};
@@ -21,22 +22,10 @@ const META: Meta = Meta {
     expected_switches_per_op: None,
 };
 
-pub struct ShmShare {
-    bytes: u64,
-    placement: Placement,
-    msg: Vec<u8>,
-    link: Option<(Child, Region)>,
-}
-
-impl ShmShare {
-    pub fn new(bytes: u64, placement: Placement) -> Self {
-        Self {
-            bytes,
-            placement,
-            msg: Vec::new(),
-            link: None,
-        }
-    }
+pub struct ShmLink {
+    /// Declared before the region: dropped (killed and reaped) before the region is unmapped.
+    receiver: Child,
+    region: Region,
 }
 
 /// Sleep until `word` no longer holds `seen`; returns the new value.
@@ -72,55 +61,34 @@ fn receive(region: &Region, bytes: u64, cpu: Option<usize>) -> i32 {
     }
 }
 
-impl Experiment for ShmShare {
-    fn meta(&self) -> &Meta {
+impl Link for ShmLink {
+    fn meta() -> &'static Meta {
         &META
     }
 
-    fn params(&self) -> Params {
-        message::params(self.bytes)
+    fn open(bytes: u64, cpu: Option<usize>) -> Result<Self> {
+        let region = Region::new(bytes as usize)?;
+        let receiver = concbench_sys::fork_child(|| receive(&region, bytes, cpu))?;
+        Ok(Self { receiver, region })
     }
 
-    fn placement(&self) -> Placement {
-        self.placement
-    }
-
-    fn setup(&mut self, ctx: &RunContext) -> Result<()> {
-        self.msg = message::message(self.bytes);
-        let region = Region::new(self.bytes as usize)?;
-        let (bytes, cpu) = (self.bytes, ctx.partner_placement_cpu());
-        let child = concbench_sys::fork_child(|| receive(&region, bytes, cpu))?;
-        self.link = Some((child, region));
+    fn exchange(&self, msg: &[u8]) -> Result<()> {
+        let h = self.region.header();
+        self.region.write(msg);
+        h.len.store(msg.len() as u64, Ordering::Relaxed);
+        let acked = h.acked.load(Ordering::Acquire);
+        h.sent.fetch_add(1, Ordering::Release);
+        futex::wake(&h.sent, futex::Flags::empty(), 1).context("futex wake")?;
+        wait_change(&h.acked, acked);
         Ok(())
     }
 
-    fn run(
-        &mut self,
-        ctx: &RunContext,
-        iterations: u64,
-        _timer: &mut dyn SampleTimer,
-    ) -> Result<RunOutput> {
-        let (child, region) = self.link.as_ref().context("setup did not run")?;
-        let h = region.header();
-        let before = concbench_measure::usage::pid_usage(child.pid());
-        crate::support::repeat(ctx, iterations, |_| {
-            region.write(&self.msg);
-            h.len.store(self.bytes, Ordering::Relaxed);
-            let acked = h.acked.load(Ordering::Acquire);
-            h.sent.fetch_add(1, Ordering::Release);
-            futex::wake(&h.sent, futex::Flags::empty(), 1).context("futex wake")?;
-            wait_change(&h.acked, acked);
-            Ok(())
-        })?;
-        let after = concbench_measure::usage::pid_usage(child.pid());
-        let mut out = message::output(self.bytes);
-        out.extra_usage = before.zip(after).map(|(b, a)| a.since(&b));
-        Ok(out)
+    fn partner_pid(&self) -> Option<i32> {
+        Some(self.receiver.pid())
     }
 
-    fn teardown(&mut self, _ctx: &RunContext) -> Result<()> {
-        // Dropping the child kills and reaps it; then the region is unmapped.
-        self.link = None;
+    /// Dropping the child kills and reaps it; then the region is unmapped.
+    fn close(self) -> Result<()> {
         Ok(())
     }
 }

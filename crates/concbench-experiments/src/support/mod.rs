@@ -6,6 +6,7 @@ pub mod gate;
 pub mod lines;
 mod repeat;
 pub mod sandbox;
+pub mod stack;
 
 pub use repeat::repeat;
 
