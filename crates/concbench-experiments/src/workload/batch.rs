@@ -76,6 +76,8 @@ fn processes(ctx: &RunContext, b: &Batch<'_>, read: OwnedFd, write: OwnedFd) -> 
     drop(write);
     // On Ctrl-C this returns early; dropping `children` then kills and reaps every worker.
     let drained = drain(ctx, read.as_fd(), OnCancel::Stop)?;
+    // Workers forked after Ctrl-C stop at once and exit 1: report the interruption, not them.
+    ctx.cancel.check()?;
     for c in &mut children {
         let status = c.wait()?;
         if !Child::exited_ok(status) {
