@@ -158,7 +158,11 @@ mod tests {
     #[test]
     fn an_error_in_the_sandbox_is_an_error_here() {
         let ctx = crate::support::test_context();
-        let err = run_reporting(&ctx, |_| bail!("no luck")).unwrap_err();
+        // Made before the fork: creating an anyhow error captures a backtrace under a lock that
+        // another test's thread may hold at fork time (this test process has many threads; a
+        // worker forking a sandbox has one).
+        let no_luck = anyhow!("no luck");
+        let err = run_reporting(&ctx, move |_| Err(no_luck)).unwrap_err();
         assert!(err.to_string().contains("no luck"), "{err}");
     }
 

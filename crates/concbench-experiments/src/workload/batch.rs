@@ -51,12 +51,23 @@ pub fn run(ctx: &RunContext, b: &Batch<'_>) -> Result<u64> {
     }
 }
 
-/// One worker's job: `count` lines, one `write(2)` each (as printf to a terminal does: stdout is
-/// line-buffered there), checking for Ctrl-C every 1024 lines.
+/// One worker thread's job: `count` lines, one `write(2)` each (as printf to a terminal does:
+/// stdout is line-buffered there), checking for Ctrl-C every 1024 lines.
 fn write_lines(ctx: &RunContext, out: BorrowedFd<'_>, line: &[u8], count: u64) -> Result<()> {
     repeat(ctx, count, |_| {
         fd::write_all(out, line).context("writing a line")
     })
+}
+
+/// One worker process's job, the same lines; returns its exit code. No Ctrl-C check (the parent
+/// kills the children) and no `anyhow` error: creating one captures a backtrace under a global
+/// lock that another thread of the forking process may have held at fork time, never to be
+/// released in the child.
+fn child_writes_lines(out: BorrowedFd<'_>, line: &[u8], count: u64) -> i32 {
+    match (0..count).try_for_each(|_| fd::write_all(out, line)) {
+        Ok(()) => 0,
+        Err(_) => 1,
+    }
 }
 
 fn processes(ctx: &RunContext, b: &Batch<'_>, read: OwnedFd, write: OwnedFd) -> Result<u64> {
@@ -64,11 +75,7 @@ fn processes(ctx: &RunContext, b: &Batch<'_>, read: OwnedFd, write: OwnedFd) -> 
     {
         let out = b.sink.unwrap_or(write.as_fd());
         for i in 0..b.workers {
-            let child =
-                concbench_sys::fork_child(|| match write_lines(ctx, out, b.line, b.count) {
-                    Ok(()) => 0,
-                    Err(_) => 1,
-                })
+            let child = concbench_sys::fork_child(|| child_writes_lines(out, b.line, b.count))
                 .with_context(|| format!("forking worker {i} of {}", b.workers))?;
             children.push(child);
         }
@@ -76,7 +83,7 @@ fn processes(ctx: &RunContext, b: &Batch<'_>, read: OwnedFd, write: OwnedFd) -> 
     drop(write);
     // On Ctrl-C this returns early; dropping `children` then kills and reaps every worker.
     let drained = drain(ctx, read.as_fd(), OnCancel::Stop)?;
-    // Workers forked after Ctrl-C stop at once and exit 1: report the interruption, not them.
+    // Ctrl-C just as the last worker finished: still an interrupted batch.
     ctx.cancel.check()?;
     for c in &mut children {
         let status = c.wait()?;
@@ -143,6 +150,9 @@ fn drain(ctx: &RunContext, read: BorrowedFd<'_>, on_cancel: OnCancel) -> Result<
     let mut total = 0u64;
     let mut cancelled = false;
     loop {
+        if on_cancel == OnCancel::Stop {
+            ctx.cancel.check()?;
+        }
         match rustix::io::read(read, &mut buf) {
             Ok(0) => break,
             Ok(n) => total += n as u64,
