@@ -4,8 +4,11 @@
 //! repetition and counters. [`all`] is the registry: every variant concbench knows, in the order
 //! a run measures them.
 
+pub mod contend;
 pub mod create;
 mod registry;
+mod support;
+pub mod switch;
 pub mod syscall;
 
 pub use registry::{all, at, families, select};

@@ -2,8 +2,8 @@
 //! skipped and failed variants, warnings. Each renderer lays the rows out its own way.
 
 use crate::format;
-use concbench_analysis::published::{published, replications};
-use concbench_core::ResultDoc;
+use concbench_analysis::published::{published, replications, Figure};
+use concbench_core::{ResultDoc, ResultEntry};
 
 pub const RESULT_HEADER: [&str; 6] = ["id", "params", "median", "95% CI", "switches/op", "notes"];
 
@@ -60,15 +60,26 @@ pub const REPLICATION_HEADER: [&str; 6] = [
     "here / published",
 ];
 
-/// Published figures beside matching results.
+/// Published figures beside matching results. When one figure matches several results (one
+/// per placement, say), each row names the params that tell them apart.
 pub fn replication_rows(doc: &ResultDoc) -> Vec<[String; 6]> {
     let p = published();
-    replications(&p, doc)
-        .into_iter()
+    let reps = replications(&p, doc);
+    let matches_of = |f: &Figure| reps.iter().filter(|r| std::ptr::eq(r.figure, f)).count();
+    reps.iter()
         .map(|r| {
+            let what = if matches_of(r.figure) > 1 {
+                format!(
+                    "{} [{}]",
+                    r.figure.what,
+                    distinguishing_params(r.figure, r.entry)
+                )
+            } else {
+                r.figure.what.clone()
+            };
             [
                 r.figure.seed.clone(),
-                r.figure.what.clone(),
+                what,
                 r.figure.display(),
                 r.figure.machine.clone(),
                 format::value(r.measured, &r.figure.unit),
@@ -78,6 +89,13 @@ pub fn replication_rows(doc: &ResultDoc) -> Vec<[String; 6]> {
             ]
         })
         .collect()
+}
+
+/// The result's params that the figure does not fix, compact (`placement=same-cpu`).
+fn distinguishing_params(figure: &Figure, entry: &ResultEntry) -> String {
+    let mut extra = entry.params.clone();
+    extra.0.retain(|k, _| !figure.params.contains_key(k));
+    extra.compact()
 }
 
 pub const VERDICT_HEADER: [&str; 4] = ["claim", "source", "verdict", "evidence and explanation"];

@@ -4,9 +4,14 @@
 //! run, or was skipped); otherwise a [`Verdict`] citing the result ids it used and explaining the
 //! figures. Claim texts come from `data/published.toml` so the wording lives in one place.
 
+mod alternate;
 mod create_switch;
 mod evidence;
+#[cfg(test)]
+mod fixtures;
 mod process_vs_thread;
+mod switch_cost;
+mod switch_order;
 
 pub use evidence::{compare, find, Comparison};
 
@@ -21,6 +26,9 @@ const JUDGES: &[Judge] = &[
     process_vs_thread::thirty_times,
     process_vs_thread::create_100k,
     create_switch::create_destroy_switch,
+    alternate::alternate,
+    switch_order::switch_order,
+    switch_cost::switch_cost,
 ];
 
 /// All verdicts the results support.

@@ -29,5 +29,4 @@ pub fn all() -> Vec<Box<dyn Experiment>> {
     ]
 }
 
-/// How often long loops poll for Ctrl-C (a power of two, so the check is a mask).
-pub(crate) const CANCEL_POLL_MASK: u64 = 1023;
+pub(crate) use crate::support::CANCEL_POLL_MASK;
