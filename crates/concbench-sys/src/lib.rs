@@ -6,6 +6,7 @@
 pub mod affinity;
 pub mod child;
 pub mod sched;
+pub mod via_libc;
 
 pub use affinity::{allowed_cpus, pin_current_thread, AffinityGuard};
 pub use child::{fork_child, Child};

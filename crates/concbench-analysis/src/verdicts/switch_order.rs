@@ -19,7 +19,7 @@ pub fn switch_order(doc: &ResultDoc, published: &Published) -> Option<Verdict> {
     let tc = compare(coroutine, thread)?;
     let mut evidence = vec![process.id.clone(), thread.id.clone(), coroutine.id.clone()];
     let mut explanation = format!(
-        "Per one-way switch on one CPU: process {} , thread {} ({:.2}x, 95% CI {:.2}-{:.2}), \
+        "Per one-way switch on one CPU: process {}, thread {} ({:.2}x, 95% CI {:.2}-{:.2}), \
          stackful coroutine {} (the thread switch costs {:.0}x a coroutine switch).",
         human_ns(process.summary.median),
         human_ns(thread.summary.median),

@@ -1,6 +1,8 @@
 //! Auto-reset events (seed S1's `AutoResetEvent`): `set` lets one waiter through, and the event
 //! closes again as that waiter passes, so every `wait` consumes exactly one `set`.
 //!
+//! The system calls go through libc (see `concbench_sys::via_libc` for why).
+//!
 //! Two implementations, because they are two different costs:
 //! * [`EventFd`] is a kernel object, like a Windows event: `set` writes 1 to an eventfd, `wait`
 //!   reads it (blocking until it is non-zero; the read resets the counter to 0).
@@ -8,9 +10,9 @@
 //!   on Linux): the flag is checked in user space and only a waiter that finds it clear sleeps.
 
 use anyhow::{Context, Result};
+use concbench_sys::via_libc;
 use rustix::event::{eventfd, EventfdFlags};
-use rustix::fd::OwnedFd;
-use rustix::io::{read, write, Errno};
+use rustix::fd::{AsFd, OwnedFd};
 use std::sync::{Condvar, Mutex};
 
 pub trait AutoResetEvent: Send + Sync + 'static {
@@ -31,13 +33,13 @@ impl EventFd {
 
 impl AutoResetEvent for EventFd {
     fn set(&self) -> Result<()> {
-        retry_eintr(|| write(&self.0, &1u64.to_ne_bytes())).context("eventfd write")?;
+        via_libc::write(self.0.as_fd(), &1u64.to_ne_bytes()).context("eventfd write")?;
         Ok(())
     }
 
     fn wait(&self) -> Result<()> {
         let mut buf = [0u8; 8];
-        retry_eintr(|| read(&self.0, &mut buf)).context("eventfd read")?;
+        via_libc::read(self.0.as_fd(), &mut buf).context("eventfd read")?;
         Ok(())
     }
 }
@@ -70,18 +72,6 @@ impl AutoResetEvent for CondvarEvent {
         }
         *open = false;
         Ok(())
-    }
-}
-
-/// Run a system call again when a signal interrupted it (Ctrl-C sets a flag and returns).
-pub(crate) fn retry_eintr<T>(
-    mut f: impl FnMut() -> rustix::io::Result<T>,
-) -> rustix::io::Result<T> {
-    loop {
-        match f() {
-            Err(Errno::INTR) => continue,
-            other => return other,
-        }
     }
 }
 

@@ -6,16 +6,18 @@
 //! * [`futex_pair`]: one shared word and raw `FUTEX_WAIT`/`FUTEX_WAKE`, no spinning;
 //! * [`event_pair`]: two auto-reset events, one per direction (seed S1's hand-over, strict).
 //!
+//! Every system call goes through libc, as in C programs and `perf bench` (see
+//! `concbench_sys::via_libc` for the measured reason).
+//!
 //! Dropping an endpoint tells its peer: the peer's next [`Endpoint::wait_turn`] returns `false`
 //! (for pipes, the kernel's end-of-file does it). That is how partners learn to stop, and how a
 //! main side notices a partner that died instead of waiting forever.
 
-use super::event::{retry_eintr, AutoResetEvent};
+use super::event::AutoResetEvent;
 use anyhow::{Context, Result};
-use rustix::fd::OwnedFd;
-use rustix::io::{read, write, Errno};
+use concbench_sys::via_libc;
+use rustix::fd::{AsFd, OwnedFd};
 use rustix::pipe::{pipe_with, PipeFlags};
-use rustix::thread::futex;
 use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
 use std::sync::Arc;
 
@@ -45,13 +47,13 @@ pub fn pipe_pair() -> Result<(PipeEnd, PipeEnd)> {
 
 impl Endpoint for PipeEnd {
     fn pass(&mut self) -> Result<()> {
-        retry_eintr(|| write(&self.tx, b"t")).context("writing the token")?;
+        via_libc::write(self.tx.as_fd(), b"t").context("writing the token")?;
         Ok(())
     }
 
     fn wait_turn(&mut self) -> Result<bool> {
         let mut token = [0u8; 1];
-        let n = retry_eintr(|| read(&self.rx, &mut token)).context("reading the token")?;
+        let n = via_libc::read(self.rx.as_fd(), &mut token).context("reading the token")?;
         Ok(n == 1)
     }
 }
@@ -88,7 +90,7 @@ impl Endpoint for FutexEnd {
             Ordering::Release,
             Ordering::Relaxed,
         );
-        futex::wake(&self.word, futex::Flags::PRIVATE, 1).context("FUTEX_WAKE")?;
+        via_libc::futex_wake(&self.word, 1).context("FUTEX_WAKE")?;
         Ok(())
     }
 
@@ -97,11 +99,7 @@ impl Endpoint for FutexEnd {
             match self.word.load(Ordering::Acquire) {
                 v if v == self.mine => return Ok(true),
                 CLOSED => return Ok(false),
-                v => match futex::wait(&self.word, futex::Flags::PRIVATE, v, None) {
-                    // EAGAIN: the word changed before we slept; EINTR: a signal. Look again.
-                    Ok(()) | Err(Errno::AGAIN) | Err(Errno::INTR) => {}
-                    Err(e) => return Err(e).context("FUTEX_WAIT"),
-                },
+                v => via_libc::futex_wait(&self.word, v).context("FUTEX_WAIT")?,
             }
         }
     }
@@ -110,7 +108,7 @@ impl Endpoint for FutexEnd {
 impl Drop for FutexEnd {
     fn drop(&mut self) {
         self.word.store(CLOSED, Ordering::Release);
-        let _ = futex::wake(&self.word, futex::Flags::PRIVATE, i32::MAX as u32);
+        let _ = via_libc::futex_wake(&self.word, u32::MAX);
     }
 }
 

@@ -9,12 +9,11 @@
 //! thread only starts and ends each sample; in between the token circulates among the members.
 
 use super::setting::PLACEMENTS;
-use crate::support::event::retry_eintr;
 use crate::support::partner::{pin_to, Partner};
 use anyhow::{bail, Context, Result};
 use concbench_core::{Experiment, Meta, Params, Placement, RunContext, RunOutput, SampleTimer};
-use rustix::fd::OwnedFd;
-use rustix::io::{read, write};
+use concbench_sys::via_libc;
+use rustix::fd::{AsFd, OwnedFd};
 use rustix::pipe::{pipe_with, PipeFlags};
 use std::sync::Arc;
 
@@ -95,13 +94,13 @@ impl Pipes {
 fn send(fd: &OwnedFd, value: u64) -> Result<()> {
     let mut token = [0u8; TOKEN_BYTES];
     token[..8].copy_from_slice(&value.to_ne_bytes());
-    retry_eintr(|| write(fd, &token)).context("writing the token")?;
+    via_libc::write(fd.as_fd(), &token).context("writing the token")?;
     Ok(())
 }
 
 fn receive(fd: &OwnedFd) -> Result<u64> {
     let mut token = [0u8; TOKEN_BYTES];
-    let n = retry_eintr(|| read(fd, &mut token)).context("reading the token")?;
+    let n = via_libc::read(fd.as_fd(), &mut token).context("reading the token")?;
     if n != TOKEN_BYTES {
         bail!("short token read ({n} bytes)");
     }

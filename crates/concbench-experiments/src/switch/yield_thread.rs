@@ -43,7 +43,7 @@ fn partner_loop(gate: &Gate) -> Result<()> {
             return Ok(());
         }
         while gate.active.load(Ordering::Acquire) {
-            rustix::thread::sched_yield();
+            concbench_sys::via_libc::sched_yield();
         }
     }
 }
@@ -85,7 +85,7 @@ impl Experiment for Yield {
             if i & CANCEL_POLL_MASK == 0 {
                 ctx.cancel.check()?;
             }
-            rustix::thread::sched_yield();
+            concbench_sys::via_libc::sched_yield();
         }
         timer.stop();
         gate.active.store(false, Ordering::Release);
