@@ -155,3 +155,54 @@ pub fn host_line(doc: &ResultDoc) -> String {
         h.mitigations.len()
     )
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A minimal result document with one `contend.alternate` entry per placement.
+    fn doc_with_alternates(placements: &[&str]) -> ResultDoc {
+        let results: Vec<serde_json::Value> = placements
+            .iter()
+            .map(|p| {
+                serde_json::json!({
+                    "id": "contend.alternate", "family": "contend", "title": "t", "op": "o",
+                    "unit": "ns", "params": {"placement": p, "event": "eventfd"},
+                    "iterations": 1, "median": 2000.0, "ci95": [1900.0, 2100.0], "min": 1900.0,
+                    "max": 2100.0, "mad": 10.0, "mean": 2000.0, "samples": [2000.0],
+                    "counters": {}, "warnings": []
+                })
+            })
+            .collect();
+        serde_json::from_value(serde_json::json!({
+            "schema": "concbench/result/v1",
+            "tool": {"name": "concbench", "version": "test"},
+            "host": serde_json::to_value(concbench_core::Host::default()).unwrap(),
+            "started_at": "2026-01-01T00:00:00Z",
+            "results": results
+        }))
+        .unwrap()
+    }
+
+    #[test]
+    fn a_figure_matching_several_results_names_what_tells_them_apart() {
+        let rows = replication_rows(&doc_with_alternates(&["same-cpu", "unpinned"]));
+        let whats: Vec<&str> = rows.iter().map(|r| r[1].as_str()).collect();
+        assert_eq!(whats.len(), 2, "{whats:?}");
+        assert!(
+            whats[0].ends_with("[event=eventfd placement=same-cpu]"),
+            "{whats:?}"
+        );
+        assert!(
+            whats[1].ends_with("[event=eventfd placement=unpinned]"),
+            "{whats:?}"
+        );
+    }
+
+    #[test]
+    fn a_single_match_keeps_the_published_wording() {
+        let rows = replication_rows(&doc_with_alternates(&["unpinned"]));
+        assert_eq!(rows.len(), 1);
+        assert!(!rows[0][1].contains('['), "{}", rows[0][1]);
+    }
+}

@@ -36,22 +36,24 @@ pub fn switch_order(doc: &ResultDoc, published: &Published) -> Option<Verdict> {
             human_ns(task.summary.median)
         ));
     }
-    let process_above_thread = pt.differs() && pt.ratio > 1.0;
-    let thread_above_coroutine = tc.differs() && tc.ratio > 1.0;
-    let kind = match (process_above_thread, thread_above_coroutine) {
-        (true, true) => VerdictKind::Confirmed,
-        (false, true) => {
-            explanation.push_str(
-                " Process and thread switches are not clearly apart: both go through the same \
-                 kernel scheduler, and the change of address space is cheap with tagged TLBs \
-                 (PCID). The real gap is between kernel and user-space switches.",
-            );
-            VerdictKind::Depends
-        }
-        (_, false) => {
-            explanation.push_str(" The coroutine switch is not cheaper than a thread switch here.");
-            VerdictKind::Refuted
-        }
+    let kind = if !(tc.differs() && tc.ratio > 1.0) {
+        explanation.push_str(" The coroutine switch is not cheaper than a thread switch here.");
+        VerdictKind::Refuted
+    } else if pt.differs() && pt.ratio > 1.0 {
+        VerdictKind::Confirmed
+    } else if pt.differs() {
+        explanation.push_str(
+            " A thread switch costs more than a process switch here: the first step of the \
+             order is reversed.",
+        );
+        VerdictKind::Refuted
+    } else {
+        explanation.push_str(
+            " Process and thread switches are not clearly apart: both go through the same \
+             kernel scheduler, and the change of address space is cheap with tagged TLBs \
+             (PCID). The real gap is between kernel and user-space switches.",
+        );
+        VerdictKind::Depends
     };
     verdict(published, "S2.switch_order", kind, evidence, explanation)
 }
@@ -96,6 +98,13 @@ mod tests {
     fn equal_process_and_thread_switches_depend() {
         let v = judge(2600.0, 2600.0, 2.0);
         assert_eq!(v.verdict, VerdictKind::Depends, "{}", v.explanation);
+    }
+
+    #[test]
+    fn a_thread_switch_dearer_than_a_process_switch_refutes() {
+        let v = judge(2500.0, 3000.0, 2.0);
+        assert_eq!(v.verdict, VerdictKind::Refuted, "{}", v.explanation);
+        assert!(v.explanation.contains("reversed"), "{}", v.explanation);
     }
 
     #[test]

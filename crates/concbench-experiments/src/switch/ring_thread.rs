@@ -62,8 +62,7 @@ fn hops(n: u64) -> u64 {
 fn member_cpu(ctx: &RunContext, m: usize) -> Option<usize> {
     match ctx.placement {
         Placement::SameCpu => ctx.primary_cpu(),
-        Placement::CrossCpu if m % 2 == 0 => ctx.partner_cpu(),
-        Placement::CrossCpu => ctx.primary_cpu(),
+        Placement::CrossCpu => [ctx.partner_cpu(), ctx.primary_cpu()][m % 2],
         Placement::Unpinned => None,
     }
 }
