@@ -63,22 +63,9 @@ pub fn create_destroy_switch(doc: &ResultDoc, published: &Published) -> Option<V
 
 #[cfg(test)]
 mod tests {
-    use super::super::fixtures::{around, doc, entry};
+    use super::super::fixtures::{around, doc, entry, switch_entry};
     use super::*;
     use crate::published::published;
-    use concbench_core::ResultEntry;
-
-    fn pipe(id: &str, sched: &str, working_set_kib: u64, ns: f64) -> ResultEntry {
-        entry(
-            id,
-            &[
-                ("placement", json!("same-cpu")),
-                ("sched", json!(sched)),
-                ("working_set_kib", json!(working_set_kib)),
-            ],
-            around(ns),
-        )
-    }
 
     /// The switch family's ids and params: the plain pipe variants are used even when the
     /// FIFO and working-set variants come first in the document.
@@ -95,10 +82,10 @@ mod tests {
                 &[("stack", json!("default"))],
                 around(20_000.0),
             ),
-            pipe("switch.pipe.process", "fifo", 0, 9000.0),
-            pipe("switch.pipe.process", "other", 4096, 90_000.0),
-            pipe("switch.pipe.process", "other", 0, 2900.0),
-            pipe("switch.pipe.thread", "other", 0, 2700.0),
+            switch_entry("switch.pipe.process", "same-cpu", "fifo", 0, 9000.0),
+            switch_entry("switch.pipe.process", "same-cpu", "other", 4096, 90_000.0),
+            switch_entry("switch.pipe.process", "same-cpu", "other", 0, 2900.0),
+            switch_entry("switch.pipe.thread", "same-cpu", "other", 0, 2700.0),
         ]);
         let v = create_destroy_switch(&d, &published()).unwrap();
         assert!(v.evidence.contains(&"switch.pipe.process".to_string()));

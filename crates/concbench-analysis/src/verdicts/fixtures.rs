@@ -48,6 +48,24 @@ pub fn entry(id: &str, params: &[(&str, Value)], samples: Vec<f64>) -> ResultEnt
     }
 }
 
+/// A two-party switch result (`switch.pipe.*`) with its sweep params.
+pub fn switch_entry(id: &str, placement: &str, sched: &str, kib: u64, ns: f64) -> ResultEntry {
+    entry(
+        id,
+        &[
+            ("placement", serde_json::json!(placement)),
+            ("sched", serde_json::json!(sched)),
+            ("working_set_kib", serde_json::json!(kib)),
+        ],
+        around(ns),
+    )
+}
+
+/// The plain variant of a switch result: default policy, no working set.
+pub fn plain_switch(id: &str, placement: &str, ns: f64) -> ResultEntry {
+    switch_entry(id, placement, "other", 0, ns)
+}
+
 pub fn doc(results: Vec<ResultEntry>) -> ResultDoc {
     ResultDoc {
         schema: concbench_core::SCHEMA_ID.to_string(),

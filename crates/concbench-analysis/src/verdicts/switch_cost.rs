@@ -117,21 +117,13 @@ pub fn switch_cost(doc: &ResultDoc, published: &Published) -> Option<Verdict> {
 
 #[cfg(test)]
 mod tests {
-    use super::super::fixtures::{around, doc, entry};
+    use super::super::fixtures::{around, doc, entry, plain_switch};
     use super::*;
     use crate::published::published;
     use concbench_core::Overhead;
 
     fn pipe(placement: &str, ns: f64) -> ResultEntry {
-        entry(
-            "switch.pipe.process",
-            &[
-                ("placement", json!(placement)),
-                ("sched", json!("other")),
-                ("working_set_kib", json!(0)),
-            ],
-            around(ns),
-        )
+        plain_switch("switch.pipe.process", placement, ns)
     }
 
     fn ring(raw: f64, selftest: f64) -> ResultEntry {

@@ -60,22 +60,13 @@ pub fn switch_order(doc: &ResultDoc, published: &Published) -> Option<Verdict> {
 
 #[cfg(test)]
 mod tests {
-    use super::super::fixtures::{around, doc, entry};
+    use super::super::fixtures::{around, doc, entry, plain_switch};
     use super::*;
     use crate::published::published;
     use concbench_core::ResultEntry;
-    use serde_json::json;
 
     fn pipe(id: &str, ns: f64) -> ResultEntry {
-        entry(
-            id,
-            &[
-                ("placement", json!("same-cpu")),
-                ("sched", json!("other")),
-                ("working_set_kib", json!(0)),
-            ],
-            around(ns),
-        )
+        plain_switch(id, "same-cpu", ns)
     }
 
     fn judge(process: f64, thread: f64, coroutine: f64) -> Verdict {

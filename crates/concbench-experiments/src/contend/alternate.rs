@@ -97,7 +97,7 @@ impl Experiment for Alternate {
     }
 
     fn setup(&mut self, ctx: &RunContext) -> Result<()> {
-        let (main, partner_end) = event_pair(EventFd::new)?;
+        let (main, partner_end) = event_pair::<EventFd>()?;
         let counter = Arc::new(AtomicU64::new(0));
         let c = counter.clone();
         let cpu = ctx.partner_placement_cpu();

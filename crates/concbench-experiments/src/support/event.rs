@@ -15,7 +15,9 @@ use rustix::event::{eventfd, EventfdFlags};
 use rustix::fd::{AsFd, OwnedFd};
 use std::sync::{Condvar, Mutex};
 
-pub trait AutoResetEvent: Send + Sync + 'static {
+pub trait AutoResetEvent: Sized + Send + Sync + 'static {
+    /// A closed event.
+    fn new() -> Result<Self>;
     /// Open the event for one waiter (a no-op if it is already open).
     fn set(&self) -> Result<()>;
     /// Block until the event is open, then close it again.
@@ -25,13 +27,11 @@ pub trait AutoResetEvent: Send + Sync + 'static {
 /// An eventfd used as an auto-reset event.
 pub struct EventFd(OwnedFd);
 
-impl EventFd {
-    pub fn new() -> Result<Self> {
+impl AutoResetEvent for EventFd {
+    fn new() -> Result<Self> {
         Ok(Self(eventfd(0, EventfdFlags::CLOEXEC).context("eventfd")?))
     }
-}
 
-impl AutoResetEvent for EventFd {
     fn set(&self) -> Result<()> {
         via_libc::write(self.0.as_fd(), &1u64.to_ne_bytes()).context("eventfd write")?;
         Ok(())
@@ -51,13 +51,11 @@ pub struct CondvarEvent {
     cond: Condvar,
 }
 
-impl CondvarEvent {
-    pub fn new() -> Result<Self> {
+impl AutoResetEvent for CondvarEvent {
+    fn new() -> Result<Self> {
         Ok(Self::default())
     }
-}
 
-impl AutoResetEvent for CondvarEvent {
     fn set(&self) -> Result<()> {
         *self.open.lock().unwrap_or_else(|p| p.into_inner()) = true;
         // Notify after unlocking, so the woken waiter does not block again on the mutex.

@@ -119,11 +119,9 @@ pub struct EventEnd<E: AutoResetEvent> {
     closed: Arc<AtomicBool>,
 }
 
-/// Two auto-reset events, one per direction, made by `new`.
-pub fn event_pair<E: AutoResetEvent>(
-    new: impl Fn() -> Result<E>,
-) -> Result<(EventEnd<E>, EventEnd<E>)> {
-    let (a, b) = (Arc::new(new()?), Arc::new(new()?));
+/// Two auto-reset events, one per direction.
+pub fn event_pair<E: AutoResetEvent>() -> Result<(EventEnd<E>, EventEnd<E>)> {
+    let (a, b) = (Arc::new(E::new()?), Arc::new(E::new()?));
     let closed = Arc::new(AtomicBool::new(false));
     Ok((
         EventEnd {
@@ -184,8 +182,8 @@ mod tests {
     fn every_mechanism_hands_over_and_shuts_down() {
         assert_eq!(ping_pong(pipe_pair().unwrap(), 100), 100);
         assert_eq!(ping_pong(futex_pair().unwrap(), 100), 100);
-        assert_eq!(ping_pong(event_pair(EventFd::new).unwrap(), 100), 100);
-        assert_eq!(ping_pong(event_pair(CondvarEvent::new).unwrap(), 100), 100);
+        assert_eq!(ping_pong(event_pair::<EventFd>().unwrap(), 100), 100);
+        assert_eq!(ping_pong(event_pair::<CondvarEvent>().unwrap(), 100), 100);
     }
 
     #[test]
@@ -196,8 +194,8 @@ mod tests {
             !main.wait_turn().unwrap()
         }
         assert!(noticed(futex_pair().unwrap()));
-        assert!(noticed(event_pair(EventFd::new).unwrap()));
-        assert!(noticed(event_pair(CondvarEvent::new).unwrap()));
+        assert!(noticed(event_pair::<EventFd>().unwrap()));
+        assert!(noticed(event_pair::<CondvarEvent>().unwrap()));
         // A pipe's peer gone: writing fails (EPIPE) or reading sees end-of-file.
         let (mut main, partner) = pipe_pair().unwrap();
         drop(partner);

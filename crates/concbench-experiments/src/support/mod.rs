@@ -4,6 +4,7 @@
 pub mod event;
 pub mod handover;
 pub mod partner;
+pub mod runtime;
 
 /// How often long loops poll for Ctrl-C (a power of two, so the check is a mask).
 pub const CANCEL_POLL_MASK: u64 = 1023;

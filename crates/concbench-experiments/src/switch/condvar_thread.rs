@@ -5,7 +5,6 @@ use super::pingpong::{self, ThreadPartner};
 use super::setting::Sweep;
 use crate::support::event::CondvarEvent;
 use crate::support::handover::{event_pair, EventEnd};
-use anyhow::Result;
 use concbench_core::{Experiment, Meta};
 
 const META: Meta = Meta {
@@ -17,10 +16,10 @@ const META: Meta = Meta {
     expected_switches_per_op: Some(1.0),
 };
 
-fn pair() -> Result<(EventEnd<CondvarEvent>, EventEnd<CondvarEvent>)> {
-    event_pair(CondvarEvent::new)
-}
-
 pub fn variants() -> Vec<Box<dyn Experiment>> {
-    pingpong::variants::<EventEnd<CondvarEvent>, ThreadPartner>(&META, pair, Sweep::PLACEMENTS_ONLY)
+    pingpong::variants::<EventEnd<CondvarEvent>, ThreadPartner>(
+        &META,
+        event_pair::<CondvarEvent>,
+        Sweep::PLACEMENTS_ONLY,
+    )
 }

@@ -5,7 +5,6 @@ use super::pingpong::{self, ThreadPartner};
 use super::setting::Sweep;
 use crate::support::event::EventFd;
 use crate::support::handover::{event_pair, EventEnd};
-use anyhow::Result;
 use concbench_core::{Experiment, Meta};
 
 const META: Meta = Meta {
@@ -17,10 +16,10 @@ const META: Meta = Meta {
     expected_switches_per_op: Some(1.0),
 };
 
-fn pair() -> Result<(EventEnd<EventFd>, EventEnd<EventFd>)> {
-    event_pair(EventFd::new)
-}
-
 pub fn variants() -> Vec<Box<dyn Experiment>> {
-    pingpong::variants::<EventEnd<EventFd>, ThreadPartner>(&META, pair, Sweep::PLACEMENTS_ONLY)
+    pingpong::variants::<EventEnd<EventFd>, ThreadPartner>(
+        &META,
+        event_pair::<EventFd>,
+        Sweep::PLACEMENTS_ONLY,
+    )
 }
