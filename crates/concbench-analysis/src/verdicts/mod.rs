@@ -8,7 +8,7 @@ mod create_switch;
 mod evidence;
 mod process_vs_thread;
 
-pub use evidence::{compare, find, Comparison};
+pub use evidence::{compare, find, Comparison, MIN_SAMPLES};
 
 use crate::published::{published, Published};
 use concbench_core::{ResultDoc, Verdict, VerdictKind};

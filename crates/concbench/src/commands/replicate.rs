@@ -1,0 +1,168 @@
+//! `concbench replicate [SEED,..]`: run the seed articles' experiments with the seeds' parameters
+//! and print published vs measured side by side, with the ratio and the verdicts.
+//!
+//! The mapping seed -> experiments is the published data itself: a seed's variants are the
+//! registry variants that match one of its figures (`data/published.toml`: result id and
+//! params, placement included), plus, for the S0 comparison table, the results its rows need
+//! (`data/s0_table.toml`). Seeds none of whose experiments this build has are reported as not
+//! available, not as errors.
+
+use crate::args::ReplicateArgs;
+use crate::session::{self, Variant};
+use crate::{db, session::harness_config};
+use anyhow::Result;
+use concbench_analysis::published::{published, Published};
+use concbench_core::UsageError;
+use concbench_measure::recorded_params;
+use concbench_report::{replicate::seeds_text, Exporter, Terminal};
+use std::collections::{BTreeMap, BTreeSet};
+use std::process::ExitCode;
+
+pub fn replicate(args: ReplicateArgs) -> Result<ExitCode> {
+    let published = published();
+    let seeds = requested_seeds(&published, &args.seeds)?;
+    let quick = session::is_quick(&args.measure);
+    let mut chosen: BTreeSet<usize> = BTreeSet::new();
+    let mut available: Vec<&str> = Vec::new();
+    for seed in &seeds {
+        let all = variants_of(&published, seed, &args);
+        let kept = session::prepare(all.iter().map(|(i, _)| reload(*i)).collect(), &args.measure);
+        match (all.is_empty(), kept.is_empty()) {
+            (true, _) => println!(
+                "{seed}: not available in this build (none of its experiments is registered: {})",
+                result_ids(&published, seed)
+            ),
+            (false, true) => println!(
+                "{seed}: none of its {} configurations is in the --quick subset; run without --quick",
+                all.len()
+            ),
+            (false, false) => {
+                if quick {
+                    println!(
+                        "{seed}: --quick: {} of {} configurations, scaled down (short samples, 5 \
+                         repetitions, smaller batches; see each result's warnings); run without \
+                         --quick for the seed's sizes",
+                        kept.len(),
+                        all.len()
+                    );
+                }
+                chosen.extend(kept.iter().map(|(i, _)| *i));
+                available.push(seed);
+            }
+        }
+    }
+    if available.is_empty() {
+        println!("Nothing to measure: no requested seed is available in this build.");
+        return Ok(ExitCode::SUCCESS);
+    }
+    let mut store = db::for_writing(&args.measure.store)?;
+    let variants: Vec<Variant> = chosen.into_iter().map(reload).collect();
+    let mut settings = BTreeMap::new();
+    settings.insert("seeds".into(), available.clone().into());
+    let doc = session::measure(variants, &args.measure, settings)?;
+    print!("{}", Terminal { width: None }.render(&doc)?);
+    println!("\nPublished vs measured, seed by seed:");
+    print!("{}", seeds_text(&doc, &published, &available));
+    session::keep(&doc, &args.measure, store.as_mut(), "replicate")?;
+    Ok(session::exit_code(&doc))
+}
+
+/// The registry variant at `index` (variants are values, so each selection builds its own).
+fn reload(index: usize) -> Variant {
+    (
+        index,
+        concbench_experiments::at(index).expect("index from the registry"),
+    )
+}
+
+/// The seeds the arguments name (all when none), in the published file's order.
+fn requested_seeds<'a>(published: &'a Published, requested: &[String]) -> Result<Vec<&'a str>> {
+    let known = published.seeds();
+    if requested.is_empty() {
+        return Ok(known);
+    }
+    let mut out: Vec<&str> = Vec::new();
+    for name in requested {
+        let matched = published.seeds_named(name);
+        if matched.is_empty() {
+            return Err(UsageError::new(format!(
+                "replicate: unknown seed '{name}'; seeds are {} (a prefix such as S0 takes all \
+                 of its parts)",
+                known.join(", ")
+            ))
+            .into());
+        }
+        for s in matched {
+            if !out.contains(&s) {
+                out.push(s);
+            }
+        }
+    }
+    out.sort_by_key(|s| known.iter().position(|k| k == s));
+    Ok(out)
+}
+
+/// Registry variants that measure `seed`: those matching one of its figures, or the selectors
+/// its S0 table rows need.
+fn variants_of(published: &Published, seed: &str, args: &ReplicateArgs) -> Vec<Variant> {
+    let pin = harness_config(&args.measure).pin;
+    let figures: Vec<_> = published
+        .figures
+        .iter()
+        .filter(|f| f.seed == seed)
+        .collect();
+    let needs: Vec<String> = published
+        .dimensions
+        .iter()
+        .filter(|d| {
+            published
+                .claims
+                .iter()
+                .any(|c| c.id == d.claim && c.seed == seed)
+        })
+        .flat_map(|d| d.needs.iter().cloned())
+        .collect();
+    let selected: BTreeSet<usize> = needs
+        .iter()
+        .filter_map(|n| concbench_experiments::select(std::slice::from_ref(n)).ok())
+        .flatten()
+        .map(|(i, _)| i)
+        .collect();
+    concbench_experiments::all()
+        .into_iter()
+        .enumerate()
+        .filter(|(i, e)| {
+            let params = recorded_params(e.as_ref(), pin);
+            selected.contains(i)
+                || figures
+                    .iter()
+                    .any(|f| f.matches_variant(e.meta().id, &params))
+        })
+        .collect()
+}
+
+/// The result ids a seed's figures name, for "not available" messages.
+fn result_ids(published: &Published, seed: &str) -> String {
+    let mut ids: Vec<&str> = published
+        .figures
+        .iter()
+        .filter(|f| f.seed == seed)
+        .map(|f| f.result_id.as_str())
+        .collect();
+    ids.dedup();
+    if ids.is_empty() {
+        let needs: Vec<&str> = published
+            .dimensions
+            .iter()
+            .filter(|d| {
+                published
+                    .claims
+                    .iter()
+                    .any(|c| c.id == d.claim && c.seed == seed)
+            })
+            .flat_map(|d| d.needs.iter().map(String::as_str))
+            .collect();
+        return needs.join(", ");
+    }
+    ids.join(", ")
+}
