@@ -4,11 +4,12 @@
 //! The model is deliberately simple and every input is a measured median from the document:
 //! * units in flight = rate x lifetime, lifetime = CPU per unit / (1 - blocked share)
 //!   (Little's law);
-//! * per-unit models pay one create+destroy per unit (`create.*`); pools pay none;
-//! * a unit that blocks is switched out and back in: two switches per unit (`switch.*`);
+//! * per-unit models pay one create+destroy per unit (`create.*`); pools pay none, but each unit
+//!   is handed to a waiting pool worker, which is woken: one switch per unit (`switch.*`);
+//! * a unit that blocks is switched out and back in: two more switches per unit;
 //! * every unit in flight holds its memory (`memory.*`).
-//! The CPU overhead (creation + switches, CPU-seconds per second) ranks the models; memory is
-//! reported beside it. Models that cannot isolate units are excluded when isolation is needed.
+//! The CPU overhead (creation + switches, CPU-seconds per second) ranks the models, memory
+//! breaks ties. Models that cannot isolate units are excluded when isolation is needed.
 
 use crate::published::convert;
 use concbench_core::{ResultDoc, ResultEntry};
@@ -140,10 +141,10 @@ fn switch_sources(
 
 /// The selectors (`--only`) that measure each cost, for "missing" messages.
 fn family_of(what: &str) -> &'static str {
-    match what {
-        "create" => "create",
-        "switch" => "switch",
-        _ => "memory",
+    if what == "create" {
+        "create"
+    } else {
+        "switch"
     }
 }
 
@@ -241,6 +242,29 @@ impl Workload {
     }
 }
 
+/// Typical workloads the HTML report answers for, so a reader sees "which model, for what"
+/// without choosing numbers: (name, workload).
+pub fn typical_workloads() -> Vec<(&'static str, Workload)> {
+    vec![
+        (
+            "Throwaway tasks: 50,000 per second, 2 µs of CPU each, never blocking",
+            Workload { units_per_sec: 50_000.0, blocked_share: 0.0, cpu_us: 2.0, isolation: false },
+        ),
+        (
+            "A web API: 2,000 requests per second, 100 µs of CPU each, 90% of the time waiting on a database",
+            Workload { units_per_sec: 2_000.0, blocked_share: 0.9, cpu_us: 100.0, isolation: false },
+        ),
+        (
+            "Many mostly idle connections: 20,000 per second, 20 µs of CPU each, 99% blocked",
+            Workload { units_per_sec: 20_000.0, blocked_share: 0.99, cpu_us: 20.0, isolation: false },
+        ),
+        (
+            "Untrusted or crash-prone jobs: 100 per second, 5 ms of CPU each, must be isolated",
+            Workload { units_per_sec: 100.0, blocked_share: 0.2, cpu_us: 5_000.0, isolation: true },
+        ),
+    ]
+}
+
 /// One model's bill for the workload.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Bill {
@@ -281,10 +305,16 @@ pub fn advise(doc: &ResultDoc, workload: Workload) -> Advice {
         .collect();
     let best = bills
         .iter()
-        .filter(|b| b.excluded.is_none() && b.missing.is_empty())
-        .filter_map(|b| Some((b.model, b.overhead_cpu?)))
-        .min_by(|x, y| x.1.total_cmp(&y.1))
-        .map(|(m, _)| m);
+        .filter(|b| b.excluded.is_none())
+        .filter_map(|b| {
+            Some((
+                b.model,
+                b.overhead_cpu?,
+                b.memory_kib.unwrap_or(f64::INFINITY),
+            ))
+        })
+        .min_by(|x, y| x.1.total_cmp(&y.1).then(x.2.total_cmp(&y.2)))
+        .map(|(m, _, _)| m);
     Advice {
         workload,
         bills,
@@ -311,10 +341,10 @@ fn cpu_term(what: &str, cost: &Cost, rate: f64, per_unit: f64) -> (f64, String) 
 }
 
 fn missing_cost(what: &str, kind: Kind) -> String {
+    let family = family_of(what);
     format!(
-        "{what} cost of a {} (run `concbench run --only {}`)",
-        kind.name(),
-        family_of(what)
+        "{family} cost of a {} (run `concbench run --only {family}`)",
+        kind.name()
     )
 }
 
@@ -332,11 +362,14 @@ fn bill(model: Model, costs: &UnitCosts, w: &Workload) -> Bill {
                 _ => "threads",
             }
         ));
+        if rate > 0.0 {
+            terms.push(("hand-off (wake a pool worker)", &costs.switch_ns, 1.0));
+        }
     } else if rate > 0.0 {
         terms.push(("create", &costs.create_ns, 1.0));
     }
     if w.blocks() && rate > 0.0 {
-        terms.push(("switch", &costs.switch_ns, 2.0));
+        terms.push(("block (switch out and back in)", &costs.switch_ns, 2.0));
     }
     for (what, cost, per_unit) in terms {
         match cost {
@@ -412,7 +445,9 @@ fn ns(v: f64) -> String {
 
 /// CPU-seconds per second, as CPUs kept busy or as a share of one CPU.
 pub fn share(cpu: f64) -> String {
-    if cpu >= 0.1 {
+    if cpu == 0.0 {
+        "none".to_string()
+    } else if cpu >= 0.1 {
         format!("{cpu:.2} CPUs busy")
     } else if cpu >= 0.001 {
         format!("{:.2}% of one CPU", cpu * 100.0)
@@ -487,6 +522,13 @@ mod tests {
             .unwrap();
         // 1000/s x 100 us create + 1000/s x 2 x 3 us switch = 0.1 + 0.006 CPU.
         assert!((fork.overhead_cpu.unwrap() - 0.106).abs() < 1e-12);
+        // A pool: no creation, one hand-off and two block switches: 1000 x 3 x 2.5 us.
+        let pool = a
+            .bills
+            .iter()
+            .find(|b| b.model == Model::ThreadPool)
+            .unwrap();
+        assert!((pool.overhead_cpu.unwrap() - 0.0075).abs() < 1e-12);
         // lifetime 200 us -> 0.2 units in flight, at least one unit: 400 KiB.
         assert_eq!(fork.memory_kib, Some(400.0));
         assert!(fork.arithmetic[0].contains("1000 units/s x 100.00 us (create.fork"));
@@ -533,6 +575,24 @@ mod tests {
             .unwrap();
         assert!(t.overhead_cpu.is_none());
         assert!(t.missing[0].contains("--only switch"), "{:?}", t.missing);
+    }
+
+    #[test]
+    fn equal_cpu_overhead_is_decided_by_memory() {
+        let mut d = measured();
+        // Make process and thread switches cost the same: the pools tie on CPU.
+        d.results
+            .retain(|r| r.id != "switch.pipe.process" && !r.id.contains("coroutine"));
+        d.results
+            .push(with("switch.pipe.process", 2500.0, &[], "ns"));
+        let w = Workload {
+            units_per_sec: 100.0,
+            blocked_share: 0.0,
+            cpu_us: 10.0,
+            isolation: false,
+        };
+        let a = advise(&d, w);
+        assert_eq!(a.best, Some(Model::ThreadPool), "threads hold less memory");
     }
 
     #[test]
