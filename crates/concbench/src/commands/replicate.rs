@@ -166,3 +166,55 @@ fn result_ids(published: &Published, seed: &str) -> String {
     }
     ids.join(", ")
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::args::{Cli, Command};
+    use clap::Parser;
+
+    fn args(cli: &[&str]) -> ReplicateArgs {
+        match Cli::parse_from(cli).command {
+            Command::Replicate(a) => a,
+            _ => unreachable!(),
+        }
+    }
+
+    fn published_with(result_id: &str) -> Published {
+        let mut p = published();
+        p.figures = serde_json::from_value(serde_json::json!([{
+            "seed": "SX", "result_id": result_id, "what": "w", "value": 1.0, "unit": "ns",
+            "machine": "m"
+        }]))
+        .unwrap();
+        p.claims.clear();
+        p.dimensions.clear();
+        p
+    }
+
+    #[test]
+    fn a_seed_whose_results_are_not_registered_has_no_variants() {
+        let p = published_with("nothing.registered_here");
+        assert!(variants_of(&p, "SX", &args(&["concbench", "replicate"])).is_empty());
+        assert_eq!(result_ids(&p, "SX"), "nothing.registered_here");
+    }
+
+    #[test]
+    fn a_seed_selects_the_variants_matching_its_figures() {
+        let p = published_with("create.fork");
+        let v = variants_of(&p, "SX", &args(&["concbench", "replicate"]));
+        assert_eq!(v.len(), 2, "both parent histories of create.fork");
+        assert!(v.iter().all(|(_, e)| e.meta().id == "create.fork"));
+    }
+
+    #[test]
+    fn seeds_expand_prefixes_keep_file_order_and_refuse_unknowns() {
+        let p = published();
+        let s = requested_seeds(&p, &["S1".into(), "S0.print".into(), "S0".into()]).unwrap();
+        assert_eq!(s[0], "S0.create", "file order, duplicates removed: {s:?}");
+        assert_eq!(s.iter().filter(|x| **x == "S0.print").count(), 1);
+        assert!(s.contains(&"S1"));
+        let err = requested_seeds(&p, &["nope".into()]).unwrap_err();
+        assert!(concbench_core::error::is_usage_error(&err));
+    }
+}

@@ -5,10 +5,23 @@
 use assert_cmd::Command;
 use std::path::{Path, PathBuf};
 
+/// The binary, with the history database redirected into the target directory (runs store
+/// themselves by default; tests must not write into the user's data directory).
 pub fn concbench() -> Command {
     let mut c = Command::cargo_bin("concbench").expect("binary built");
     c.env("CI", "true");
+    c.env("XDG_DATA_HOME", test_data_home());
     c
+}
+
+/// `$XDG_DATA_HOME` for the binary under test.
+pub fn test_data_home() -> PathBuf {
+    PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("xdg-data")
+}
+
+/// The SYNTHETIC fixture document of the report crate (test data, not a measurement).
+pub fn fixture() -> PathBuf {
+    repo_root().join("crates/concbench-report/tests/fixtures/synthetic-all-families.json")
 }
 
 pub fn repo_root() -> PathBuf {

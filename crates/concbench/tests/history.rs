@@ -1,0 +1,291 @@
+//! The presentation and history commands end to end: `report --html`, every run stored and
+//! listed by `history`, `compare` of stored runs and files, `advise`, `replicate` — and every bad
+//! input answered with exit code 2 and a message naming the flag.
+
+mod common;
+
+use common::*;
+use predicates::prelude::*;
+use std::path::Path;
+
+fn smoke_into(db: &Path, json: &Path) {
+    concbench()
+        .args(["run", "--smoke", "--only", "syscall", "--db"])
+        .arg(db)
+        .arg("--json")
+        .arg(json)
+        .assert()
+        .success()
+        .stderr(predicate::str::contains("stored as run"));
+}
+
+#[test]
+fn report_writes_a_self_contained_html_page() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("r/report.html");
+    concbench()
+        .arg("report")
+        .arg(fixture())
+        .arg("--html")
+        .arg(&out)
+        .assert()
+        .success();
+    let page = std::fs::read_to_string(out).unwrap();
+    assert!(page.starts_with("<!doctype html>"));
+    assert!(page.contains("<svg class=\"chart\"") && page.contains("SYNTHETIC TEST DATA"));
+}
+
+#[test]
+fn report_html_to_an_unwritable_path_names_the_flag() {
+    concbench()
+        .arg("report")
+        .arg(fixture())
+        .args(["--html", "/proc/concbench/report.html"])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("--html"));
+}
+
+#[test]
+fn runs_are_stored_listed_newest_first_and_compared() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("history.sqlite");
+    let (a, b) = (dir.path().join("a.json"), dir.path().join("b.json"));
+    smoke_into(&db, &a);
+    smoke_into(&db, &b);
+    let out = concbench()
+        .arg("history")
+        .arg("--db")
+        .arg(&db)
+        .assert()
+        .success()
+        .get_output()
+        .stdout
+        .clone();
+    let text = String::from_utf8(out).unwrap();
+    let run2 = text.find("│ 2 ").expect("run 2 listed");
+    let run1 = text.find("│ 1 ").expect("run 1 listed");
+    assert!(run2 < run1, "newest first:\n{text}");
+    assert!(text.contains("quick"));
+    concbench()
+        .args(["compare", "1", "2", "--db"])
+        .arg(&db)
+        .assert()
+        .success()
+        .stdout(
+            predicate::str::contains("syscall.getppid")
+                .and(predicate::str::contains("Geometric mean")),
+        );
+    // Files work too, and a stored id can be compared with a file.
+    concbench()
+        .arg("compare")
+        .arg(&a)
+        .arg("2")
+        .arg("--db")
+        .arg(&db)
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("A = ").and(predicate::str::contains("B = run 2")));
+}
+
+#[test]
+fn no_store_leaves_no_database() {
+    let dir = tempfile::tempdir().unwrap();
+    concbench()
+        .args([
+            "run",
+            "--smoke",
+            "--only",
+            "syscall",
+            "--no-store",
+            "--json",
+        ])
+        .arg(dir.path().join("a.json"))
+        .env("XDG_DATA_HOME", dir.path())
+        .assert()
+        .success();
+    assert!(!dir.path().join("concbench/history.sqlite").exists());
+}
+
+#[test]
+fn db_and_no_store_conflict() {
+    concbench()
+        .args(["run", "--smoke", "--db", "x.sqlite", "--no-store"])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("--no-store").and(predicate::str::contains("--db")));
+}
+
+#[test]
+fn an_unusable_db_is_refused_before_measuring() {
+    concbench()
+        .args([
+            "run",
+            "--smoke",
+            "--only",
+            "syscall",
+            "--db",
+            "/proc/concbench/h.sqlite",
+        ])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("--db"))
+        .stdout(predicate::str::is_empty());
+}
+
+#[test]
+fn history_of_a_file_that_is_not_a_database_names_the_flag() {
+    let dir = tempfile::tempdir().unwrap();
+    let bogus = dir.path().join("not.sqlite");
+    std::fs::write(&bogus, "plain text, certainly not an SQLite database file").unwrap();
+    concbench()
+        .arg("history")
+        .arg("--db")
+        .arg(&bogus)
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("--db"));
+}
+
+#[test]
+fn history_of_an_empty_database_says_how_to_fill_it() {
+    let dir = tempfile::tempdir().unwrap();
+    concbench()
+        .arg("history")
+        .arg("--db")
+        .arg(dir.path().join("new.sqlite"))
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("No runs stored"));
+}
+
+#[test]
+fn compare_of_unknown_runs_or_garbage_is_a_usage_error() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("h.sqlite");
+    concbench()
+        .args(["compare", "98", "99", "--db"])
+        .arg(&db)
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("no run 98").and(predicate::str::contains("history")));
+    concbench()
+        .args(["compare", "no-such-thing", "1", "--db"])
+        .arg(&db)
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("compare A").and(predicate::str::contains("run id")));
+}
+
+#[test]
+fn advise_from_a_document_shows_arithmetic_and_an_answer() {
+    concbench()
+        .args([
+            "advise",
+            "--units-per-sec",
+            "2000",
+            "--blocked",
+            "0.9",
+            "--cpu-us",
+            "100",
+            "--from",
+        ])
+        .arg(fixture())
+        .assert()
+        .success()
+        .stdout(
+            predicate::str::contains("units/s x")
+                .and(predicate::str::contains("Answer:"))
+                .and(predicate::str::contains("Little's law")),
+        );
+}
+
+#[test]
+fn advise_rejects_bad_workloads_naming_the_flag() {
+    concbench()
+        .args([
+            "advise",
+            "--units-per-sec",
+            "10",
+            "--blocked",
+            "1.5",
+            "--from",
+        ])
+        .arg(fixture())
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("--blocked"));
+    concbench()
+        .args(["advise", "--units-per-sec", "-5", "--from"])
+        .arg(fixture())
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("--units-per-sec"));
+    concbench()
+        .args(["advise", "--blocked", "0.5"])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("--units-per-sec"));
+}
+
+#[test]
+fn advise_without_any_stored_run_says_what_to_do() {
+    let dir = tempfile::tempdir().unwrap();
+    concbench()
+        .args(["advise", "--units-per-sec", "10", "--db"])
+        .arg(dir.path().join("empty.sqlite"))
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("concbench run").and(predicate::str::contains("--from")));
+}
+
+#[test]
+fn replicate_of_an_unknown_seed_lists_the_seeds() {
+    concbench()
+        .args(["replicate", "S9"])
+        .assert()
+        .code(2)
+        .stderr(
+            predicate::str::contains("unknown seed 'S9'")
+                .and(predicate::str::contains("S0.create")),
+        );
+}
+
+#[test]
+fn replicate_measures_a_seed_and_sets_published_beside_measured() {
+    let dir = tempfile::tempdir().unwrap();
+    let json = dir.path().join("rep.json");
+    let db = dir.path().join("h.sqlite");
+    concbench()
+        .args(["replicate", "S0.create", "--smoke", "--json"])
+        .arg(&json)
+        .arg("--db")
+        .arg(&db)
+        .assert()
+        .success()
+        .stdout(
+            predicate::str::contains("== S0.create")
+                .and(predicate::str::contains("8.684 s"))
+                .and(predicate::str::contains("scaled down")),
+        );
+    let doc = read_json(&json);
+    assert_valid(&doc);
+    assert_eq!(doc["settings"]["seeds"], serde_json::json!(["S0.create"]));
+    let ids: Vec<&str> = doc["results"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["id"].as_str().unwrap())
+        .collect();
+    assert!(
+        ids.contains(&"create.process_100k") && ids.contains(&"create.thread_100k"),
+        "{ids:?}"
+    );
+    concbench()
+        .arg("history")
+        .arg("--db")
+        .arg(&db)
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("replicate"));
+}
