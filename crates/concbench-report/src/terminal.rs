@@ -58,6 +58,11 @@ impl Exporter for Terminal {
             writeln!(out, "\nVerdicts:")?;
             writeln!(out, "{}", self.table(sections::VERDICT_HEADER, &verdicts))?;
         }
+        if sections::s0_table_judged(doc) {
+            writeln!(out, "\nSeed S0's comparison table, re-verified:")?;
+            let rows = sections::s0_table_rows(doc);
+            writeln!(out, "{}", self.table(sections::S0_TABLE_HEADER, &rows))?;
+        }
         for s in sections::skipped_lines(doc) {
             writeln!(out, "skipped: {s}")?;
         }

@@ -51,6 +51,9 @@ pub struct RunArgs {
     /// Also write the report as markdown.
     #[arg(long, value_name = "FILE")]
     pub markdown: Option<PathBuf>,
+    /// Also write the report as one self-contained HTML page (charts included).
+    #[arg(long, value_name = "FILE")]
+    pub html: Option<PathBuf>,
     #[command(flatten)]
     pub measure: MeasureArgs,
 }

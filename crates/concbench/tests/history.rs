@@ -36,6 +36,28 @@ fn report_writes_a_self_contained_html_page() {
 }
 
 #[test]
+fn run_writes_the_html_page_too() {
+    let dir = tempfile::tempdir().unwrap();
+    let html = dir.path().join("run.html");
+    concbench()
+        .args([
+            "run",
+            "--smoke",
+            "--only",
+            "create.fork",
+            "--no-store",
+            "--json",
+        ])
+        .arg(dir.path().join("run.json"))
+        .arg("--html")
+        .arg(&html)
+        .assert()
+        .success();
+    let page = std::fs::read_to_string(html).unwrap();
+    assert!(page.contains("data-family=\"create\"") && page.contains("create.fork"));
+}
+
+#[test]
 fn report_html_to_an_unwritable_path_names_the_flag() {
     concbench()
         .arg("report")

@@ -11,7 +11,6 @@ mod charts;
 
 use crate::{format, sections, Exporter};
 use concbench_analysis::advice::{self, kib_text, share, Cost, Kind};
-use concbench_analysis::published::published;
 use concbench_core::ResultDoc;
 use minijinja::Environment;
 use serde::Serialize;
@@ -41,8 +40,8 @@ struct Page {
     warnings: Vec<String>,
     costs: Vec<CostRow>,
     workloads: Vec<WorkloadAnswer>,
-    claims: Vec<ClaimRow>,
-    dimensions: Vec<DimensionRow>,
+    claims: Vec<sections::ClaimRow>,
+    dimensions: Vec<sections::DimensionRow>,
     figures: Vec<charts::Figure>,
     replication_header: [&'static str; 6],
     replication: Vec<[String; 6]>,
@@ -77,31 +76,10 @@ struct WorkloadAnswer {
     missing: Vec<String>,
 }
 
-#[derive(Serialize)]
-struct ClaimRow {
-    id: String,
-    seed: String,
-    text: String,
-    verdict: Option<String>,
-    explanation: String,
-    evidence: Vec<String>,
-}
-
-#[derive(Serialize)]
-struct DimensionRow {
-    dimension: String,
-    processes: String,
-    threads: String,
-    article_verdict: String,
-    verdict: Option<String>,
-    explanation: String,
-    evidence: Vec<String>,
-}
-
 impl From<&ResultDoc> for Page {
     fn from(doc: &ResultDoc) -> Self {
         let (results, notes) = sections::result_rows(doc);
-        let (claims, dimensions) = verdict_rows(doc);
+        let (claims, dimensions) = sections::claims_and_s0_table(doc);
         Page {
             style: STYLE,
             version: doc.tool.version.clone(),
@@ -288,56 +266,4 @@ fn workload_answers(doc: &ResultDoc) -> Vec<WorkloadAnswer> {
             }
         })
         .collect()
-}
-
-/// The claims (except S0's table rows) and the six rows of S0's table, each with its verdict.
-fn verdict_rows(doc: &ResultDoc) -> (Vec<ClaimRow>, Vec<DimensionRow>) {
-    let p = published();
-    let judged = |claim: &str| doc.verdicts.iter().find(|v| v.source == claim);
-    let verdict_text =
-        |claim: &str| judged(claim).map(|v| format!("{:?}", v.verdict).to_lowercase());
-    let explanation = |claim: &str, needs: &[String]| match judged(claim) {
-        Some(v) => v.explanation.clone(),
-        None if needs.is_empty() && claim.starts_with("S0.table") => {
-            "Not measurable by a benchmark: it is a matter of practice, not of cost.".into()
-        }
-        None if !needs.is_empty() => format!(
-            "Not judged: this run lacks the evidence (measure it with `concbench run --only {}`).",
-            needs.join(",")
-        ),
-        None => "Not judged: this run lacks the evidence for it.".into(),
-    };
-    let evidence = |claim: &str| {
-        judged(claim)
-            .map(|v| v.evidence.clone())
-            .unwrap_or_default()
-    };
-    let in_table = |id: &str| p.dimensions.iter().any(|d| d.claim == id);
-    let claims = p
-        .claims
-        .iter()
-        .filter(|c| !in_table(&c.id))
-        .map(|c| ClaimRow {
-            id: c.id.clone(),
-            seed: c.seed.clone(),
-            text: c.text.clone(),
-            verdict: verdict_text(&c.id),
-            explanation: explanation(&c.id, &[]),
-            evidence: evidence(&c.id),
-        })
-        .collect();
-    let dimensions = p
-        .dimensions
-        .iter()
-        .map(|d| DimensionRow {
-            dimension: d.dimension.clone(),
-            processes: d.processes.clone(),
-            threads: d.threads.clone(),
-            article_verdict: d.article_verdict.clone(),
-            verdict: verdict_text(&d.claim),
-            explanation: explanation(&d.claim, &d.needs),
-            evidence: evidence(&d.claim),
-        })
-        .collect();
-    (claims, dimensions)
 }

@@ -4,7 +4,7 @@
 use crate::args::RunArgs;
 use crate::{db, session};
 use anyhow::Result;
-use concbench_report::{Exporter, Markdown, Terminal};
+use concbench_report::{Exporter, Html, Markdown, Terminal};
 use std::collections::BTreeMap;
 use std::process::ExitCode;
 
@@ -18,6 +18,10 @@ pub fn run(args: RunArgs) -> Result<ExitCode> {
     session::keep(&doc, &args.measure, store.as_mut(), "run")?;
     if let Some(md) = &args.markdown {
         super::write_output("--markdown", md, &Markdown.render(&doc)?)?;
+    }
+    if let Some(html) = &args.html {
+        super::write_output("--html", html, &Html.render(&doc)?)?;
+        eprintln!("concbench: wrote {} (open it in a browser)", html.display());
     }
     Ok(session::exit_code(&doc))
 }
