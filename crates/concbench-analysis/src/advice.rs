@@ -8,6 +8,7 @@
 //!   is handed to a waiting pool worker, which is woken: one switch per unit (`switch.*`);
 //! * a unit that blocks is switched out and back in: two more switches per unit;
 //! * every unit in flight holds its memory (`memory.*`).
+//!
 //! The CPU overhead (creation + switches, CPU-seconds per second) ranks the models, memory
 //! breaks ties. Models that cannot isolate units are excluded when isolation is needed.
 
@@ -422,9 +423,7 @@ fn bill(model: Model, costs: &UnitCosts, w: &Workload) -> Bill {
 
 /// A number for people: integers without decimals, others with three significant digits.
 fn num(v: f64) -> String {
-    if v.fract() == 0.0 && v.abs() < 1e15 {
-        format!("{v:.0}")
-    } else if v.abs() >= 100.0 {
+    if (v.fract() == 0.0 && v.abs() < 1e15) || v.abs() >= 100.0 {
         format!("{v:.0}")
     } else if v.abs() >= 1.0 {
         format!("{v:.2}")

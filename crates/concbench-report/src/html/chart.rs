@@ -234,12 +234,20 @@ impl BarChart {
     }
 }
 
+/// One point of a line, with the interval of its y and its hover text.
+#[derive(Debug, Clone)]
+pub struct Point {
+    pub x: f64,
+    pub y: f64,
+    pub ci: Option<(f64, f64)>,
+    pub tooltip: String,
+}
+
 /// One line of points.
 #[derive(Debug, Clone)]
 pub struct Series {
     pub name: String,
-    /// (x, y, interval of y, hover text).
-    pub points: Vec<(f64, f64, Option<(f64, f64)>, String)>,
+    pub points: Vec<Point>,
 }
 
 /// Lines over a numeric x axis (e.g. time vs COUNT, MiB/s vs threads).
@@ -257,13 +265,13 @@ impl LineChart {
         let xs: Vec<f64> = self
             .series
             .iter()
-            .flat_map(|s| s.points.iter().map(|p| p.0))
+            .flat_map(|s| s.points.iter().map(|p| p.x))
             .collect();
         let ys: Vec<f64> = self
             .series
             .iter()
             .flat_map(|s| s.points.iter())
-            .flat_map(|p| [Some(p.1), p.2.map(|c| c.0), p.2.map(|c| c.1)])
+            .flat_map(|p| [Some(p.y), p.ci.map(|c| c.0), p.ci.map(|c| c.1)])
             .flatten()
             .collect();
         let xscale = Scale::covering(&xs, 20.0);
@@ -291,10 +299,10 @@ impl LineChart {
         let py = |v: f64| bottom - yscale.fraction(v) * plot_h;
         for (i, series) in self.series.iter().enumerate() {
             let mut pts = series.points.clone();
-            pts.sort_by(|a, b| a.0.total_cmp(&b.0));
+            pts.sort_by(|a, b| a.x.total_cmp(&b.x));
             let path: Vec<String> = pts
                 .iter()
-                .map(|p| format!("{:.1},{:.1}", px(p.0), py(p.1)))
+                .map(|p| format!("{:.1},{:.1}", px(p.x), py(p.y)))
                 .collect();
             let _ = write!(
                 s,
@@ -303,7 +311,13 @@ impl LineChart {
                 path.join(" "),
                 esc(&series.name)
             );
-            for (x, y, ci, tip) in &pts {
+            for Point {
+                x,
+                y,
+                ci,
+                tooltip: tip,
+            } in &pts
+            {
                 if let Some((lo, hi)) = ci {
                     whisker_v(&mut s, px(*x), py(*lo), py(*hi));
                 }

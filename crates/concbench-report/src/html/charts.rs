@@ -6,7 +6,7 @@
 //! Only unit conversions happen here (scaling ns to µs, MiB read / seconds): the numbers are the
 //! document's medians and intervals.
 
-use super::chart::{Bar, BarChart, LineChart, Series};
+use super::chart::{Bar, BarChart, LineChart, Point, Series};
 use crate::format;
 use concbench_core::{ResultDoc, ResultEntry};
 use serde::Serialize;
@@ -213,8 +213,8 @@ fn unit_kind(id: &str) -> &'static str {
 
 fn create(results: &[&ResultEntry]) -> Vec<Chart> {
     by_unit(results)
-        .into_iter()
-        .map(|(_, rs)| {
+        .into_values()
+        .map(|rs| {
             (
                 "Create + run empty + destroy, one unit: the longer the bar, the dearer a unit. \
                  The scale is logarithmic when costs span decades."
@@ -237,7 +237,7 @@ fn switch(results: &[&ResultEntry]) -> Vec<Chart> {
         .copied()
         .filter(|r| r.params.get("working_set_kib").is_none())
         .collect();
-    for (_, rs) in by_unit(&flat) {
+    for rs in by_unit(&flat).into_values() {
         out.push((
             "One switch between two units, by where they run: same CPU, two CPUs, or wherever \
              the scheduler puts them. A wake-up across CPUs can cost many times a switch on one."
@@ -291,12 +291,12 @@ fn lines(
     for r in results {
         let Some(x) = x_of(r) else { continue };
         let name = series_of(r);
-        let point = (
+        let point = Point {
             x,
-            r.summary.median * factor,
-            Some((r.summary.ci95[0] * factor, r.summary.ci95[1] * factor)),
-            tooltip(r),
-        );
+            y: r.summary.median * factor,
+            ci: Some((r.summary.ci95[0] * factor, r.summary.ci95[1] * factor)),
+            tooltip: tooltip(r),
+        };
         match series.iter_mut().find(|s| s.name == name) {
             Some(s) => s.points.push(point),
             None => series.push(Series {
@@ -414,7 +414,12 @@ fn io(results: &[&ResultEntry]) -> Vec<Chart> {
             r.params.get_str("model").unwrap_or(&r.id),
             r.params.get_str("cache").unwrap_or("")
         );
-        let point = (x, y, ci, format!("{:.1} MiB/s — {}", y, tooltip(r)));
+        let point = Point {
+            x,
+            y,
+            ci,
+            tooltip: format!("{:.1} MiB/s — {}", y, tooltip(r)),
+        };
         match series.iter_mut().find(|s| s.name == name) {
             Some(s) => s.points.push(point),
             None => series.push(Series {
