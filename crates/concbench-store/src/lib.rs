@@ -217,51 +217,38 @@ fn parse(text: &str, id: i64) -> Result<ResultDoc> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use concbench_core::{Host, Params, ResultEntry, Summary, Tool, SCHEMA_ID};
+    use concbench_core::{Host, Params, ResultEntry, Summary};
 
     pub(crate) fn doc(started_at: &str, results: usize) -> ResultDoc {
-        ResultDoc {
-            schema: SCHEMA_ID.into(),
-            tool: Tool {
-                name: "concbench".into(),
-                version: "test".into(),
+        let host = Host {
+            hostname: "test-host".into(),
+            ..Host::default()
+        };
+        let entry = |i: usize| ResultEntry {
+            id: "syscall.getppid".into(),
+            family: "syscall".into(),
+            title: "t".into(),
+            op: "o".into(),
+            unit: "ns".into(),
+            params: Params::new().with("i", i as u64),
+            cpus: vec![],
+            iterations: 1,
+            summary: Summary {
+                median: 1.0,
+                ci95: [0.5, 1.5],
+                min: 0.5,
+                max: 1.5,
+                mad: 0.1,
+                mean: 1.0,
             },
-            host: Host {
-                hostname: "test-host".into(),
-                ..Host::default()
-            },
-            started_at: started_at.into(),
-            duration_s: 1.0,
-            settings: Default::default(),
-            results: (0..results)
-                .map(|i| ResultEntry {
-                    id: "syscall.getppid".into(),
-                    family: "syscall".into(),
-                    title: "t".into(),
-                    op: "o".into(),
-                    unit: "ns".into(),
-                    params: Params::new().with("i", i as u64),
-                    cpus: vec![],
-                    iterations: 1,
-                    summary: Summary {
-                        median: 1.0,
-                        ci95: [0.5, 1.5],
-                        min: 0.5,
-                        max: 1.5,
-                        mad: 0.1,
-                        mean: 1.0,
-                    },
-                    samples: vec![1.0; 5],
-                    counters: Default::default(),
-                    overhead: None,
-                    warnings: vec![],
-                })
-                .collect(),
-            skipped: vec![],
-            failures: vec![],
-            verdicts: vec![],
+            samples: vec![1.0; 5],
+            counters: Default::default(),
+            overhead: None,
             warnings: vec![],
-            interrupted: false,
+        };
+        ResultDoc {
+            results: (0..results).map(entry).collect(),
+            ..ResultDoc::new(host, started_at.into())
         }
     }
 

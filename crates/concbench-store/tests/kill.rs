@@ -7,7 +7,7 @@
 //! transaction), kills it, confirms the journal was left behind (the kill landed mid-transaction)
 //! and reopens the database to check it.
 
-use concbench_core::{Host, Params, ResultDoc, ResultEntry, Summary, Tool, SCHEMA_ID};
+use concbench_core::{Host, Params, ResultDoc, ResultEntry, Summary};
 use concbench_store::Store;
 use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
@@ -44,21 +44,8 @@ fn big_doc(n: usize) -> ResultDoc {
         warnings: vec!["synthetic test data, not a measurement".into()],
     };
     ResultDoc {
-        schema: SCHEMA_ID.into(),
-        tool: Tool {
-            name: "concbench".into(),
-            version: "test".into(),
-        },
-        host: Host::default(),
-        started_at: "2026-01-01T00:00:00Z".into(),
-        duration_s: 0.0,
-        settings: Default::default(),
         results: (0..n).map(entry).collect(),
-        skipped: vec![],
-        failures: vec![],
-        verdicts: vec![],
-        warnings: vec![],
-        interrupted: false,
+        ..ResultDoc::new(Host::default(), "2026-01-01T00:00:00Z".into())
     }
 }
 

@@ -6,7 +6,7 @@ use crate::args::{MeasureArgs, Pin};
 use crate::progress::Progress;
 use anyhow::{Context, Result};
 use concbench_analysis::{build_entry, verdicts};
-use concbench_core::{Experiment, Outcome, ResultDoc, Tool, SCHEMA_ID};
+use concbench_core::{Experiment, Outcome, ResultDoc};
 use concbench_measure::isolate::{supervisor::Supervisor, Job};
 use concbench_measure::{clock, host, recorded_params, signals, HarnessConfig, PinMode};
 use concbench_report::{Exporter, Json};
@@ -78,23 +78,9 @@ pub fn measure(
         cancel: cancel.clone(),
     };
     settings.extend(harness_settings(args));
-    let mut doc = ResultDoc {
-        schema: SCHEMA_ID.to_string(),
-        tool: Tool {
-            name: "concbench".into(),
-            version: env!("CARGO_PKG_VERSION").into(),
-        },
-        host: host.clone(),
-        started_at,
-        duration_s: 0.0,
-        settings,
-        results: Vec::new(),
-        skipped: Vec::new(),
-        failures: Vec::new(),
-        verdicts: Vec::new(),
-        warnings: host.confounder_warnings(),
-        interrupted: false,
-    };
+    let mut doc = ResultDoc::new(host.clone(), started_at);
+    doc.settings = settings;
+    doc.warnings = host.confounder_warnings();
 
     let mut progress = Progress::new(variants.len());
     for (index, exp) in variants {

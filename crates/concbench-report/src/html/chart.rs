@@ -137,6 +137,14 @@ pub fn tick_label(v: f64) -> String {
     format!("{text}{suffix}")
 }
 
+/// Values and the ends of their intervals: what a scale must cover.
+fn with_intervals(marks: impl Iterator<Item = (f64, Option<(f64, f64)>)>) -> Vec<f64> {
+    marks
+        .flat_map(|(v, ci)| [Some(v), ci.map(|c| c.0), ci.map(|c| c.1)])
+        .flatten()
+        .collect()
+}
+
 /// One bar: a labelled value with its interval.
 #[derive(Debug, Clone)]
 pub struct Bar {
@@ -163,12 +171,7 @@ pub struct BarChart {
 
 impl BarChart {
     pub fn svg(&self) -> String {
-        let values: Vec<f64> = self
-            .bars
-            .iter()
-            .flat_map(|b| [Some(b.value), b.ci.map(|c| c.0), b.ci.map(|c| c.1)])
-            .flatten()
-            .collect();
+        let values = with_intervals(self.bars.iter().map(|b| (b.value, b.ci)));
         let scale = Scale::covering(&values, 50.0);
         let longest = self
             .bars
@@ -267,13 +270,8 @@ impl LineChart {
             .iter()
             .flat_map(|s| s.points.iter().map(|p| p.x))
             .collect();
-        let ys: Vec<f64> = self
-            .series
-            .iter()
-            .flat_map(|s| s.points.iter())
-            .flat_map(|p| [Some(p.y), p.ci.map(|c| c.0), p.ci.map(|c| c.1)])
-            .flatten()
-            .collect();
+        let points = self.series.iter().flat_map(|s| s.points.iter());
+        let ys = with_intervals(points.map(|p| (p.y, p.ci)));
         let xscale = Scale::covering(&xs, 20.0);
         let yscale = Scale::covering(&ys, 30.0);
         let head = heading_height(&self.subtitle);

@@ -107,6 +107,37 @@ impl Browser {
         })
     }
 
+    /// Write one message (NUL-terminated JSON) to the browser.
+    fn send(&mut self, msg: &Value) {
+        let mut bytes = serde_json::to_vec(msg).unwrap();
+        bytes.push(0);
+        self.to_browser
+            .write_all(&bytes)
+            .expect("write to chromium");
+    }
+
+    /// Receive messages, keeping each as an event, until `wanted` accepts one (returned) or
+    /// `timeout` passes (a panic naming `what`).
+    fn receive_until(
+        &mut self,
+        what: &str,
+        timeout: Duration,
+        wanted: impl Fn(&Value) -> bool,
+    ) -> Value {
+        let deadline = Instant::now() + timeout;
+        loop {
+            let left = deadline.saturating_duration_since(Instant::now());
+            let v = self
+                .from_browser
+                .recv_timeout(left)
+                .unwrap_or_else(|_| panic!("chromium sent no {what} within {timeout:?}"));
+            if wanted(&v) {
+                return v;
+            }
+            self.events.push(v);
+        }
+    }
+
     /// Send `method` (to the page `session`, or to the browser) and wait for its result.
     pub fn call(&mut self, session: Option<&str>, method: &str, params: Value) -> Value {
         let id = self.next_id;
@@ -115,26 +146,16 @@ impl Browser {
         if let Some(s) = session {
             msg["sessionId"] = json!(s);
         }
-        let mut bytes = serde_json::to_vec(&msg).unwrap();
-        bytes.push(0);
-        self.to_browser
-            .write_all(&bytes)
-            .expect("write to chromium");
-        let deadline = Instant::now() + Duration::from_secs(60);
-        loop {
-            let left = deadline.saturating_duration_since(Instant::now());
-            let v = self
-                .from_browser
-                .recv_timeout(left)
-                .unwrap_or_else(|_| panic!("chromium did not answer {method} within 60 s"));
-            if v.get("id") == Some(&json!(id)) {
-                if let Some(err) = v.get("error") {
-                    panic!("{method} failed: {err}");
-                }
-                return v["result"].clone();
-            }
-            self.events.push(v);
+        self.send(&msg);
+        let reply = self.receive_until(
+            &format!("answer to {method}"),
+            Duration::from_secs(60),
+            |v| v.get("id") == Some(&json!(id)),
+        );
+        if let Some(err) = reply.get("error") {
+            panic!("{method} failed: {err}");
         }
+        reply["result"].clone()
     }
 
     /// Wait until an event named `method` arrives (or was already received).
@@ -142,19 +163,9 @@ impl Browser {
         if let Some(e) = self.events.iter().find(|e| e["method"] == method) {
             return e.clone();
         }
-        let deadline = Instant::now() + timeout;
-        loop {
-            let left = deadline.saturating_duration_since(Instant::now());
-            let v = self
-                .from_browser
-                .recv_timeout(left)
-                .unwrap_or_else(|_| panic!("no {method} within {timeout:?}"));
-            let hit = v["method"] == method;
-            self.events.push(v.clone());
-            if hit {
-                return v;
-            }
-        }
+        let event = self.receive_until(method, timeout, |v| v["method"] == method);
+        self.events.push(event.clone());
+        event
     }
 
     /// Collect whatever events arrive during `quiet`.
@@ -170,10 +181,7 @@ impl Browser {
     /// process outlives the test.
     pub fn close(mut self) {
         let id = self.next_id;
-        let mut bytes =
-            serde_json::to_vec(&json!({ "id": id, "method": "Browser.close" })).unwrap();
-        bytes.push(0);
-        let _ = self.to_browser.write_all(&bytes);
+        self.send(&json!({ "id": id, "method": "Browser.close" }));
         let deadline = Instant::now() + Duration::from_secs(10);
         while Instant::now() < deadline {
             if let Ok(Some(_)) = self.child.try_wait() {

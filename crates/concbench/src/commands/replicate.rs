@@ -111,19 +111,8 @@ fn variants_of(published: &Published, seed: &str, args: &ReplicateArgs) -> Vec<V
         .iter()
         .filter(|f| f.seed == seed)
         .collect();
-    let needs: Vec<String> = published
-        .dimensions
-        .iter()
-        .filter(|d| {
-            published
-                .claims
-                .iter()
-                .any(|c| c.id == d.claim && c.seed == seed)
-        })
-        .flat_map(|d| d.needs.iter().cloned())
-        .collect();
-    let selected: BTreeSet<usize> = needs
-        .iter()
+    let selected: BTreeSet<usize> = needs_of(published, seed)
+        .into_iter()
         .filter_map(|n| concbench_experiments::select(std::slice::from_ref(n)).ok())
         .flatten()
         .map(|(i, _)| i)
@@ -151,20 +140,23 @@ fn result_ids(published: &Published, seed: &str) -> String {
         .collect();
     ids.dedup();
     if ids.is_empty() {
-        let needs: Vec<&str> = published
-            .dimensions
-            .iter()
-            .filter(|d| {
-                published
-                    .claims
-                    .iter()
-                    .any(|c| c.id == d.claim && c.seed == seed)
-            })
-            .flat_map(|d| d.needs.iter().map(String::as_str))
+        let needs: Vec<&str> = needs_of(published, seed)
+            .into_iter()
+            .map(String::as_str)
             .collect();
         return needs.join(", ");
     }
     ids.join(", ")
+}
+
+/// The `--only` selectors the S0 table rows of `seed` need (empty for other seeds).
+fn needs_of<'a>(published: &'a Published, seed: &str) -> Vec<&'a String> {
+    published
+        .dimensions
+        .iter()
+        .filter(|d| published.claims_of(seed).any(|c| c.id == d.claim))
+        .flat_map(|d| d.needs.iter())
+        .collect()
 }
 
 #[cfg(test)]

@@ -3,6 +3,7 @@
 #![allow(dead_code)]
 
 use assert_cmd::Command;
+use std::ffi::OsStr;
 use std::path::{Path, PathBuf};
 
 /// The binary, with the history database redirected into the target directory (runs store
@@ -60,4 +61,19 @@ pub fn smoke_run(dir: &Path, only: Option<&str>) -> serde_json::Value {
     }
     cmd.assert().success();
     read_json(&out)
+}
+
+/// `concbench ARGS` must exit with 2 (bad usage or input) and say every one of `needles` on
+/// stderr (the flag at fault and the fix).
+pub fn assert_usage_error<I, S>(args: I, needles: &[&str])
+where
+    I: IntoIterator<Item = S>,
+    S: AsRef<OsStr>,
+{
+    let out = concbench().args(args).output().expect("concbench runs");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "exit code; stderr:\n{stderr}");
+    for n in needles {
+        assert!(stderr.contains(n), "stderr lacks {n:?}:\n{stderr}");
+    }
 }
