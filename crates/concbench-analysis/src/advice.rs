@@ -289,6 +289,27 @@ pub struct Advice {
     pub bills: Vec<Bill>,
     /// The model with the least overhead among the eligible, fully measured ones.
     pub best: Option<Model>,
+    /// Logical CPUs of the machine the measurements come from.
+    pub cpus: usize,
+}
+
+impl Advice {
+    /// CPUs a model keeps busy: its overhead plus the work itself (rate x CPU per unit).
+    pub fn cpus_needed(&self, bill: &Bill) -> Option<f64> {
+        let work = self.workload.units_per_sec * self.workload.cpu_us / 1e6;
+        bill.overhead_cpu.map(|o| o + work)
+    }
+
+    /// A note when a model needs more CPUs than the machine has.
+    pub fn capacity_note(&self, bill: &Bill) -> Option<String> {
+        let needed = self.cpus_needed(bill)?;
+        (needed > self.cpus as f64).then(|| {
+            format!(
+                "needs {needed:.1} CPUs (work + overhead), more than this machine's {}",
+                self.cpus
+            )
+        })
+    }
 }
 
 /// Bill every model for `workload` from the document's measurements.
@@ -320,6 +341,7 @@ pub fn advise(doc: &ResultDoc, workload: Workload) -> Advice {
         workload,
         bills,
         best,
+        cpus: doc.host.logical_cpus,
     }
 }
 
@@ -533,6 +555,30 @@ mod tests {
         assert!(fork.arithmetic[0].contains("1000 units/s x 100.00 us (create.fork"));
         // Coroutines: 1000 x 200 ns + 1000 x 2 x 50 ns = 0.0003 CPU, the least.
         assert_eq!(a.best, Some(Model::Coroutines), "{a:#?}");
+    }
+
+    #[test]
+    fn models_that_need_more_cpus_than_the_machine_has_say_so() {
+        let mut d = measured();
+        d.host.logical_cpus = 2;
+        // 50,000 forks/s x 100 us = 5 CPUs of creation alone.
+        let w = Workload {
+            units_per_sec: 50_000.0,
+            ..WEB
+        };
+        let a = advise(&d, w);
+        let fork = a
+            .bills
+            .iter()
+            .find(|b| b.model == Model::ProcessPerUnit)
+            .unwrap();
+        assert!(a
+            .capacity_note(fork)
+            .unwrap()
+            .contains("more than this machine's 2"));
+        let best = a.bills.iter().find(|b| Some(b.model) == a.best).unwrap();
+        // Coroutines: 50,000 x (200 + 2 x 50) ns = 0.015 CPU of overhead + 5 CPUs of work.
+        assert!((a.cpus_needed(best).unwrap() - 5.015).abs() < 1e-9);
     }
 
     #[test]

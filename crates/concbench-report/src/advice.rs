@@ -60,18 +60,26 @@ pub fn advice_text(a: &Advice, source: &str) -> String {
             let _ = writeln!(out, "  missing: {m}");
         }
     }
-    let _ = writeln!(
-        out,
-        "\n{}",
-        match a.best {
-            Some(m) => format!(
+    let answer = match a.best {
+        Some(m) => {
+            let bill = a
+                .bills
+                .iter()
+                .find(|b| b.model == m)
+                .expect("best is billed");
+            let capacity = a
+                .capacity_note(bill)
+                .map(|n| format!(" Even so it {n}: spread the load over more machines."))
+                .unwrap_or_default();
+            format!(
                 "Answer: {} costs least on this machine for this workload (the work itself, {} us \
-                 per unit, is the same in every model and is not counted).",
+                 per unit, is the same in every model and is not counted).{capacity}",
                 m.name(),
                 w.cpu_us
-            ),
-            None => "Answer: none can be given: the measurements above are missing.".to_string(),
+            )
         }
-    );
+        None => "Answer: none can be given: the measurements above are missing.".to_string(),
+    };
+    let _ = writeln!(out, "\n{answer}");
     out
 }

@@ -134,7 +134,11 @@ pub fn keep(
         .clone()
         .unwrap_or_else(|| default_json_path(command, &doc.started_at));
     crate::commands::write_output("--json", &path, &Json.render(doc)?)?;
-    eprintln!("concbench: wrote {}", path.display());
+    eprintln!(
+        "concbench: wrote {} (as a page with charts: `concbench report {} --html report.html`)",
+        path.display(),
+        path.display()
+    );
     if let Some(store) = store {
         match store.save(doc, command) {
             Ok(id) => eprintln!(

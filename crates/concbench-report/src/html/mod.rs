@@ -238,11 +238,18 @@ fn workload_answers(doc: &ResultDoc) -> Vec<WorkloadAnswer> {
                         b.memory_kib
                             .map(kib_text)
                             .unwrap_or_else(|| "not measured".into()),
-                        match (&b.excluded, a.best == Some(b.model)) {
-                            (Some(why), _) => format!("excluded: {why}"),
-                            (None, true) => "cheapest".into(),
-                            _ => String::new(),
-                        },
+                        [
+                            match (&b.excluded, a.best == Some(b.model)) {
+                                (Some(why), _) => format!("excluded: {why}"),
+                                (None, true) => "cheapest".into(),
+                                _ => String::new(),
+                            },
+                            a.capacity_note(b).unwrap_or_default(),
+                        ]
+                        .into_iter()
+                        .filter(|n| !n.is_empty())
+                        .collect::<Vec<_>>()
+                        .join("; "),
                     ]
                 })
                 .collect();
