@@ -33,6 +33,16 @@ pub fn open(db: Option<&Path>) -> Result<Store> {
     })
 }
 
+/// Open the database for reading: `None` when it does not exist yet (reading commands do not
+/// create it). Returns the path either way, for messages.
+pub fn open_existing(db: Option<&Path>) -> Result<(PathBuf, Option<Store>)> {
+    let path = path(db)?;
+    if !path.exists() {
+        return Ok((path, None));
+    }
+    Ok((path.clone(), Some(open(Some(&path))?)))
+}
+
 /// The store a measuring command writes to: `None` under `--no-store`. Opened before measuring,
 /// so a bad `--db` fails at once rather than after minutes of measurement.
 pub fn for_writing(args: &StoreArgs) -> Result<Option<Store>> {

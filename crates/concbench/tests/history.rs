@@ -170,15 +170,17 @@ fn history_of_a_file_that_is_not_a_database_names_the_flag() {
 }
 
 #[test]
-fn history_of_an_empty_database_says_how_to_fill_it() {
+fn history_of_a_missing_database_says_how_to_fill_it_and_creates_nothing() {
     let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("new.sqlite");
     concbench()
         .arg("history")
         .arg("--db")
-        .arg(dir.path().join("new.sqlite"))
+        .arg(&db)
         .assert()
         .success()
         .stdout(predicate::str::contains("No runs stored"));
+    assert!(!db.exists(), "a read created the database");
 }
 
 #[test]

@@ -378,15 +378,16 @@ fn mib_per_s(r: &ResultEntry) -> Option<f64> {
     (seconds > 0.0).then(|| mib / seconds)
 }
 
-/// Readers working at once: `threads`, else one per file for the parallel models.
+/// Readers working at once: `threads` when given; else one for the sequential model and one
+/// per file for the parallel ones (seed S4: "ten threads, one file each").
 fn readers(r: &ResultEntry) -> Option<f64> {
-    r.params
-        .get_f64("threads")
-        .or_else(|| match r.params.get_str("model") {
-            Some("one-thread-sequential") => Some(1.0),
-            Some("threads") | Some("processes") => r.params.get_f64("files"),
-            _ => r.params.get_f64("files"),
-        })
+    if let Some(t) = r.params.get_f64("threads") {
+        return Some(t);
+    }
+    match r.params.get_str("model") {
+        Some("one-thread-sequential") => Some(1.0),
+        _ => r.params.get_f64("files"),
+    }
 }
 
 fn io(results: &[&ResultEntry]) -> Vec<Chart> {

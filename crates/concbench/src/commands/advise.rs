@@ -17,15 +17,19 @@ pub fn advise(args: AdviseArgs) -> Result<ExitCode> {
             path.display().to_string(),
         ),
         None => {
-            let store = db::open(args.db.as_deref())?;
-            let (id, doc) = store.latest()?.ok_or_else(|| {
+            let (path, store) = db::open_existing(args.db.as_deref())?;
+            let latest = match store {
+                Some(store) => store.latest()?,
+                None => None,
+            };
+            let (id, doc) = latest.ok_or_else(|| {
                 UsageError::new(format!(
                     "advise: no run stored in {} yet; run `concbench run` first, or pass \
                      --from FILE.json",
-                    store.path().display()
+                    path.display()
                 ))
             })?;
-            (doc, format!("run {id} of {}", store.path().display()))
+            (doc, format!("run {id} of {}", path.display()))
         }
     };
     print!("{}", advice_text(&bill_models(&doc, workload), &source));

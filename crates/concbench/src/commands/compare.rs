@@ -34,11 +34,15 @@ fn resolve(arg: &str, side: &str, db: Option<&Path>) -> Result<(ResultDoc, Strin
         ))
         .into());
     };
-    let store = db::open(db)?;
-    let doc = store.load(id)?.ok_or_else(|| {
+    let (path, store) = db::open_existing(db)?;
+    let doc = match store {
+        Some(store) => store.load(id)?,
+        None => None,
+    };
+    let doc = doc.ok_or_else(|| {
         UsageError::new(format!(
             "compare {side}: no run {id} in {}; `concbench history` lists the stored runs",
-            store.path().display()
+            path.display()
         ))
     })?;
     let label = format!("run {id} ({}, {})", doc.host.hostname, doc.started_at);

@@ -11,12 +11,15 @@ const HEADER: [&str; 7] = [
 ];
 
 pub fn history(args: HistoryArgs) -> Result<ExitCode> {
-    let store = db::open(args.db.as_deref())?;
-    let runs = store.runs()?;
+    let (path, store) = db::open_existing(args.db.as_deref())?;
+    let runs = match &store {
+        Some(store) => store.runs()?,
+        None => Vec::new(),
+    };
     if runs.is_empty() {
         println!(
             "No runs stored in {} yet: `concbench run` stores every run there.",
-            store.path().display()
+            path.display()
         );
         return Ok(ExitCode::SUCCESS);
     }
@@ -44,7 +47,7 @@ pub fn history(args: HistoryArgs) -> Result<ExitCode> {
             ]
         })
         .collect();
-    println!("Runs in {} (newest first):", store.path().display());
+    println!("Runs in {} (newest first):", path.display());
     println!("{}", table(HEADER, &rows, None));
     println!("Compare two runs: `concbench compare RUN_A RUN_B` (B/A per result).");
     Ok(ExitCode::SUCCESS)
