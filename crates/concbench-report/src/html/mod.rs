@@ -35,6 +35,8 @@ struct Page {
     version: String,
     started_at: String,
     duration: String,
+    /// How the run measured, when not the full way (quick, smoke).
+    mode: Option<&'static str>,
     host_line: String,
     host: Vec<(String, String)>,
     warnings: Vec<String>,
@@ -85,6 +87,7 @@ impl From<&ResultDoc> for Page {
             version: doc.tool.version.clone(),
             started_at: doc.started_at.clone(),
             duration: format::value(doc.duration_s, "s"),
+            mode: mode(doc),
             host_line: sections::host_line(doc),
             host: host_facts(doc),
             warnings: doc.warnings.clone(),
@@ -102,6 +105,19 @@ impl From<&ResultDoc> for Page {
             failures: sections::failure_lines(doc),
             interrupted: doc.interrupted,
         }
+    }
+}
+
+fn mode(doc: &ResultDoc) -> Option<&'static str> {
+    let flag = |k: &str| doc.settings.get(k).and_then(|v| v.as_bool()) == Some(true);
+    if flag("smoke") {
+        Some("smoke test: one repetition of a few iterations, to prove every experiment runs — not a measurement")
+    } else if flag("quick") {
+        Some(
+            "quick run: short samples and 5 repetitions; run without --quick for tighter intervals",
+        )
+    } else {
+        None
     }
 }
 
