@@ -35,7 +35,12 @@ pub fn seeds_text(doc: &ResultDoc, published: &Published, seeds: &[&str]) -> Str
                 );
             }
         }
-        for claim in published.claims_of(seed) {
+        let in_table = |id: &str| published.dimensions.iter().any(|d| d.claim == id);
+        if published.claims_of(seed).any(|c| in_table(&c.id)) {
+            let rows = sections::s0_table_rows(doc);
+            let _ = writeln!(out, "{}", table(sections::S0_TABLE_HEADER, &rows, None));
+        }
+        for claim in published.claims_of(seed).filter(|c| !in_table(&c.id)) {
             match doc.verdicts.iter().find(|v| v.source == claim.id) {
                 Some(v) => {
                     let _ = writeln!(

@@ -64,6 +64,8 @@ impl Browser {
                 "--disable-background-networking",
                 "--disable-component-update",
                 "--disable-sync",
+                // Containers often have a tiny /dev/shm: use /tmp for shared memory instead.
+                "--disable-dev-shm-usage",
                 "--remote-debugging-pipe",
                 "--window-size=1280,900",
             ])
