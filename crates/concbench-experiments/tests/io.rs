@@ -81,7 +81,11 @@ fn a_warm_read_is_labelled_warm() {
     assert!(raw.metrics["resident_share_before"]
         .iter()
         .all(|s| *s > 0.99));
-    assert!(raw.warnings.iter().all(|w| !w.contains("repetition")), "{:?}", raw.warnings);
+    assert!(
+        raw.warnings.iter().all(|w| !w.contains("repetition")),
+        "{:?}",
+        raw.warnings
+    );
 }
 
 #[test]
@@ -92,7 +96,9 @@ fn a_cold_variant_whose_pages_stay_cached_is_refused_as_warm() {
     let mut exp = variant("one-thread-sequential", 10, "cold");
     let raw = measured(h.measure(exp.as_mut(), &mut |_| {}));
     assert_eq!(states(&raw), vec![CacheState::Cold; 2]);
-    assert!(raw.metrics["device_read_share"].iter().all(|s| *s >= COLD_AT_LEAST));
+    assert!(raw.metrics["device_read_share"]
+        .iter()
+        .all(|s| *s >= COLD_AT_LEAST));
 
     // Another mapping of the files (here: ours) keeps their pages in memory through
     // POSIX_FADV_DONTNEED, as a database mapping them would.

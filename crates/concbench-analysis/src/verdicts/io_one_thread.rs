@@ -57,7 +57,13 @@ struct ReaderFinding {
 }
 
 fn judge_reader(doc: &ResultDoc, file_mib: u64, reader: &'static str) -> Option<ReaderFinding> {
-    let one = cold(doc, file_mib, "one-thread-sequential", HEADLINE_FILES, reader)?;
+    let one = cold(
+        doc,
+        file_mib,
+        "one-thread-sequential",
+        HEADLINE_FILES,
+        reader,
+    )?;
     let many = cold(doc, file_mib, "threads", HEADLINE_FILES, reader)?;
     let c = compare(one, many)?;
     let helps = c.differs() && c.ratio * HELP_FACTOR <= 1.0;
@@ -77,7 +83,10 @@ fn judge_reader(doc: &ResultDoc, file_mib: u64, reader: &'static str) -> Option<
         .into_iter()
         .find_map(|n| cold(doc, file_mib, "threads", n, reader).map(|e| (n, e)))
     {
-        if let Some(g) = per_file(many).zip(per_file(big)).and_then(|(a, b)| compare(&a, &b)) {
+        if let Some(g) = per_file(many)
+            .zip(per_file(big))
+            .and_then(|(a, b)| compare(&a, &b))
+        {
             text.push_str(&format!(
                 " Per file, {n} threads take {:.2}x the time of {HEADLINE_FILES} threads (95% CI \
                  {:.2}-{:.2}): {}.",
@@ -116,7 +125,11 @@ pub fn one_thread(doc: &ResultDoc, published: &Published) -> Option<Verdict> {
     if findings.is_empty() {
         return None;
     }
-    let helped: Vec<&str> = findings.iter().filter(|f| f.helps).map(|f| f.reader).collect();
+    let helped: Vec<&str> = findings
+        .iter()
+        .filter(|f| f.helps)
+        .map(|f| f.reader)
+        .collect();
     let kind = match helped.len() {
         0 => VerdictKind::Confirmed,
         n if n == findings.len() => VerdictKind::Refuted,
@@ -134,10 +147,11 @@ pub fn one_thread(doc: &ResultDoc, published: &Published) -> Option<Verdict> {
             parallel streams faster; the byte-per-call reader stayed bound by its CPU work."
             .into(),
     });
-    if findings
-        .iter()
-        .any(|f| f.evidence_warnings.iter().any(|w| w.contains("faster than the first")))
-    {
+    if findings.iter().any(|f| {
+        f.evidence_warnings
+            .iter()
+            .any(|w| w.contains("faster than the first"))
+    }) {
         explanation.push(
             "Caution: later cold repetitions were much faster than the first, so a cache below \
              this kernel (the hypervisor's) served reads; the seed's single spinning disk had none."
@@ -247,7 +261,10 @@ mod tests {
             entry("one-thread-sequential", 10, "block", SEED_LIKE),
             entry("threads", 10, "block", TWICE_AS_FAST),
         ]);
-        assert_eq!(one_thread(&both, &published()).unwrap().verdict, VerdictKind::Refuted);
+        assert_eq!(
+            one_thread(&both, &published()).unwrap().verdict,
+            VerdictKind::Refuted
+        );
     }
 
     #[test]
@@ -259,7 +276,11 @@ mod tests {
             entry("threads", 100, "byte", per_file_doubled),
         ]);
         let v = one_thread(&d, &published()).unwrap();
-        assert!(v.explanation.contains("more threads degrade"), "{}", v.explanation);
+        assert!(
+            v.explanation.contains("more threads degrade"),
+            "{}",
+            v.explanation
+        );
     }
 
     #[test]

@@ -100,8 +100,7 @@ impl RunData {
         })?;
         let lock = File::create(dir.join(".lock"))
             .with_context(|| format!("creating the lock file in {}", dir.display()))?;
-        if rustix::fs::flock(&lock, rustix::fs::FlockOperation::NonBlockingLockExclusive).is_err()
-        {
+        if rustix::fs::flock(&lock, rustix::fs::FlockOperation::NonBlockingLockExclusive).is_err() {
             return Err(UsageError::new(format!(
                 "--io-dir: another concbench run is using {}; wait for it or pass another --io-dir",
                 dir.display()
@@ -160,7 +159,10 @@ impl RunData {
     /// What happened to the files, for the user (printed by the coordinator).
     pub fn describe_end(&self) -> String {
         if self.keep {
-            format!("kept the io data files in {} (--keep-io-files)", self.dir.display())
+            format!(
+                "kept the io data files in {} (--keep-io-files)",
+                self.dir.display()
+            )
         } else {
             format!("removed the io data files ({})", self.dir.display())
         }

@@ -114,7 +114,13 @@ mod tests {
         assert!((m("device_read_share").unwrap() - 0.5).abs() < 1e-9);
         assert_eq!(m("iowait_share"), Some(0.25));
         let sequential = output(&sample(), &Around::default(), false);
-        assert!(!sequential.metrics.iter().any(|(n, _)| n == "straggler_ratio"));
-        assert!(!sequential.metrics.iter().any(|(n, _)| n == "device_read_share"));
+        assert!(!sequential
+            .metrics
+            .iter()
+            .any(|(n, _)| n == "straggler_ratio"));
+        assert!(!sequential
+            .metrics
+            .iter()
+            .any(|(n, _)| n == "device_read_share"));
     }
 }

@@ -51,7 +51,9 @@ pub fn run(
     for (i, child) in children.iter_mut().enumerate() {
         let status = child.wait()?;
         if !Child::exited_ok(status) {
-            bail!("reader process {i} failed (wait status {status:#x}): it could not read its file");
+            bail!(
+                "reader process {i} failed (wait status {status:#x}): it could not read its file"
+            );
         }
     }
     timer.stop();

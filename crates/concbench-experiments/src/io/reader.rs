@@ -50,7 +50,7 @@ fn byte(file: &mut File, size: usize, cancel: &CancelToken) -> io::Result<u64> {
     let mut total = 0u64;
     let mut sum = 0u8;
     loop {
-        if total % CANCEL_POLL_BYTES == 0 {
+        if total.is_multiple_of(CANCEL_POLL_BYTES) {
             check(cancel)?;
         }
         match buffered.read(&mut one) {

@@ -77,7 +77,7 @@ pub fn read_files_measured(
 
 impl WorkerReport {
     /// A fixed-size record, for a forked reader to send through a pipe in one atomic write.
-    pub fn to_record(&self) -> [u8; RECORD_BYTES] {
+    pub fn to_record(self) -> [u8; RECORD_BYTES] {
         let fields = [
             self.end.as_nanos() as u64,
             self.usage.user_ns.to_bits(),

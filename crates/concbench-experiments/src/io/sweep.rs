@@ -57,7 +57,12 @@ fn warm(c: Config) -> Config {
 
 /// The seed's comparison on one file size: every model with block reads over `files`, and the
 /// seed's byte reader in the seed's models over `byte_files`, then warm counterparts.
-fn series(file_mib: u64, files: &[usize], byte_files: &[usize], warm_models: &[Model]) -> Vec<Config> {
+fn series(
+    file_mib: u64,
+    files: &[usize],
+    byte_files: &[usize],
+    warm_models: &[Model],
+) -> Vec<Config> {
     let mut v = Vec::new();
     for &n in files {
         for m in Model::ALL {
@@ -70,26 +75,49 @@ fn series(file_mib: u64, files: &[usize], byte_files: &[usize], warm_models: &[M
         }
     }
     for &m in warm_models {
-        v.push(warm(point(m, SEED_HEADLINE_FILES, file_mib, BLOCK_KIB, Reader::Block)));
+        v.push(warm(point(
+            m,
+            SEED_HEADLINE_FILES,
+            file_mib,
+            BLOCK_KIB,
+            Reader::Block,
+        )));
     }
     v
 }
 
 fn quick() -> Vec<Config> {
-    series(QUICK_FILE_MIB, &QUICK_FILES, &QUICK_BYTE_FILES, &SEED_MODELS)
-        .into_iter()
-        .map(|c| Config { quick: true, ..c })
-        .collect()
+    series(
+        QUICK_FILE_MIB,
+        &QUICK_FILES,
+        &QUICK_BYTE_FILES,
+        &SEED_MODELS,
+    )
+    .into_iter()
+    .map(|c| Config { quick: true, ..c })
+    .collect()
 }
 
 fn full() -> Vec<Config> {
     let mut v = series(SEED_FILE_MIB, &SEED_FILES, &SEED_FILES, &Model::ALL);
     for m in SEED_MODELS {
-        v.push(warm(point(m, SEED_HEADLINE_FILES, SEED_FILE_MIB, SEED_BUFFER_KIB, Reader::Byte)));
+        v.push(warm(point(
+            m,
+            SEED_HEADLINE_FILES,
+            SEED_FILE_MIB,
+            SEED_BUFFER_KIB,
+            Reader::Byte,
+        )));
     }
     for kib in OTHER_BLOCK_KIB {
         for m in SEED_MODELS {
-            v.push(point(m, SEED_HEADLINE_FILES, SEED_FILE_MIB, kib, Reader::Block));
+            v.push(point(
+                m,
+                SEED_HEADLINE_FILES,
+                SEED_FILE_MIB,
+                kib,
+                Reader::Block,
+            ));
         }
     }
     v.push(point(Model::Threads, 4, 128, 4, Reader::Block));

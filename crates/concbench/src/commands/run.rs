@@ -152,7 +152,11 @@ fn params_match(params: &Params, wanted: &[(String, String)]) -> bool {
     wanted.iter().all(|(k, v)| {
         params.get(k).is_some_and(|p| match p {
             serde_json::Value::String(s) => s == v,
-            other => other.to_string() == *v,
+            // Printed first: `Value == String` would compare as a JSON string, never a number.
+            other => {
+                let printed = other.to_string();
+                printed == *v
+            }
         })
     })
 }
