@@ -6,7 +6,7 @@
 //! The parent opens the gate only when every child is ready, so forking is not timed.
 
 use super::config::Config;
-use super::sample::{read_files_measured, since, Sample, WorkerReport, RECORD_BYTES};
+use super::sample::{read_files_measured, since, Job, Sample, WorkerReport, RECORD_BYTES};
 use anyhow::{bail, Context, Result};
 use concbench_core::{CancelToken, SampleTimer};
 use concbench_measure::clock;
@@ -26,12 +26,9 @@ struct Pipes {
     results: (OwnedFd, OwnedFd),
 }
 
-pub fn run(
-    mut files: Vec<File>,
-    cfg: &Config,
-    _cancel: &CancelToken,
-    timer: &mut dyn SampleTimer,
-) -> Result<Sample> {
+pub fn run(job: Job<'_>, timer: &mut dyn SampleTimer) -> Result<Sample> {
+    // The readers are children: they never see the worker's Ctrl-C flag and die with it instead.
+    let Job { mut files, cfg, .. } = job;
     let pipes = Pipes {
         ready: rustix::pipe::pipe()?,
         go: rustix::pipe::pipe()?,

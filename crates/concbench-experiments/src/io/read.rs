@@ -12,7 +12,7 @@ use super::config::{Cache, Config, Model, MIB};
 use super::dataset::DataSet;
 use super::dir::data_dir;
 use super::metrics::{output, Around};
-use super::sample::Sample;
+use super::sample::{Job, Sample};
 use super::{processes, sequential, threads, uring};
 use anyhow::{bail, Context, Result};
 use concbench_core::{
@@ -71,13 +71,16 @@ impl Read {
 
     /// Run the configured model on freshly opened files (each starts at offset 0).
     fn read_once(&self, ctx: &RunContext, timer: &mut dyn SampleTimer) -> Result<Sample> {
-        let files = self.data()?.open(self.cfg.files)?;
-        let (cfg, cancel) = (&self.cfg, &ctx.cancel);
+        let job = Job {
+            files: self.data()?.open(self.cfg.files)?,
+            cfg: &self.cfg,
+            cancel: &ctx.cancel,
+        };
         match self.cfg.model {
-            Model::OneThreadSequential => sequential::run(files, cfg, cancel, timer),
-            Model::Threads => threads::run(files, cfg, cancel, timer),
-            Model::Processes => processes::run(files, cfg, cancel, timer),
-            Model::IoUring => uring::run(files, cfg, cancel, timer),
+            Model::OneThreadSequential => sequential::run(job, timer),
+            Model::Threads => threads::run(job, timer),
+            Model::Processes => processes::run(job, timer),
+            Model::IoUring => uring::run(job, timer),
         }
     }
 

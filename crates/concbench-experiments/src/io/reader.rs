@@ -79,14 +79,19 @@ mod tests {
     use super::*;
     use std::io::Write;
 
-    #[test]
-    fn both_readers_deliver_every_byte() {
+    fn file_of(bytes: usize) -> (tempfile::TempDir, std::path::PathBuf) {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("f");
         File::create(&path)
             .unwrap()
-            .write_all(&vec![1u8; 100_000])
+            .write_all(&vec![1u8; bytes])
             .unwrap();
+        (dir, path)
+    }
+
+    #[test]
+    fn both_readers_deliver_every_byte() {
+        let (_dir, path) = file_of(100_000);
         for reader in [Reader::Block, Reader::Byte] {
             let mut f = File::open(&path).unwrap();
             let n = read_to_end(&mut f, reader, 4, &CancelToken::new()).unwrap();
@@ -96,12 +101,7 @@ mod tests {
 
     #[test]
     fn a_cancelled_read_stops() {
-        let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join("f");
-        File::create(&path)
-            .unwrap()
-            .write_all(&vec![1u8; 1 << 20])
-            .unwrap();
+        let (_dir, path) = file_of(1 << 20);
         let cancel = CancelToken::new();
         cancel.cancel();
         let mut f = File::open(&path).unwrap();

@@ -11,6 +11,13 @@ use concbench_measure::usage::{device_read_bytes, thread_usage, IoScope};
 use std::fs::File;
 use std::time::{Duration, Instant};
 
+/// What every model is handed: the open files (each at offset 0), the variant, and Ctrl-C.
+pub struct Job<'a> {
+    pub files: Vec<File>,
+    pub cfg: &'a Config,
+    pub cancel: &'a CancelToken,
+}
+
 /// One reader's account: when it finished, its CPU and switches, and its device reads.
 #[derive(Debug, Clone, Copy, Default, PartialEq)]
 pub struct WorkerReport {

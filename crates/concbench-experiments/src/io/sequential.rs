@@ -1,18 +1,16 @@
 //! Model `one-thread-sequential`: the calling thread reads every file in turn.
 
-use super::config::Config;
-use super::sample::{read_files_measured, since, Sample};
+use super::sample::{read_files_measured, since, Job, Sample};
 use anyhow::{Context, Result};
-use concbench_core::{CancelToken, SampleTimer};
+use concbench_core::SampleTimer;
 use concbench_measure::clock;
-use std::fs::File;
 
-pub fn run(
-    mut files: Vec<File>,
-    cfg: &Config,
-    cancel: &CancelToken,
-    timer: &mut dyn SampleTimer,
-) -> Result<Sample> {
+pub fn run(job: Job<'_>, timer: &mut dyn SampleTimer) -> Result<Sample> {
+    let Job {
+        mut files,
+        cfg,
+        cancel,
+    } = job;
     let t0 = clock::now();
     timer.restart();
     let start = since(t0);

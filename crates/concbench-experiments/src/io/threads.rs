@@ -2,7 +2,7 @@
 
 use super::config::Config;
 use super::gate::StartGate;
-use super::sample::{read_files_measured, since, Sample, WorkerReport};
+use super::sample::{read_files_measured, since, Job, Sample, WorkerReport};
 use anyhow::{anyhow, Context, Result};
 use concbench_core::{CancelToken, SampleTimer};
 use concbench_measure::clock;
@@ -15,12 +15,8 @@ const READER_STACK: usize = 256 << 10;
 
 type Reader = JoinHandle<std::io::Result<WorkerReport>>;
 
-pub fn run(
-    files: Vec<File>,
-    cfg: &Config,
-    cancel: &CancelToken,
-    timer: &mut dyn SampleTimer,
-) -> Result<Sample> {
+pub fn run(job: Job<'_>, timer: &mut dyn SampleTimer) -> Result<Sample> {
+    let Job { files, cfg, cancel } = job;
     let t0 = clock::now();
     let gate = Arc::new(StartGate::default());
     let mut readers: Vec<Reader> = Vec::with_capacity(files.len());

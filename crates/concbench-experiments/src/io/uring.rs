@@ -5,8 +5,7 @@
 //! io-wq worker threads (part of this process, so their CPU and device reads are in the process
 //! counters). So this model is "one application thread", not "no threads".
 
-use super::config::Config;
-use super::sample::{since, Sample, WorkerReport};
+use super::sample::{since, Job, Sample, WorkerReport};
 use anyhow::{bail, Context, Result};
 use concbench_core::{CancelToken, SampleTimer};
 use concbench_measure::clock;
@@ -34,12 +33,8 @@ struct FileState {
     end: Option<Duration>,
 }
 
-pub fn run(
-    files: Vec<File>,
-    cfg: &Config,
-    cancel: &CancelToken,
-    timer: &mut dyn SampleTimer,
-) -> Result<Sample> {
+pub fn run(job: Job<'_>, timer: &mut dyn SampleTimer) -> Result<Sample> {
+    let Job { files, cfg, cancel } = job;
     let depth = files.len().max(1).next_power_of_two() as u32;
     let mut ring = IoUring::new(depth).context("io_uring_setup")?;
     let chunk = (cfg.read_kib as usize * 1024).max(1);
