@@ -111,7 +111,11 @@ fn a_cold_variant_whose_pages_stay_cached_is_refused_as_warm() {
     assert_eq!(maps.len(), 10);
     let mut exp = variant("one-thread-sequential", 10, "cold");
     match h.measure(exp.as_mut(), &mut |_| {}) {
-        Outcome::Failed(f) => assert!(f.error.contains("was warm, not cold"), "{}", f.error),
+        Outcome::Failed(f) => assert!(
+            f.error.contains("was warm, not cold") && f.error.contains("stayed cached"),
+            "{}",
+            f.error
+        ),
         other => panic!("a warm read passed as cold: {other:?}"),
     }
 }

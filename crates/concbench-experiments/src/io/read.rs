@@ -7,7 +7,7 @@
 //! included) label the repetition cold, partial or warm. A cold variant whose repetition was
 //! warm fails instead of reporting a memory-speed figure as a disk one.
 
-use super::cache::{make_cold, make_warm, CacheState, HostCacheCheck};
+use super::cache::{make_cold, make_warm, CacheState, HostCacheCheck, WARM_BELOW};
 use super::config::{Cache, Config, Model, MIB};
 use super::dataset::DataSet;
 use super::dir::data_dir;
@@ -130,9 +130,8 @@ impl Read {
             );
             if intended == CacheState::Cold && state == CacheState::Warm && !ctx.smoke {
                 bail!(
-                    "{what}, so its time is a memory-speed figure, not a cold read; another \
-                     process probably maps or locks these files (POSIX_FADV_DONTNEED cannot drop \
-                     such pages) — stop it and rerun"
+                    "{what}, so its time is not a cold read; {}",
+                    why_not_cold(around.resident_before)
                 );
             }
             out.warnings.push(format!(
@@ -144,6 +143,22 @@ impl Read {
             }
         }
         Ok(())
+    }
+}
+
+/// The likely reason a cold repetition fetched nothing from the device, from what the drop left.
+fn why_not_cold(resident_before: f64) -> String {
+    if resident_before > WARM_BELOW {
+        format!(
+            "{:.0}% of the pages stayed cached through POSIX_FADV_DONTNEED, which cannot drop \
+             pages another process maps or locks — stop that process and rerun",
+            resident_before * 100.0
+        )
+    } else {
+        "the pages were dropped before it, yet the device delivered nothing: this file system \
+         does not read through a block device this kernel counts (FUSE, a network file system) — \
+         pass --io-dir with a directory on a local disk"
+            .to_string()
     }
 }
 
