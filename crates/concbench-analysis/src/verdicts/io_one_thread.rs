@@ -4,8 +4,10 @@
 //! Judged on cold `io.read` results of the largest file size measured (the seed's 50 MiB in a
 //! full run), for each reader that ran: the seed's one-byte-per-call reader and block reads.
 //! Threads "help" when N threads finish the same files at least 10% sooner than one thread, with
-//! a significant difference (the seed saw 6% and called it no help). "Degrade as they grow" is
-//! checked on the time per file of 100 (or the most) threads against 10 threads.
+//! a significant difference (the seed saw 6% and called it no help); they "do not help" when even
+//! the favourable end of the 95% interval is a smaller gain; anything else is inconclusive and
+//! does not count. "Degrade as they grow" is checked on the time per file of 100 (or the most)
+//! threads against 10 threads.
 
 use super::{compare, verdict};
 use crate::published::Published;
@@ -48,10 +50,18 @@ fn per_file(e: &ResultEntry) -> Option<ResultEntry> {
     Some(scaled)
 }
 
+/// Whether threads helped one reader.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Help {
+    Yes,
+    No,
+    Unclear,
+}
+
 /// What one reader showed.
 struct ReaderFinding {
     reader: &'static str,
-    helps: bool,
+    help: Help,
     text: String,
     evidence_warnings: Vec<String>,
 }
@@ -66,7 +76,13 @@ fn judge_reader(doc: &ResultDoc, file_mib: u64, reader: &'static str) -> Option<
     )?;
     let many = cold(doc, file_mib, "threads", HEADLINE_FILES, reader)?;
     let c = compare(one, many)?;
-    let helps = c.differs() && c.ratio * HELP_FACTOR <= 1.0;
+    let help = if c.differs() && c.ratio * HELP_FACTOR <= 1.0 {
+        Help::Yes
+    } else if c.ci.0 * HELP_FACTOR > 1.0 {
+        Help::No
+    } else {
+        Help::Unclear
+    };
     let mut text = format!(
         "{reader} reader, {HEADLINE_FILES} x {file_mib} MiB cold: one thread {:.0} ms, {HEADLINE_FILES} \
          threads {:.0} ms ({:.2}x the time, 95% CI {:.2}-{:.2}{}).",
@@ -105,10 +121,36 @@ fn judge_reader(doc: &ResultDoc, file_mib: u64, reader: &'static str) -> Option<
     }
     Some(ReaderFinding {
         reader,
-        helps,
+        help,
         text,
         evidence_warnings,
     })
+}
+
+/// The sentence that sums the readers up.
+fn conclusion(kind: VerdictKind, helped: &[&str], not_helped: &[&str]) -> &'static str {
+    match kind {
+        _ if helped.is_empty() && not_helped.is_empty() => {
+            "Inconclusive: the intervals allow both a marked gain and none; rerun on an idle \
+             machine with --repeat 30."
+        }
+        VerdictKind::Confirmed => {
+            "Threads did not read these files markedly faster than one thread."
+        }
+        VerdictKind::Refuted => {
+            "Threads read these files markedly faster than one thread: on this machine the \
+             storage serves parallel streams (or the reader is CPU-bound and threads spread it \
+             over cores)."
+        }
+        VerdictKind::Depends if helped == ["byte"] => {
+            "Threads helped only the byte-per-call reader: they pay off when reading is CPU-bound \
+             (spread over the cores), not when the device is the limit."
+        }
+        VerdictKind::Depends => {
+            "Threads helped only block reads, where the storage serves parallel streams faster; \
+             the byte-per-call reader stayed bound by its CPU work."
+        }
+    }
 }
 
 pub fn one_thread(doc: &ResultDoc, published: &Published) -> Option<Verdict> {
@@ -125,28 +167,27 @@ pub fn one_thread(doc: &ResultDoc, published: &Published) -> Option<Verdict> {
     if findings.is_empty() {
         return None;
     }
-    let helped: Vec<&str> = findings
-        .iter()
-        .filter(|f| f.helps)
-        .map(|f| f.reader)
-        .collect();
-    let kind = match helped.len() {
-        0 => VerdictKind::Confirmed,
-        n if n == findings.len() => VerdictKind::Refuted,
+    let with = |h: Help| -> Vec<&str> {
+        findings
+            .iter()
+            .filter(|f| f.help == h)
+            .map(|f| f.reader)
+            .collect()
+    };
+    let (helped, not_helped, unclear) = (with(Help::Yes), with(Help::No), with(Help::Unclear));
+    let kind = match (helped.is_empty(), not_helped.is_empty()) {
+        (true, false) => VerdictKind::Confirmed,
+        (false, true) => VerdictKind::Refuted,
         _ => VerdictKind::Depends,
     };
     let mut explanation: Vec<String> = findings.iter().map(|f| f.text.clone()).collect();
-    explanation.push(match kind {
-        VerdictKind::Confirmed => "Threads did not read these files markedly faster than one thread.".into(),
-        VerdictKind::Refuted => "Threads read these files markedly faster than one thread: on this machine the storage serves parallel streams (or the reader is CPU-bound and threads spread it over cores).".into(),
-        VerdictKind::Depends if helped == ["byte"] => "Threads helped only the byte-per-call \
-            reader: they pay off when reading is CPU-bound (spread over the cores), not when the \
-            device is the limit."
-            .into(),
-        VerdictKind::Depends => "Threads helped only block reads, where the storage serves \
-            parallel streams faster; the byte-per-call reader stayed bound by its CPU work."
-            .into(),
-    });
+    explanation.push(conclusion(kind, &helped, &not_helped).into());
+    if !unclear.is_empty() && !(helped.is_empty() && not_helped.is_empty()) {
+        explanation.push(format!(
+            "The {} reader's comparison was inconclusive and is not counted.",
+            unclear.join(" and ")
+        ));
+    }
     if findings.iter().any(|f| {
         f.evidence_warnings
             .iter()
@@ -281,6 +322,27 @@ mod tests {
             "{}",
             v.explanation
         );
+    }
+
+    #[test]
+    fn noisy_evidence_is_inconclusive_not_a_confirmation() {
+        let d = doc(vec![
+            entry(
+                "one-thread-sequential",
+                10,
+                "byte",
+                [2000.0, 2500.0, 3500.0, 2400.0, 2600.0],
+            ),
+            entry(
+                "threads",
+                10,
+                "byte",
+                [1300.0, 1900.0, 3100.0, 1800.0, 2000.0],
+            ),
+        ]);
+        let v = one_thread(&d, &published()).unwrap();
+        assert_eq!(v.verdict, VerdictKind::Depends, "{}", v.explanation);
+        assert!(v.explanation.contains("Inconclusive"), "{}", v.explanation);
     }
 
     #[test]
