@@ -182,7 +182,8 @@ pub fn one_thread(doc: &ResultDoc, published: &Published) -> Option<Verdict> {
     };
     let mut explanation: Vec<String> = findings.iter().map(|f| f.text.clone()).collect();
     explanation.push(conclusion(kind, &helped, &not_helped).into());
-    if !unclear.is_empty() && !(helped.is_empty() && not_helped.is_empty()) {
+    let some_conclusive = !helped.is_empty() || !not_helped.is_empty();
+    if some_conclusive && !unclear.is_empty() {
         explanation.push(format!(
             "The {} reader's comparison was inconclusive and is not counted.",
             unclear.join(" and ")
