@@ -7,6 +7,7 @@
 pub mod create;
 pub mod io;
 mod registry;
+pub mod support;
 pub mod syscall;
 
 pub use registry::{all, at, families, select};

@@ -28,6 +28,3 @@ pub fn all() -> Vec<Box<dyn Experiment>> {
         Box::new(bulk::Bulk::threads()),
     ]
 }
-
-/// How often long loops poll for Ctrl-C (a power of two, so the check is a mask).
-pub(crate) const CANCEL_POLL_MASK: u64 = 1023;

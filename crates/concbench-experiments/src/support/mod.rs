@@ -1,0 +1,5 @@
+//! Helpers several families share.
+
+mod repeat;
+
+pub use repeat::repeat;
