@@ -5,6 +5,7 @@
 //! a run measures them.
 
 pub mod create;
+pub mod io;
 mod registry;
 pub mod support;
 pub mod syscall;

@@ -5,6 +5,7 @@
 
 pub mod affinity;
 pub mod child;
+pub mod pagecache;
 pub mod sched;
 
 pub use affinity::{allowed_cpus, pin_current_thread, AffinityGuard};

@@ -5,7 +5,8 @@ use crate::args::{Pin, RunArgs};
 use crate::progress::Progress;
 use anyhow::{Context, Result};
 use concbench_analysis::{build_entry, verdicts};
-use concbench_core::{Experiment, Outcome, ResultDoc, Tool, SCHEMA_ID};
+use concbench_core::{Experiment, Outcome, Params, ResultDoc, Tool, UsageError, SCHEMA_ID};
+use concbench_experiments::io::RunData;
 use concbench_measure::isolate::{supervisor::Supervisor, Job};
 use concbench_measure::{clock, host, recorded_params, signals, HarnessConfig, PinMode};
 use concbench_report::{Exporter, Json, Markdown, Terminal};
@@ -26,6 +27,14 @@ pub fn run(args: RunArgs) -> Result<ExitCode> {
         },
     };
     let variants = dedupe(select(&args, quick)?, config.pin);
+    // The io family's data files: one directory for the whole run, removed when this is dropped
+    // (at the end, after Ctrl-C, or on an error) unless --keep-io-files.
+    let mut io_data = variants
+        .iter()
+        .any(|(_, e)| e.meta().family == "io")
+        .then(|| RunData::prepare(args.io_dir.as_deref(), args.keep_io_files))
+        .transpose()?;
+    let options = io_data.as_ref().map(RunData::options).unwrap_or_default();
     let cancel = signals::install_cancel_handler().context("installing the Ctrl-C handler")?;
     let scratch = tempfile::Builder::new()
         .prefix("concbench-")
@@ -50,7 +59,7 @@ pub fn run(args: RunArgs) -> Result<ExitCode> {
         host: host.clone(),
         started_at,
         duration_s: 0.0,
-        settings: settings(&args, quick),
+        settings: settings(&args, quick, io_data.as_ref()),
         results: Vec::new(),
         skipped: Vec::new(),
         failures: Vec::new(),
@@ -73,7 +82,7 @@ pub fn run(args: RunArgs) -> Result<ExitCode> {
             config: config.clone(),
             host: host.clone(),
             scratch_dir: scratch.path().to_path_buf(),
-            options: BTreeMap::new(),
+            options: options.clone(),
         };
         match supervisor.measure(&job, &mut |e| progress.event(e)) {
             Outcome::Measured(mut raw) => {
@@ -91,6 +100,11 @@ pub fn run(args: RunArgs) -> Result<ExitCode> {
         progress.end_one();
     }
     progress.finish();
+    if let Some(io) = io_data.take() {
+        let done = io.describe_end();
+        drop(io);
+        eprintln!("concbench: {done}");
+    }
     doc.interrupted = cancel.is_cancelled();
     doc.duration_s = started.elapsed().as_secs_f64();
     doc.verdicts = verdicts::judge(&doc);
@@ -116,13 +130,35 @@ pub fn run(args: RunArgs) -> Result<ExitCode> {
 
 type Variant = (usize, Box<dyn Experiment>);
 
-/// The variants `--only` and `--quick` select.
+/// The variants `--only`, `--where` and `--quick` select.
 fn select(args: &RunArgs, quick: bool) -> Result<Vec<Variant>> {
-    let selected = concbench_experiments::select(&args.only)?;
-    Ok(selected
+    let selected: Vec<Variant> = concbench_experiments::select(&args.only)?
         .into_iter()
         .filter(|(_, e)| !quick || e.in_quick())
-        .collect())
+        .filter(|(_, e)| params_match(&e.params(), &args.where_params))
+        .collect();
+    if selected.is_empty() && !args.where_params.is_empty() {
+        return Err(UsageError::new(
+            "--where: no selected variant has these params; `concbench list` shows the ids, and a \
+             run's table shows each variant's params (sweep points outside --quick need a full run)",
+        )
+        .into());
+    }
+    Ok(selected)
+}
+
+/// Whether every `KEY=VALUE` is among `params` (values compared as printed: `files=10`).
+fn params_match(params: &Params, wanted: &[(String, String)]) -> bool {
+    wanted.iter().all(|(k, v)| {
+        params.get(k).is_some_and(|p| match p {
+            serde_json::Value::String(s) => s == v,
+            // Printed first: `Value == String` would compare as a JSON string, never a number.
+            other => {
+                let printed = other.to_string();
+                printed == *v
+            }
+        })
+    })
 }
 
 /// Under `--pin none` several placements of one variant collapse into one unpinned run.
@@ -140,7 +176,11 @@ fn dedupe(variants: Vec<Variant>, pin: PinMode) -> Vec<Variant> {
         .collect()
 }
 
-fn settings(args: &RunArgs, quick: bool) -> BTreeMap<String, serde_json::Value> {
+fn settings(
+    args: &RunArgs,
+    quick: bool,
+    io_data: Option<&RunData>,
+) -> BTreeMap<String, serde_json::Value> {
     let mut s = BTreeMap::new();
     s.insert("quick".into(), quick.into());
     s.insert("smoke".into(), args.smoke.into());
@@ -155,6 +195,17 @@ fn settings(args: &RunArgs, quick: bool) -> BTreeMap<String, serde_json::Value> 
             .unwrap_or(serde_json::Value::Null),
     );
     s.insert("only".into(), args.only.clone().into());
+    if !args.where_params.is_empty() {
+        let wanted: Vec<String> = args
+            .where_params
+            .iter()
+            .map(|(k, v)| format!("{k}={v}"))
+            .collect();
+        s.insert("where".into(), wanted.into());
+    }
+    if let Some(io) = io_data {
+        s.insert("io_dir".into(), io.path().display().to_string().into());
+    }
     s
 }
 
