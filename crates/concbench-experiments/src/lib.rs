@@ -5,6 +5,7 @@
 //! a run measures them.
 
 pub mod create;
+pub mod probes;
 mod registry;
 pub mod syscall;
 
