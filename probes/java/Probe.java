@@ -241,10 +241,20 @@ public final class Probe {
 
     // ---- protocol
 
+    /** Run `body` on a thread from `f`: a virtual thread's create + join is measured from a
+     *  virtual thread, so both sides stay on the carrier as a virtual-thread program's would. */
+    static Result onThreadOf(ThreadFactory f, Supplier<Result> body) {
+        Result[] out = new Result[1];
+        Thread t = f.newThread(() -> out[0] = body.get());
+        t.start();
+        join(t);
+        return out[0];
+    }
+
     static Result run(String id, long n, Map<String, Object> args) throws Exception {
         ThreadFactory f = factory(args);
         switch (id) {
-            case "create": return create(n, f);
+            case "create": return "virtual".equals(args.get("thread_kind")) ? onThreadOf(f, () -> create(n, f)) : create(n, f);
             case "pingpong": return pingpong(n, f);
             case "print": return print(n, f, args);
             case "memory": return memory(n, f);

@@ -178,26 +178,29 @@ def chunks(count):
     return total
 
 
-def cpu_process(go_rd, done_wr, count):
+def cpu_process(ready_wr, go_rd, done_wr, count):
     die_with_parent()
+    os.write(ready_wr, b"r")
     os.read(go_rd, 1)
     chunks(count)
     os.write(done_wr, b"d")
 
 
 def cpu_processes(shares):
-    go, done = os.pipe(), os.pipe()
-    procs = [FORK.Process(target=cpu_process, args=(go[0], done[1], s)) for s in shares]
+    ready, go, done = os.pipe(), os.pipe(), os.pipe()
+    procs = [FORK.Process(target=cpu_process, args=(ready[1], go[0], done[1], s)) for s in shares]
     for p in procs:
         p.start()
     try:
+        for _ in procs:  # every worker is running and waiting: start-up is not timed
+            os.read(ready[0], 1)
         start = time.perf_counter_ns()
         os.write(go[1], b"g" * len(procs))
         for _ in procs:
             os.read(done[0], 1)
         return time.perf_counter_ns() - start
     finally:
-        for fd in (*go, *done):
+        for fd in (*ready, *go, *done):
             os.close(fd)
         for p in procs:
             p.join()

@@ -67,7 +67,10 @@ fn a_probe_answering_garbage_fails_with_a_clear_error() {
     let mut exp = ProbeExperiment::with_launch(go_create(), fake(script));
     let error = failure(measure(&mut exp));
     assert!(error.contains("the go probe"), "{error}");
-    assert!(error.contains("not a protocol line: 'garbage here'"), "{error}");
+    assert!(
+        error.contains("not a protocol line: 'garbage here'"),
+        "{error}"
+    );
 }
 
 #[test]
@@ -91,14 +94,16 @@ fn a_probe_that_dies_is_reported_with_its_status_and_stderr() {
 
 #[test]
 fn a_probe_error_answer_is_shown() {
-    let script = r#"hello; while read l; do echo '{"v":1,"ok":false,"error":"no such thing"}'; done"#;
+    let script =
+        r#"hello; while read l; do echo '{"v":1,"ok":false,"error":"no such thing"}'; done"#;
     let mut exp = ProbeExperiment::with_launch(go_create(), fake(script));
     assert!(failure(measure(&mut exp)).contains("no such thing"));
 }
 
 #[test]
 fn answers_become_samples_and_the_version_is_recorded() {
-    let answer = r#"{"v":1,"ok":true,"ns_per_op":250,"usage":{"voluntary_switches":0},"metrics":{"m":7}}"#;
+    let answer =
+        r#"{"v":1,"ok":true,"ns_per_op":250,"usage":{"voluntary_switches":0},"metrics":{"m":7}}"#;
     let script = format!(r#"hello; while read l; do echo '{answer}'; done"#);
     let mut exp = ProbeExperiment::with_launch(go_create(), fake(&script));
     let raw = match measure(&mut exp) {
@@ -112,7 +117,10 @@ fn answers_become_samples_and_the_version_is_recorded() {
     let version = &raw.info["runtime_version"];
     let pid: i32 = version.strip_prefix("fake-").unwrap().parse().unwrap();
     // Teardown ended the probe: its pid no longer exists (it was reaped).
-    assert!(!Path::new(&format!("/proc/{pid}")).exists(), "probe {pid} outlived teardown");
+    assert!(
+        !Path::new(&format!("/proc/{pid}")).exists(),
+        "probe {pid} outlived teardown"
+    );
 }
 
 #[test]
@@ -140,8 +148,14 @@ fn a_probe_that_ignores_end_of_input_is_killed_and_reported() {
         .parse()
         .unwrap();
     let error = exp.teardown(&ctx).unwrap_err();
-    assert!(format!("{error:#}").contains("did not exit cleanly"), "{error:#}");
-    assert!(!Path::new(&format!("/proc/{pid}")).exists(), "probe {pid} survived");
+    assert!(
+        format!("{error:#}").contains("did not exit cleanly"),
+        "{error:#}"
+    );
+    assert!(
+        !Path::new(&format!("/proc/{pid}")).exists(),
+        "probe {pid} survived"
+    );
 }
 
 #[test]

@@ -26,9 +26,7 @@ pub fn spawn_tied(cmd: &mut Command, cpus: &[usize]) -> Result<Child> {
     // allocates nothing.
     unsafe {
         cmd.pre_exec(move || {
-            if libc::setpgid(0, 0) != 0
-                || libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL) != 0
-            {
+            if libc::setpgid(0, 0) != 0 || libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL) != 0 {
                 return Err(std::io::Error::last_os_error());
             }
             // The parent may have died between fork and prctl: then nobody would signal us.
@@ -59,7 +57,11 @@ fn has_exited(child: &Child) -> Result<bool> {
         )
     };
     if rc != 0 {
-        bail!("waitid({}): {}", child.id(), std::io::Error::last_os_error());
+        bail!(
+            "waitid({}): {}",
+            child.id(),
+            std::io::Error::last_os_error()
+        );
     }
     // SAFETY: waitid filled `info`; si_pid is 0 when the child has not exited yet.
     Ok(unsafe { info.si_pid() } != 0)
@@ -88,7 +90,9 @@ mod tests {
     fn a_program_that_ignores_eof_is_killed_with_its_group() {
         // `sh` starts a background sleeper in the same group, then sleeps itself.
         let mut child = spawn_tied(
-            Command::new("sh").args(["-c", "sleep 60 & echo $!; sleep 60"]).stdout(std::process::Stdio::piped()),
+            Command::new("sh")
+                .args(["-c", "sleep 60 & echo $!; sleep 60"])
+                .stdout(std::process::Stdio::piped()),
             &[],
         )
         .unwrap();

@@ -40,7 +40,10 @@ fn sources(tc: &Toolchain) -> Vec<(&'static str, &'static str)> {
         Runtime::Python => vec![("probe.py", PYTHON_PROBE)],
         Runtime::C => vec![("probe.c", C_PROBE)],
         Runtime::Java if tc.java_feature.unwrap_or(0) >= JAVA_FFM_FEATURE => {
-            vec![("Probe.java", JAVA_PROBE), ("NativeUsage.java", JAVA_NATIVE_USAGE)]
+            vec![
+                ("Probe.java", JAVA_PROBE),
+                ("NativeUsage.java", JAVA_NATIVE_USAGE),
+            ]
         }
         Runtime::Java => vec![("Probe.java", JAVA_PROBE)],
     }
@@ -213,10 +216,20 @@ mod tests {
         assert_eq!(sources(&tc(Runtime::Java, Some(17))).len(), 1);
         assert_eq!(sources(&tc(Runtime::Java, Some(25))).len(), 2);
         let l = launch(&tc(Runtime::Java, Some(25)), Path::new("/c"), &["-Xmx1g"]);
-        let args: Vec<_> = l.args.iter().map(|a| a.to_string_lossy().into_owned()).collect();
+        let args: Vec<_> = l
+            .args
+            .iter()
+            .map(|a| a.to_string_lossy().into_owned())
+            .collect();
         assert_eq!(
             args,
-            ["--enable-native-access=ALL-UNNAMED", "-Xmx1g", "-cp", "/c/classes", "Probe"]
+            [
+                "--enable-native-access=ALL-UNNAMED",
+                "-Xmx1g",
+                "-cp",
+                "/c/classes",
+                "Probe"
+            ]
         );
     }
 }

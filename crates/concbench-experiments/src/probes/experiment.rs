@@ -11,6 +11,7 @@ use anyhow::{bail, Context, Result};
 use concbench_core::{
     Experiment, Host, Meta, Params, Placement, Plan, RunContext, RunOutput, SampleTimer, Support,
 };
+use concbench_measure::{HarnessConfig, PinMode};
 use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicU64, Ordering};
 
@@ -24,6 +25,8 @@ pub struct ProbeExperiment {
     launch: Option<Launch>,
     probe: Option<ProbeProcess>,
     version: Option<String>,
+    /// Iterations per sample chosen in setup for calibrated variants.
+    calibrated: Option<u64>,
 }
 
 impl ProbeExperiment {
@@ -39,6 +42,7 @@ impl ProbeExperiment {
             launch: None,
             probe: None,
             version: None,
+            calibrated: None,
         }
     }
 
@@ -57,7 +61,8 @@ impl ProbeExperiment {
     /// The toolchain, or the one-line reason this variant cannot run here.
     fn toolchain(&self) -> Result<Toolchain, String> {
         let runtime = self.variant.runtime;
-        let tc = discover(runtime, &self.search).map_err(|why| format!("{} probe: {why}", runtime.name()))?;
+        let tc = discover(runtime, &self.search)
+            .map_err(|why| format!("{} probe: {why}", runtime.name()))?;
         let virtual_threads = self
             .variant
             .args
@@ -90,7 +95,10 @@ impl ProbeExperiment {
 
     fn ask(&mut self, ctx: &RunContext, iterations: u64) -> Result<Answer> {
         let args = self.request_args(ctx);
-        let probe = self.probe.as_mut().context("setup did not start the probe")?;
+        let probe = self
+            .probe
+            .as_mut()
+            .context("setup did not start the probe")?;
         probe.request(
             &Request {
                 v: VERSION,
@@ -102,24 +110,51 @@ impl ProbeExperiment {
         )
     }
 
-    /// Untimed runs before the first sample, so a JIT has compiled the loop and caches are warm:
-    /// one small batch for fixed plans; for calibrated ones, doubling counts until the probe has
-    /// spent the budget (measured by the probe, so this code reads no clock).
+    /// Untimed runs before the first sample, so a JIT has compiled the loop and caches are
+    /// warm; for calibrated variants they also choose the iterations per sample. One small batch
+    /// for fixed plans.
     fn warm_up(&mut self, ctx: &RunContext) -> Result<()> {
-        if ctx.smoke {
-            return Ok(());
+        match self.variant.size.warmup_batch() {
+            Some(_) if ctx.smoke => Ok(()),
+            Some(batch) => self.ask(ctx, batch).map(|_| ()),
+            None => {
+                self.calibrated = Some(self.calibrate(ctx)?);
+                Ok(())
+            }
         }
-        if let Some(batch) = self.variant.size.warmup_batch() {
-            return self.ask(ctx, batch).map(|_| ());
-        }
-        let budget_ns = warmup_budget_ns(self.variant.runtime, ctx.quick);
+    }
+
+    /// Calibrate on the probe's own clock: grow the count until the probe's loop lasts a
+    /// quarter of the target sample time and the warm-up budget is spent, then size samples to
+    /// the target. The harness's calibration would time whole requests, which include untimed
+    /// per-request preparation (forking a partner, starting a pool) and IPC, and so would pick
+    /// samples whose timed loop is far shorter than the target.
+    fn calibrate(&mut self, ctx: &RunContext) -> Result<u64> {
+        let target_ns = target_sample_ns(ctx);
+        let budget_ns = if ctx.smoke {
+            0.0
+        } else {
+            warmup_budget_ns(self.variant.runtime, ctx.quick)
+        };
         let (mut spent, mut n) = (0.0, 1u64);
-        while spent < budget_ns && n < 1 << 40 {
+        loop {
+            ctx.cancel.check()?;
             let a = self.ask(ctx, n)?;
-            spent += a.ns_per_op * a.ops.max(1) as f64;
-            n *= 2;
+            let loop_ns = a.ns_per_op * a.ops.max(1) as f64;
+            spent += loop_ns;
+            let per_op = a.ns_per_op.max(1e-3);
+            let sized = (target_ns / per_op * 1.05).ceil().max(1.0) as u64;
+            if loop_ns >= target_ns / 4.0 && spent >= budget_ns {
+                return Ok(sized);
+            }
+            if n >= MAX_ITERATIONS {
+                bail!("{} never reached a {target_ns} ns loop", self.label());
+            }
+            // At most 10x per step (a slow first call must not make the next one huge).
+            n = sized
+                .clamp(n.saturating_mul(2), n.saturating_mul(10))
+                .min(MAX_ITERATIONS);
         }
-        Ok(())
     }
 
     /// The sample value in the variant's unit.
@@ -131,9 +166,9 @@ impl ProbeExperiment {
             "ms" => 1e6,
             "s" => 1e9,
             _ => {
-                return a.value.with_context(|| {
-                    format!("{} answered no value in {unit}", self.label())
-                })
+                return a
+                    .value
+                    .with_context(|| format!("{} answered no value in {unit}", self.label()))
             }
         };
         Ok(a.ns_per_op / per_ns)
@@ -145,6 +180,20 @@ fn arg_json(a: Arg) -> serde_json::Value {
         Arg::Str(s) => s.into(),
         Arg::Int(i) => i.into(),
     }
+}
+
+/// The largest count calibration will ask for.
+const MAX_ITERATIONS: u64 = 1 << 40;
+
+/// The harness's target sample time for this run (one definition: the harness's own).
+fn target_sample_ns(ctx: &RunContext) -> f64 {
+    let config = HarnessConfig {
+        quick: ctx.quick,
+        smoke: ctx.smoke,
+        repetitions: None,
+        pin: PinMode::Auto,
+    };
+    config.target_sample().as_nanos() as f64
 }
 
 /// Warm-up time: a JVM needs its JIT to have compiled the loop; others only warm caches.
@@ -197,7 +246,10 @@ impl Experiment for ProbeExperiment {
     }
 
     fn plan(&self, ctx: &RunContext) -> Plan {
-        self.variant.size.plan(ctx)
+        match self.calibrated {
+            Some(n) => Plan::Fixed(n),
+            None => self.variant.size.plan(ctx),
+        }
     }
 
     fn max_repetitions(&self, _ctx: &RunContext) -> Option<usize> {
@@ -214,7 +266,12 @@ impl Experiment for ProbeExperiment {
         };
         let stderr = ctx.scratch_dir.join(stderr_name(self.variant.runtime));
         let probe = ProbeProcess::start(&self.label(), &launch, &ctx.cpus, stderr, &ctx.cancel)?;
-        if !probe.hello.experiments.iter().any(|e| e == self.variant.what) {
+        if !probe
+            .hello
+            .experiments
+            .iter()
+            .any(|e| e == self.variant.what)
+        {
             bail!(
                 "{} does not offer '{}' (it offers {})",
                 self.label(),

@@ -102,7 +102,10 @@ impl ProbeProcess {
         let status = concbench_sys::end_group(&mut child, EXIT_GRACE)?;
         let _ = std::fs::remove_file(&self.stderr_path);
         if !status.success() {
-            bail!("{} did not exit cleanly at end of input ({status})", self.label);
+            bail!(
+                "{} did not exit cleanly at end of input ({status})",
+                self.label
+            );
         }
         Ok(())
     }
@@ -132,7 +135,10 @@ impl ProbeProcess {
                 Err(e) => return Err(anyhow!(e).context("polling the probe")),
             }
             let mut buf = [0u8; 8192];
-            let n = self.stdout.read(&mut buf).context("reading from the probe")?;
+            let n = self
+                .stdout
+                .read(&mut buf)
+                .context("reading from the probe")?;
             if n == 0 {
                 let e = anyhow!("it closed its output{}", self.exit_status());
                 return Err(self.explain(e));

@@ -108,7 +108,10 @@ fn check_version(v: u32) -> Result<()> {
 /// Parse the greeting line.
 pub fn parse_hello(line: &str) -> Result<Hello> {
     let hello: Hello = serde_json::from_str(line).with_context(|| {
-        format!("its first line is not a protocol greeting: '{}'", excerpt(line))
+        format!(
+            "its first line is not a protocol greeting: '{}'",
+            excerpt(line)
+        )
     })?;
     check_version(hello.v)?;
     if hello.hello != "concbench-probe" {
@@ -119,8 +122,12 @@ pub fn parse_hello(line: &str) -> Result<Hello> {
 
 /// Parse one answer line: a measurement, or the probe's own error as an `Err`.
 pub fn parse_answer(line: &str) -> Result<Answer> {
-    let a: Line = serde_json::from_str(line)
-        .with_context(|| format!("it answered something that is not a protocol line: '{}'", excerpt(line)))?;
+    let a: Line = serde_json::from_str(line).with_context(|| {
+        format!(
+            "it answered something that is not a protocol line: '{}'",
+            excerpt(line)
+        )
+    })?;
     check_version(a.v)?;
     if !a.ok {
         bail!(

@@ -73,11 +73,9 @@ impl Search {
     /// The first executable named one of `names` (in order of preference) in the directories.
     fn program(&self, names: &[&str], usual: &[&str]) -> Option<PathBuf> {
         let dirs = self.program_dirs(usual);
-        names.iter().find_map(|name| {
-            dirs.iter()
-                .map(|d| d.join(name))
-                .find(|p| is_executable(p))
-        })
+        names
+            .iter()
+            .find_map(|name| dirs.iter().map(|d| d.join(name)).find(|p| is_executable(p)))
     }
 
     /// Candidate JDK homes: with the override, each directory or its children; otherwise
@@ -85,10 +83,16 @@ impl Search {
     fn jdk_homes(&self) -> Vec<PathBuf> {
         let parents: Vec<PathBuf> = match &self.only {
             Some(dirs) => dirs.clone(),
-            None => ["/usr/lib/jvm", "/usr/local/lib/jvm", "/usr/java", "/opt/java", "/opt"]
-                .iter()
-                .map(PathBuf::from)
-                .collect(),
+            None => [
+                "/usr/lib/jvm",
+                "/usr/local/lib/jvm",
+                "/usr/java",
+                "/opt/java",
+                "/opt",
+            ]
+            .iter()
+            .map(PathBuf::from)
+            .collect(),
         };
         let mut homes: Vec<PathBuf> = parents
             .iter()
@@ -104,9 +108,11 @@ impl Search {
         if self.only.is_none() {
             homes.extend(std::env::var_os("JAVA_HOME").map(PathBuf::from));
             let javac = self.program(&["javac"], &[]);
-            homes.extend(javac.and_then(|j| j.canonicalize().ok()).and_then(|j| {
-                j.parent().and_then(Path::parent).map(Path::to_path_buf)
-            }));
+            homes.extend(
+                javac
+                    .and_then(|j| j.canonicalize().ok())
+                    .and_then(|j| j.parent().and_then(Path::parent).map(Path::to_path_buf)),
+            );
         }
         homes
     }
@@ -208,7 +214,10 @@ mod tests {
     #[test]
     fn the_override_replaces_every_location() {
         let s = Search::from_value(Some(std::ffi::OsStr::new("/nonexistent/a:/nonexistent/b")));
-        assert_eq!(s, Search::only(&[Path::new("/nonexistent/a"), Path::new("/nonexistent/b")]));
+        assert_eq!(
+            s,
+            Search::only(&[Path::new("/nonexistent/a"), Path::new("/nonexistent/b")])
+        );
         for rt in [Runtime::Go, Runtime::Java, Runtime::Python, Runtime::C] {
             let reason = discover(rt, &s).unwrap_err();
             assert!(reason.starts_with("no "), "{reason}");

@@ -140,10 +140,38 @@ fn go() -> Vec<Variant> {
         None,
     );
     vec![
-        v(Go, CREATE, "create", &[("gomaxprocs", Int(1))], SameCpu, Calibrated),
-        v(Go, PINGPONG, "pingpong", &[("gomaxprocs", Int(1))], SameCpu, Calibrated),
-        v(Go, PINGPONG, "pingpong", &[("gomaxprocs", Int(2))], CrossCpu, Calibrated),
-        v(Go, LOCKED, "pingpong_locked", &[("gomaxprocs", Int(1))], SameCpu, Calibrated),
+        v(
+            Go,
+            CREATE,
+            "create",
+            &[("gomaxprocs", Int(1))],
+            SameCpu,
+            Calibrated,
+        ),
+        v(
+            Go,
+            PINGPONG,
+            "pingpong",
+            &[("gomaxprocs", Int(1))],
+            SameCpu,
+            Calibrated,
+        ),
+        v(
+            Go,
+            PINGPONG,
+            "pingpong",
+            &[("gomaxprocs", Int(2))],
+            CrossCpu,
+            Calibrated,
+        ),
+        v(
+            Go,
+            LOCKED,
+            "pingpong_locked",
+            &[("gomaxprocs", Int(1))],
+            SameCpu,
+            Calibrated,
+        ),
         v(
             Go,
             MEMORY,
@@ -273,9 +301,25 @@ fn python() -> Vec<Variant> {
         "ns",
         None,
     );
-    let create = |model| v(Python, CREATE, "create", &[("model", Str(model))], SameCpu, Calibrated);
+    let create = |model| {
+        v(
+            Python,
+            CREATE,
+            "create",
+            &[("model", Str(model))],
+            SameCpu,
+            Calibrated,
+        )
+    };
     let pingpong = |meta, model| {
-        v(Python, meta, "pingpong", &[("model", Str(model))], SameCpu, Calibrated)
+        v(
+            Python,
+            meta,
+            "pingpong",
+            &[("model", Str(model))],
+            SameCpu,
+            Calibrated,
+        )
     };
     let cpu = |model, workers| {
         let args = [("model", Str(model)), ("workers", Int(workers))];
@@ -368,7 +412,14 @@ fn c() -> Vec<Variant> {
                 smoke: 100,
             },
         ),
-        v(C, THREAD_100K, "thread_100k", &[("batch", Str("100k"))], SameCpu, SEED_100K),
+        v(
+            C,
+            THREAD_100K,
+            "thread_100k",
+            &[("batch", Str("100k"))],
+            SameCpu,
+            SEED_100K,
+        ),
         v(C, PIPE_TOKEN, "pipe_token", &[], SameCpu, Calibrated),
         v(C, RING, "ring", &[], SameCpu, Calibrated),
     ]
