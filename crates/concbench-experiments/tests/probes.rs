@@ -25,15 +25,19 @@ fn harness(scratch: &Path) -> Harness {
     }
 }
 
-/// A calibrated nanosecond variant (the Go goroutine create).
-fn go_create() -> Variant {
+fn variant(id: &str) -> Variant {
     variants::all()
         .into_iter()
-        .find(|v| v.meta.id == "probes.go.create")
+        .find(|v| v.meta.id == id)
         .unwrap()
 }
 
-const GREETING: &str = r#"{"v":1,"hello":"concbench-probe","runtime":"fake","version":"fake-$$","experiments":["create"]}"#;
+/// A calibrated nanosecond variant (the Go goroutine create).
+fn go_create() -> Variant {
+    variant("probes.go.create")
+}
+
+const GREETING: &str = r#"{"v":1,"hello":"concbench-probe","runtime":"fake","version":"fake-$$","experiments":["create","memory"]}"#;
 
 /// A fake probe: `sh -c` running `script`, which may call `hello` to print the greeting (its
 /// version is `fake-<pid of the shell>`).
@@ -126,7 +130,8 @@ fn answers_become_samples_and_the_version_is_recorded() {
 #[test]
 fn a_probe_that_ignores_end_of_input_is_killed_and_reported() {
     let script = r#"hello; exec sleep 600 </dev/null"#;
-    let mut exp = ProbeExperiment::with_launch(go_create(), fake(script));
+    // A fixed batch: in smoke mode setup sends no warm-up request this probe would never answer.
+    let mut exp = ProbeExperiment::with_launch(variant("probes.go.memory"), fake(script));
     // Nothing would answer a request, so drive setup and teardown directly.
     let scratch = tempfile::tempdir().unwrap();
     let h = harness(scratch.path());

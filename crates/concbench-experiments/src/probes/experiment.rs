@@ -140,7 +140,8 @@ impl ProbeExperiment {
         loop {
             ctx.cancel.check()?;
             let a = self.ask(ctx, n)?;
-            let loop_ns = a.ns_per_op * a.ops.max(1) as f64;
+            let ops = if a.ops == 0 { n } else { a.ops };
+            let loop_ns = a.ns_per_op * ops as f64;
             spent += loop_ns;
             let per_op = a.ns_per_op.max(1e-3);
             let sized = (target_ns / per_op * 1.05).ceil().max(1.0) as u64;

@@ -67,7 +67,8 @@ impl ProbeUsage {
 pub struct Answer {
     /// Nanoseconds per operation, timed by the probe around its own loop.
     pub ns_per_op: f64,
-    /// Operations actually performed (a ping-pong rounds to whole round trips).
+    /// Operations actually performed (a ping-pong rounds to whole round trips); 0 when the
+    /// probe did not say, meaning: as many as asked.
     pub ops: u64,
     /// The result when it is not a time (KiB per unit), in the variant's unit.
     pub value: Option<f64>,
