@@ -48,6 +48,7 @@ def value(result, raw):
 
 
 def rounds_of(pairs, rounds, extra):
+    """[(label, concbench values, probe values, unit)] for the pairs whose native id exists."""
     present = [p for p in pairs if p[1] in ids]
     for probe, native, _, _ in pairs:
         if native not in ids:
@@ -55,16 +56,15 @@ def rounds_of(pairs, rounds, extra):
     if not present:
         return []
     only = ",".join(x for p in present for x in p[:2])
-    series = {p: ([], []) for p in present}
+    series = [([], []) for _ in present]
     for r in range(rounds):
         doc = concbench(only, extra)
-        for p in present:
-            probe, native, params, raw = p
-            series[p][0].append(value(pick(doc, native, params), raw) / 1000)
-            series[p][1].append(pick(doc, probe, {"placement": "same-cpu"})["median"] / 1000)
+        for (probe, native, params, raw), (ours, theirs) in zip(present, series):
+            ours.append(value(pick(doc, native, params), raw) / 1000)
+            theirs.append(pick(doc, probe, {"placement": "same-cpu"})["median"] / 1000)
         print(f"round {r + 1}/{rounds} ({only})", file=sys.stderr)
-    return [(f"{native} vs {probe}", *series[(probe, native, params, raw)], "us")
-            for probe, native, params, raw in present]
+    return [(f"{native} vs {probe}", ours, theirs, "us")
+            for (probe, native, _, _), (ours, theirs) in zip(present, series)]
 
 
 rounds = int(sys.argv[1]) if len(sys.argv) > 1 else 5

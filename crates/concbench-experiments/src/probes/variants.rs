@@ -104,11 +104,12 @@ use Placement::{CrossCpu, SameCpu};
 use Runtime::{Go, Java, Python, C};
 use Size::Calibrated;
 
-const SEED_100K: Size = Size::Batch {
-    full: 100_000,
-    quick: 10_000,
-    smoke: 200,
-};
+/// A fixed batch of `full` operations (`quick` with --quick, `smoke` in tests).
+const fn batch(full: u64, quick: u64, smoke: u64) -> Size {
+    Size::Batch { full, quick, smoke }
+}
+
+const SEED_100K: Size = batch(100_000, 10_000, 200);
 
 fn go() -> Vec<Variant> {
     const CREATE: Meta = meta(
@@ -178,11 +179,7 @@ fn go() -> Vec<Variant> {
             "memory",
             &[("batch", Str("100k"))],
             SameCpu,
-            Size::Batch {
-                full: 100_000,
-                quick: 20_000,
-                smoke: 1_000,
-            },
+            batch(100_000, 20_000, 1_000),
         ),
     ]
 }
@@ -251,11 +248,7 @@ fn java_kind(kind: &'static str) -> Vec<Variant> {
             "print",
             &print_args,
             SameCpu,
-            Size::Batch {
-                full: 1_000_000,
-                quick: 10_000,
-                smoke: 1_000,
-            },
+            batch(1_000_000, 10_000, 1_000),
         ),
         Variant {
             flags: JAVA_MEMORY_FLAGS,
@@ -265,11 +258,7 @@ fn java_kind(kind: &'static str) -> Vec<Variant> {
                 "memory",
                 &memory_args,
                 SameCpu,
-                Size::Batch {
-                    full: 1_000,
-                    quick: 1_000,
-                    smoke: 50,
-                },
+                batch(1_000, 1_000, 50),
             )
         },
     ]
@@ -383,14 +372,10 @@ fn c() -> Vec<Variant> {
             ("line_bytes", Int(12)),
             ("sink", Str("devnull")),
         ];
-        let batch = Size::Batch {
-            full: 1,
-            quick: 1,
-            smoke: 1,
-        };
+        let one_batch = batch(1, 1, 1);
         Variant {
             in_quick: quick,
-            ..v(C, PRINT, "print", &args, SameCpu, batch)
+            ..v(C, PRINT, "print", &args, SameCpu, one_batch)
         }
     };
     // fork.c / thread.c at P=255 (the seed's table): COUNT=100 (also in --quick) and 1000.
@@ -406,11 +391,7 @@ fn c() -> Vec<Variant> {
             &[("batch", Str("100k"))],
             SameCpu,
             // Forks cost ~0.1-0.2 ms: 2,000 keep a quick sample under half a second.
-            Size::Batch {
-                full: 100_000,
-                quick: 2_000,
-                smoke: 100,
-            },
+            batch(100_000, 2_000, 100),
         ),
         v(
             C,
