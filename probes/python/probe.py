@@ -180,6 +180,7 @@ def chunks(count):
 
 def cpu_process(ready_wr, go_rd, done_wr, count):
     die_with_parent()
+    chunks(1)  # untimed: a forked worker's first touches of shared objects fault in its copies
     os.write(ready_wr, b"r")
     os.read(go_rd, 1)
     chunks(count)
@@ -210,6 +211,7 @@ def cpu_threads(shares):
     barrier = threading.Barrier(len(shares) + 1)
 
     def work(count):
+        chunks(1)  # untimed, as in a process worker
         barrier.wait()
         chunks(count)
 

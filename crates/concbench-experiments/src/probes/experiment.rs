@@ -125,10 +125,12 @@ impl ProbeExperiment {
     }
 
     /// Calibrate on the probe's own clock: grow the count until the probe's loop lasts a
-    /// quarter of the target sample time and the warm-up budget is spent, then size samples to
-    /// the target. The harness's calibration would time whole requests, which include untimed
-    /// per-request preparation (forking a partner, starting a pool) and IPC, and so would pick
-    /// samples whose timed loop is far shorter than the target.
+    /// quarter of the target sample time, at least three answers were seen and the warm-up budget
+    /// is spent, then size samples to the target from the fastest per-operation time seen in a
+    /// loop of meaningful length (one preempted or cold request must not shrink every sample).
+    /// The harness's calibration would time whole requests, which include untimed per-request
+    /// preparation (forking a partner, starting a pool) and IPC, and so would pick samples whose
+    /// timed loop is far shorter than the target.
     fn calibrate(&mut self, ctx: &RunContext) -> Result<u64> {
         let target_ns = target_sample_ns(ctx);
         let budget_ns = if ctx.smoke {
@@ -136,25 +138,30 @@ impl ProbeExperiment {
         } else {
             warmup_budget_ns(self.variant.runtime, ctx.quick)
         };
-        let (mut spent, mut n) = (0.0, 1u64);
+        let (mut spent, mut n, mut fastest, mut asked) = (0.0, 1u64, f64::INFINITY, 0);
         loop {
             ctx.cancel.check()?;
             let a = self.ask(ctx, n)?;
+            asked += 1;
             let ops = if a.ops == 0 { n } else { a.ops };
             let loop_ns = a.ns_per_op * ops as f64;
             spent += loop_ns;
-            let per_op = a.ns_per_op.max(1e-3);
-            let sized = (target_ns / per_op * 1.05).ceil().max(1.0) as u64;
-            if loop_ns >= target_ns / 4.0 && spent >= budget_ns {
+            if loop_ns >= target_ns / 100.0 || fastest.is_infinite() {
+                fastest = fastest.min(a.ns_per_op.max(1e-3));
+            }
+            let sized =
+                ((target_ns / fastest * 1.05).ceil() as u64).max(self.variant.min_iterations);
+            let long_enough = loop_ns >= target_ns / 4.0;
+            if long_enough && asked >= MIN_CALIBRATION_ANSWERS && spent >= budget_ns {
                 return Ok(sized);
             }
             if n >= MAX_ITERATIONS {
                 bail!("{} never reached a {target_ns} ns loop", self.label());
             }
-            // At most 10x per step (a slow first call must not make the next one huge).
-            n = sized
-                .clamp(n.saturating_mul(2), n.saturating_mul(10))
-                .min(MAX_ITERATIONS);
+            // Long enough: stay near the target size while warming up. Before that, grow at most
+            // 10x per step (a slow first call must not make the next one huge).
+            let grown = sized.clamp(n.saturating_mul(2), n.saturating_mul(10));
+            n = if long_enough { sized.max(n) } else { grown }.min(MAX_ITERATIONS);
         }
     }
 
@@ -182,6 +189,9 @@ fn arg_json(a: Arg) -> serde_json::Value {
         Arg::Int(i) => i.into(),
     }
 }
+
+/// Calibration asks at least this many times before it sizes samples.
+const MIN_CALIBRATION_ANSWERS: u32 = 3;
 
 /// The largest count calibration will ask for.
 const MAX_ITERATIONS: u64 = 1 << 40;
