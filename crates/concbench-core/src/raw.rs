@@ -31,6 +31,9 @@ pub struct RawMeasurement {
     pub warnings: Vec<String>,
     /// The target minimum sample time the harness calibrated for, nanoseconds.
     pub target_sample_ns: f64,
+    /// [`crate::Experiment::info`]: facts that are not parameters (a runtime's version).
+    #[serde(default)]
+    pub info: BTreeMap<String, String>,
 }
 
 /// The harness's answer for one variant.

@@ -6,6 +6,7 @@
 
 pub mod create;
 pub mod io;
+pub mod probes;
 mod registry;
 pub mod support;
 pub mod syscall;

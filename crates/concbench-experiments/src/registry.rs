@@ -9,6 +9,7 @@ pub fn all() -> Vec<Box<dyn Experiment>> {
     v.extend(crate::syscall::all());
     v.extend(crate::create::all());
     v.extend(crate::io::all());
+    v.extend(crate::probes::all());
     v
 }
 

@@ -8,6 +8,7 @@ mod exporter;
 pub mod format;
 mod json;
 mod markdown;
+pub mod runtimes;
 mod sections;
 mod terminal;
 
