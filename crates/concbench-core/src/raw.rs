@@ -36,6 +36,28 @@ pub struct RawMeasurement {
     pub info: BTreeMap<String, String>,
 }
 
+impl RawMeasurement {
+    /// A measurement made of known values, as tests and synthetic documents need: one sample per
+    /// value, one iteration per sample, 20 ms per sample (above every target), no counters.
+    pub fn from_values(meta: Meta, params: Params, values: Vec<f64>) -> Self {
+        let n = values.len();
+        RawMeasurement {
+            meta,
+            params,
+            cpus: Vec::new(),
+            iterations: 1,
+            sample_ns: vec![20e6; n],
+            usage_per_op: vec![Usage::default(); n],
+            metrics: BTreeMap::new(),
+            overhead: None,
+            warnings: Vec::new(),
+            target_sample_ns: 10e6,
+            info: BTreeMap::new(),
+            values,
+        }
+    }
+}
+
 /// The harness's answer for one variant.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]

@@ -230,26 +230,15 @@ mod tests {
             .with("reader", reader)
             .with("cache", "cold")
             .with("placement", "unpinned");
-        build_entry(&RawMeasurement {
-            meta: Meta {
-                id: "io.read",
-                family: "io",
-                title: "t",
-                op: "o",
-                unit: "ms",
-                expected_switches_per_op: None,
-            },
-            params,
-            cpus: vec![],
-            iterations: 1,
-            values: ms.to_vec(),
-            sample_ns: ms.iter().map(|m| m * 1e6).collect(),
-            usage_per_op: vec![Default::default(); 5],
-            metrics: Default::default(),
-            overhead: None,
-            warnings: vec![],
-            target_sample_ns: 1e6,
-        })
+        let meta = Meta {
+            id: "io.read",
+            family: "io",
+            title: "t",
+            op: "o",
+            unit: "ms",
+            expected_switches_per_op: None,
+        };
+        build_entry(&RawMeasurement::from_values(meta, params, ms.to_vec()))
     }
 
     fn doc(results: Vec<ResultEntry>) -> ResultDoc {
