@@ -131,7 +131,11 @@ fn switch_sources(
     const SAME: &[(&str, &str)] = &[("placement", "same-cpu")];
     match kind {
         Kind::Process => &[("switch.pipe.process", SAME), ("switch.pipe.process", &[])],
-        Kind::Thread => &[("switch.pipe.thread", SAME), ("switch.pipe.thread", &[])],
+        Kind::Thread => &[
+            ("switch.pipe.thread", SAME),
+            ("switch.futex.thread", SAME),
+            ("switch.pipe.thread", &[]),
+        ],
         Kind::Coroutine => &[
             ("switch.coroutine", SAME),
             ("switch.coroutine", &[]),

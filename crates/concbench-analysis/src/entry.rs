@@ -41,6 +41,7 @@ pub fn build_entry(raw: &RawMeasurement) -> ResultEntry {
         counters,
         overhead,
         warnings: raw.warnings.clone(),
+        info: raw.info.clone(),
     };
     for w in warnings::for_measurement(raw, &entry, &stats) {
         if !entry.warnings.contains(&w) {
@@ -116,6 +117,7 @@ mod tests {
             overhead: overhead.map(|o| ("self-test".to_string(), o)),
             warnings: vec![],
             target_sample_ns: 10e6,
+            info: Default::default(),
             values,
         }
     }

@@ -20,6 +20,7 @@ pub fn entry(id: &str, samples: &[f64]) -> ResultEntry {
         counters: Default::default(),
         overhead: None,
         warnings: vec![],
+        info: Default::default(),
     }
 }
 

@@ -74,6 +74,10 @@ pub struct ResultEntry {
     pub overhead: Option<Overhead>,
     /// What the user should know about this number, each saying what to do about it.
     pub warnings: Vec<String>,
+    /// Facts about what was measured that are not parameters, e.g. `runtime_version` of a probe.
+    /// Never used to match results across runs (params are).
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub info: BTreeMap<String, String>,
 }
 
 /// The statistics of a sample set (see `concbench-stats`).

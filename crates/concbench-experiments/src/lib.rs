@@ -5,6 +5,8 @@
 //! a run measures them.
 
 pub mod create;
+pub mod io;
+pub mod probes;
 mod registry;
 pub mod support;
 pub mod syscall;

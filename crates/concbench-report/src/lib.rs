@@ -12,6 +12,7 @@ mod html;
 mod json;
 mod markdown;
 pub mod replicate;
+pub mod runtimes;
 mod sections;
 pub mod terminal;
 

@@ -1,6 +1,6 @@
 //! Markdown: the same sections as the terminal, as GitHub-flavoured tables.
 
-use crate::{sections, Exporter};
+use crate::{runtimes, sections, Exporter};
 use concbench_core::ResultDoc;
 use std::fmt::Write;
 
@@ -48,6 +48,14 @@ impl Exporter for Markdown {
             writeln!(out)?;
             for (i, n) in notes.iter().enumerate() {
                 writeln!(out, "{}. {}", i + 1, cell(n))?;
+            }
+        }
+        let across = runtimes::runtime_rows(doc);
+        if !across.is_empty() {
+            writeln!(out, "\n## Across runtimes (median per operation)\n")?;
+            table(&mut out, runtimes::RUNTIMES_HEADER, &across)?;
+            for n in runtimes::runtime_notes(doc) {
+                writeln!(out, "\n{}", cell(&n))?;
             }
         }
         let replication = sections::replication_rows(doc);

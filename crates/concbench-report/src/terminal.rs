@@ -1,6 +1,6 @@
 //! The terminal table printed after a run (and by `concbench report`).
 
-use crate::{sections, Exporter};
+use crate::{runtimes, sections, Exporter};
 use comfy_table::{presets::UTF8_FULL_CONDENSED, ContentArrangement, Table};
 use concbench_core::ResultDoc;
 use std::fmt::Write;
@@ -43,6 +43,14 @@ impl Exporter for Terminal {
         }
         for (i, n) in notes.iter().enumerate() {
             writeln!(out, "[{}] {n}", i + 1)?;
+        }
+        let across = runtimes::runtime_rows(doc);
+        if !across.is_empty() {
+            writeln!(out, "\nAcross runtimes (median per operation):")?;
+            writeln!(out, "{}", self.table(runtimes::RUNTIMES_HEADER, &across))?;
+        }
+        for n in runtimes::runtime_notes(doc) {
+            writeln!(out, "{n}")?;
         }
         let replication = sections::replication_rows(doc);
         if !replication.is_empty() {

@@ -245,6 +245,7 @@ mod tests {
             counters: Default::default(),
             overhead: None,
             warnings: vec![],
+            info: Default::default(),
         };
         ResultDoc {
             results: (0..results).map(entry).collect(),

@@ -42,6 +42,7 @@ fn big_doc(n: usize) -> ResultDoc {
             .collect(),
         overhead: None,
         warnings: vec!["synthetic test data, not a measurement".into()],
+        info: Default::default(),
     };
     ResultDoc {
         results: (0..n).map(entry).collect(),

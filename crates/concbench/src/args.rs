@@ -54,6 +54,10 @@ pub struct RunArgs {
     /// Also write the report as one self-contained HTML page (charts included).
     #[arg(long, value_name = "FILE")]
     pub html: Option<PathBuf>,
+    /// Only variants whose params include KEY=VALUE (repeatable; all must match), e.g.
+    /// `--only io.read --where files=4 --where file_mib=128`.
+    #[arg(long = "where", value_name = "KEY=VALUE", value_parser = parse_where)]
+    pub where_params: Vec<(String, String)>,
     #[command(flatten)]
     pub measure: MeasureArgs,
 }
@@ -75,9 +79,26 @@ pub struct MeasureArgs {
     /// Repetitions per variant (default 10, or 5 with --quick).
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=10_000))]
     pub repeat: Option<u32>,
+    /// Directory (on a disk, not tmpfs) for the io family's data files (default: a new directory
+    /// in $TMPDIR, /var/tmp or the current directory, whichever is disk-backed).
+    #[arg(long, value_name = "DIR")]
+    pub io_dir: Option<PathBuf>,
+    /// Keep the io family's data files after the run (with --io-dir, the next run reuses them).
+    #[arg(long)]
+    pub keep_io_files: bool,
     /// Prove every experiment runs: one repetition of a few iterations. For tests; not a measurement.
     #[arg(long, hide = true)]
     pub smoke: bool,
+}
+
+/// `KEY=VALUE` for `--where`.
+fn parse_where(s: &str) -> Result<(String, String), String> {
+    match s.split_once('=') {
+        Some((k, v)) if !k.is_empty() => Ok((k.to_string(), v.to_string())),
+        _ => Err(format!(
+            "'{s}' is not KEY=VALUE; for example --where files=10 (keys are the params shown by a run)"
+        )),
+    }
 }
 
 #[derive(Debug, clap::Args)]

@@ -7,6 +7,7 @@ use crate::progress::Progress;
 use anyhow::{Context, Result};
 use concbench_analysis::{build_entry, verdicts};
 use concbench_core::{Experiment, Outcome, ResultDoc};
+use concbench_experiments::io::RunData;
 use concbench_measure::isolate::{supervisor::Supervisor, Job};
 use concbench_measure::{clock, host, recorded_params, signals, HarnessConfig, PinMode};
 use concbench_report::{Exporter, Json};
@@ -63,6 +64,17 @@ pub fn measure(
     mut settings: BTreeMap<String, serde_json::Value>,
 ) -> Result<ResultDoc> {
     let config = harness_config(args);
+    // The io family's data files: one directory for the whole run, removed when this is dropped
+    // (at the end, after Ctrl-C, or on an error) unless --keep-io-files.
+    let mut io_data = variants
+        .iter()
+        .any(|(_, e)| e.meta().family == "io")
+        .then(|| RunData::prepare(args.io_dir.as_deref(), args.keep_io_files))
+        .transpose()?;
+    let options = io_data.as_ref().map(RunData::options).unwrap_or_default();
+    if let Some(io) = &io_data {
+        settings.insert("io_dir".into(), io.path().display().to_string().into());
+    }
     let cancel = signals::install_cancel_handler().context("installing the Ctrl-C handler")?;
     let scratch = tempfile::Builder::new()
         .prefix("concbench-")
@@ -96,7 +108,7 @@ pub fn measure(
             config: config.clone(),
             host: host.clone(),
             scratch_dir: scratch.path().to_path_buf(),
-            options: BTreeMap::new(),
+            options: options.clone(),
         };
         match supervisor.measure(&job, &mut |e| progress.event(e)) {
             Outcome::Measured(mut raw) => {
@@ -114,6 +126,11 @@ pub fn measure(
         progress.end_one();
     }
     progress.finish();
+    if let Some(io) = io_data.take() {
+        let done = io.describe_end();
+        drop(io);
+        eprintln!("concbench: {done}");
+    }
     doc.interrupted = cancel.is_cancelled();
     doc.duration_s = started.elapsed().as_secs_f64();
     doc.verdicts = verdicts::judge(&doc);

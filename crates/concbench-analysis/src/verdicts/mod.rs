@@ -6,6 +6,7 @@
 
 mod create_switch;
 mod evidence;
+mod io_one_thread;
 mod process_vs_thread;
 
 pub use evidence::{compare, find, Comparison, MIN_SAMPLES};
@@ -21,6 +22,7 @@ const JUDGES: &[Judge] = &[
     process_vs_thread::thirty_times,
     process_vs_thread::create_100k,
     create_switch::create_destroy_switch,
+    io_one_thread::one_thread,
 ];
 
 /// All verdicts the results support.

@@ -399,6 +399,7 @@ fn io(results: &[&ResultEntry]) -> Vec<Chart> {
     if reads.is_empty() {
         return Vec::new();
     }
+    let shared = shared_params(&reads);
     let mut series: Vec<Series> = Vec::new();
     for r in &reads {
         let (Some(y), Some(x)) = (mib_per_s(r), readers(r)) else {
@@ -410,11 +411,7 @@ fn io(results: &[&ResultEntry]) -> Vec<Chart> {
             (r.summary.ci95[1] > 0.0 && r.summary.ci95[0] > 0.0 && r.unit != "MiB/s")
                 .then(|| (f / r.summary.ci95[1], f / r.summary.ci95[0]))
         };
-        let name = format!(
-            "{} {}",
-            r.params.get_str("model").unwrap_or(&r.id),
-            r.params.get_str("cache").unwrap_or("")
-        );
+        let name = label(r, &shared, true, &["files", "threads"]);
         let point = Point {
             x,
             y,
@@ -435,7 +432,7 @@ fn io(results: &[&ResultEntry]) -> Vec<Chart> {
             .to_string(),
         LineChart {
             title: "IO: MiB/s read vs readers".into(),
-            subtitle: subtitle(&shared_params(&reads)),
+            subtitle: subtitle(&shared),
             x_label: "readers (threads or processes)".into(),
             y_label: "MiB/s".into(),
             series,

@@ -9,7 +9,7 @@
 mod chart;
 mod charts;
 
-use crate::{format, sections, Exporter};
+use crate::{format, runtimes, sections, Exporter};
 use concbench_analysis::advice::{self, kib_text, share, Cost, Kind};
 use concbench_core::ResultDoc;
 use minijinja::Environment;
@@ -41,6 +41,9 @@ struct Page {
     host: Vec<(String, String)>,
     warnings: Vec<String>,
     costs: Vec<CostRow>,
+    runtimes_header: [&'static str; 6],
+    runtimes: Vec<[String; 6]>,
+    runtime_notes: Vec<String>,
     workloads: Vec<WorkloadAnswer>,
     claims: Vec<sections::ClaimRow>,
     dimensions: Vec<sections::DimensionRow>,
@@ -92,6 +95,9 @@ impl From<&ResultDoc> for Page {
             host: host_facts(doc),
             warnings: doc.warnings.clone(),
             costs: cost_rows(doc),
+            runtimes_header: runtimes::RUNTIMES_HEADER,
+            runtimes: runtimes::runtime_rows(doc),
+            runtime_notes: runtimes::runtime_notes(doc),
             workloads: workload_answers(doc),
             claims,
             dimensions,
