@@ -68,6 +68,14 @@ impl Exporter for Markdown {
             writeln!(out, "\n## Verdicts\n")?;
             table(&mut out, sections::VERDICT_HEADER, &verdicts)?;
         }
+        if sections::s0_table_judged(doc) {
+            writeln!(out, "\n## Seed S0's comparison table, re-verified\n")?;
+            table(
+                &mut out,
+                sections::S0_TABLE_HEADER,
+                &sections::s0_table_rows(doc),
+            )?;
+        }
         let skipped = sections::skipped_lines(doc);
         let failed = sections::failure_lines(doc);
         if !skipped.is_empty() || !failed.is_empty() {

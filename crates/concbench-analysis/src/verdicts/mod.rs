@@ -9,7 +9,7 @@ mod evidence;
 mod io_one_thread;
 mod process_vs_thread;
 
-pub use evidence::{compare, find, Comparison};
+pub use evidence::{compare, find, Comparison, MIN_SAMPLES};
 
 use crate::published::{published, Published};
 use concbench_core::{ResultDoc, Verdict, VerdictKind};
