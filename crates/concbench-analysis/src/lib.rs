@@ -6,12 +6,19 @@
 //! * [`published`] holds the seed articles' figures (`data/published.toml`) and matches them
 //!   to measured results.
 //! * [`verdicts`] judges the seed articles' claims from the measured results.
+//! * [`comparison`] sets two runs side by side (`concbench compare`).
+//! * [`advice`] answers "which model costs least for this workload" from measured costs.
 //!
 //! Nothing here reads a clock or formats for a terminal.
 
+pub mod advice;
+pub mod comparison;
 pub mod entry;
 pub mod published;
 pub mod verdicts;
 pub mod warnings;
 
 pub use entry::build_entry;
+
+#[cfg(test)]
+mod test_doc;

@@ -2,12 +2,15 @@
 //!
 //! The file is compiled into the binary so a report never depends on the working directory.
 
-use concbench_core::{ResultDoc, ResultEntry};
+use concbench_core::{Params, ResultDoc, ResultEntry};
 use serde::Deserialize;
 use std::collections::BTreeMap;
 
 /// The published figures and claims, as shipped.
 pub const PUBLISHED_TOML: &str = include_str!("../../../data/published.toml");
+
+/// Seed S0's six-dimension table: the article's claims per dimension, as shipped.
+pub const S0_TABLE_TOML: &str = include_str!("../../../data/s0_table.toml");
 
 #[derive(Debug, Clone, Deserialize)]
 pub struct Published {
@@ -16,6 +19,28 @@ pub struct Published {
     pub figures: Vec<Figure>,
     #[serde(rename = "claim", default)]
     pub claims: Vec<Claim>,
+    /// S0's six-dimension table (from `data/s0_table.toml`).
+    #[serde(skip)]
+    pub dimensions: Vec<Dimension>,
+}
+
+/// One row of seed S0's comparison table.
+#[derive(Debug, Clone, Deserialize)]
+pub struct Dimension {
+    /// The claim (in `published.toml`) whose verdict decides the row.
+    pub claim: String,
+    pub dimension: String,
+    /// The article's claim for processes and for threads, and its verdict.
+    pub processes: String,
+    pub threads: String,
+    pub article_verdict: String,
+    /// `--only` selectors of the results the row's judge needs; empty: no benchmark decides it.
+    pub needs: Vec<String>,
+}
+
+#[derive(Deserialize)]
+struct S0Table {
+    dimension: Vec<Dimension>,
 }
 
 #[derive(Debug, Clone, Deserialize)]
@@ -86,11 +111,17 @@ impl Figure {
 
     /// Whether `entry` is the measured counterpart of this figure.
     pub fn matches(&self, entry: &ResultEntry) -> bool {
-        entry.id == self.result_id
+        self.matches_variant(&entry.id, &entry.params)
+    }
+
+    /// Whether a variant (`id` with its recorded params, placement included) measures this
+    /// figure: the same id, and every param of the figure with the same value.
+    pub fn matches_variant(&self, id: &str, params: &Params) -> bool {
+        id == self.result_id
             && self
                 .params
                 .iter()
-                .all(|(k, v)| entry.params.get(k).is_some_and(|m| toml_eq_json(v, m)))
+                .all(|(k, v)| params.get(k).is_some_and(|m| toml_eq_json(v, m)))
     }
 
     /// The measured median in this figure's unit, or `None` when the units cannot be converted.
@@ -143,7 +174,39 @@ pub fn convert(value: f64, from: &str, to: &str) -> Option<f64> {
 /// The shipped published data. Panics only if the shipped file is malformed, which a unit test
 /// rules out.
 pub fn published() -> Published {
-    toml::from_str(PUBLISHED_TOML).expect("data/published.toml is valid (tested)")
+    let mut p: Published =
+        toml::from_str(PUBLISHED_TOML).expect("data/published.toml is valid (tested)");
+    let table: S0Table =
+        toml::from_str(S0_TABLE_TOML).expect("data/s0_table.toml is valid (tested)");
+    p.dimensions = table.dimension;
+    p
+}
+
+impl Published {
+    /// Every seed named by a figure or a claim, in the file's order, without duplicates.
+    pub fn seeds(&self) -> Vec<&str> {
+        let mut out: Vec<&str> = Vec::new();
+        let named = self.figures.iter().map(|f| f.seed.as_str());
+        for seed in named.chain(self.claims.iter().map(|c| c.seed.as_str())) {
+            if !out.contains(&seed) {
+                out.push(seed);
+            }
+        }
+        out
+    }
+
+    /// The seeds `request` names: a seed (`S0.print`) or a prefix of seeds (`S0`).
+    pub fn seeds_named(&self, request: &str) -> Vec<&str> {
+        self.seeds()
+            .into_iter()
+            .filter(|s| *s == request || s.starts_with(&format!("{request}.")))
+            .collect()
+    }
+
+    /// The claims a seed makes.
+    pub fn claims_of<'a>(&'a self, seed: &'a str) -> impl Iterator<Item = &'a Claim> + 'a {
+        self.claims.iter().filter(move |c| c.seed == seed)
+    }
 }
 
 /// A published figure beside this machine's measurement.
@@ -193,6 +256,55 @@ mod tests {
             assert!(f.central().is_some(), "figure without a value: {}", f.what);
         }
         assert!(p.claims.iter().any(|c| c.id == "S0.30x"));
+    }
+
+    #[test]
+    fn s0_table_has_six_dimensions_each_naming_a_claim() {
+        let p = published();
+        assert_eq!(p.dimensions.len(), 6);
+        for d in &p.dimensions {
+            assert!(
+                p.claims
+                    .iter()
+                    .any(|c| c.id == d.claim && c.seed == "S0.table"),
+                "{} names no S0.table claim",
+                d.claim
+            );
+        }
+    }
+
+    #[test]
+    fn seeds_resolve_by_name_and_prefix() {
+        let p = published();
+        assert_eq!(p.seeds_named("S0.print"), vec!["S0.print"]);
+        let s0 = p.seeds_named("S0");
+        assert!(
+            s0.contains(&"S0.create") && s0.contains(&"S0.table"),
+            "{s0:?}"
+        );
+        assert!(!s0.contains(&"S1"));
+        assert!(p.seeds_named("S9").is_empty());
+        assert!(p.seeds_named("S0.prin").is_empty());
+    }
+
+    #[test]
+    fn figure_matches_a_variant_by_id_and_contained_params() {
+        let p = published();
+        let f = p
+            .figures
+            .iter()
+            .find(|f| f.seed == "S0.print" && f.what == "255 threads x 5 lines")
+            .unwrap();
+        let params = Params::new()
+            .with("model", "thread")
+            .with("workers", 255)
+            .with("count", 5)
+            .with("line_bytes", 12)
+            .with("sink", "devnull")
+            .with("placement", "same-cpu");
+        assert!(f.matches_variant("workload.print", &params));
+        assert!(!f.matches_variant("workload.print", &params.clone().with("count", 10)));
+        assert!(!f.matches_variant("workload.other", &params));
     }
 
     #[test]

@@ -82,35 +82,26 @@ mod tests {
     use crate::build_entry;
     use concbench_core::{Meta, Params, Usage};
 
-    /// A same-CPU (or other) switch measurement whose every sample had these switches per op.
+    /// A switch measurement at `placement` whose every sample had these switches per op.
     fn switch_raw(placement: &str, voluntary: f64, involuntary: f64) -> RawMeasurement {
-        RawMeasurement {
-            meta: Meta {
-                id: "switch.synthetic",
-                family: "switch",
-                title: "synthetic",
-                op: "one hand-over",
-                unit: "ns",
-                expected_switches_per_op: Some(1.0),
-            },
-            params: Params::new().with("placement", placement),
-            cpus: vec![1],
-            iterations: 10_000,
-            values: vec![2000.0; 5],
-            sample_ns: vec![20e6; 5],
-            usage_per_op: vec![
-                Usage {
-                    voluntary_switches: voluntary,
-                    involuntary_switches: involuntary,
-                    ..Default::default()
-                };
-                5
-            ],
-            metrics: Default::default(),
-            overhead: None,
-            warnings: vec![],
-            target_sample_ns: 10e6,
+        let meta = Meta {
+            id: "switch.synthetic",
+            family: "switch",
+            title: "synthetic",
+            op: "one hand-over",
+            unit: "ns",
+            expected_switches_per_op: Some(1.0),
+        };
+        let params = Params::new().with("placement", placement);
+        let mut raw = RawMeasurement::from_values(meta, params, vec![2000.0; 5]);
+        for u in &mut raw.usage_per_op {
+            *u = Usage {
+                voluntary_switches: voluntary,
+                involuntary_switches: involuntary,
+                ..Default::default()
+            };
         }
+        raw
     }
 
     fn warned(raw: &RawMeasurement) -> bool {

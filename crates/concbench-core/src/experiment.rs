@@ -150,6 +150,13 @@ pub trait Experiment: Send {
         None
     }
 
+    /// Facts about what was measured that are not parameters (e.g. `runtime_version`), read by
+    /// the harness after the samples. Stored in the result's `info`; shown, never matched on, so
+    /// two runs with different versions of a runtime still compare result by result.
+    fn info(&self) -> std::collections::BTreeMap<String, String> {
+        std::collections::BTreeMap::new()
+    }
+
     /// Release everything: kill and reap children, join threads, remove files.
     fn teardown(&mut self, _ctx: &RunContext) -> anyhow::Result<()> {
         Ok(())

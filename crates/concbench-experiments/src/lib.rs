@@ -6,8 +6,10 @@
 
 pub mod contend;
 pub mod create;
+pub mod io;
+pub mod probes;
 mod registry;
-mod support;
+pub mod support;
 pub mod switch;
 pub mod syscall;
 

@@ -10,6 +10,8 @@ pub fn all() -> Vec<Box<dyn Experiment>> {
     v.extend(crate::create::all());
     v.extend(crate::switch::all());
     v.extend(crate::contend::all());
+    v.extend(crate::io::all());
+    v.extend(crate::probes::all());
     v
 }
 

@@ -232,6 +232,7 @@ impl Harness {
             done: reps,
             total: reps,
         });
+        samples.info = exp.info();
         Ok((iterations, samples))
     }
 }
@@ -287,6 +288,7 @@ struct Samples {
     metrics: BTreeMap<String, Vec<f64>>,
     warnings: Vec<String>,
     overhead: Option<(String, Vec<f64>)>,
+    info: BTreeMap<String, String>,
 }
 
 impl Samples {
@@ -337,6 +339,7 @@ impl Samples {
             overhead: self.overhead,
             warnings: self.warnings,
             target_sample_ns: target.as_nanos() as f64,
+            info: self.info,
         }
     }
 }

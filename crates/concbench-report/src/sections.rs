@@ -4,6 +4,7 @@
 use crate::format;
 use concbench_analysis::published::{published, replications, Figure};
 use concbench_core::{ResultDoc, ResultEntry};
+use serde::Serialize;
 
 pub const RESULT_HEADER: [&str; 6] = ["id", "params", "median", "95% CI", "switches/op", "notes"];
 
@@ -154,6 +155,122 @@ pub fn host_line(doc: &ResultDoc) -> String {
         vulnerable,
         h.mitigations.len()
     )
+}
+
+/// A seed claim with this run's verdict on it (`None`: not judged).
+#[derive(Debug, Clone, Serialize)]
+pub struct ClaimRow {
+    pub id: String,
+    pub seed: String,
+    pub text: String,
+    pub verdict: Option<String>,
+    pub explanation: String,
+    pub evidence: Vec<String>,
+}
+
+/// A row of seed S0's six-dimension table with this run's verdict.
+#[derive(Debug, Clone, Serialize)]
+pub struct DimensionRow {
+    pub dimension: String,
+    pub processes: String,
+    pub threads: String,
+    pub article_verdict: String,
+    pub verdict: Option<String>,
+    pub explanation: String,
+    pub evidence: Vec<String>,
+}
+
+/// Every claim of `data/published.toml` except S0's table rows, and the six rows of S0's table,
+/// each with its verdict from the document or the reason it has none.
+pub fn claims_and_s0_table(doc: &ResultDoc) -> (Vec<ClaimRow>, Vec<DimensionRow>) {
+    let p = published();
+    let judged = |claim: &str| doc.verdicts.iter().find(|v| v.source == claim);
+    let verdict = |claim: &str| judged(claim).map(|v| format!("{:?}", v.verdict).to_lowercase());
+    let explanation = |claim: &str, needs: Option<&[String]>| match (judged(claim), needs) {
+        (Some(v), _) => v.explanation.clone(),
+        (None, Some([])) => {
+            "Not measurable by a benchmark: it is a matter of practice, not of cost.".into()
+        }
+        (None, Some(needs)) => format!(
+            "Not judged: this run lacks the evidence (measure it with `concbench run --only {}`).",
+            needs.join(",")
+        ),
+        (None, None) => "Not judged: this run lacks the evidence for it.".into(),
+    };
+    let evidence = |claim: &str| {
+        judged(claim)
+            .map(|v| v.evidence.clone())
+            .unwrap_or_default()
+    };
+    let in_table = |id: &str| p.dimensions.iter().any(|d| d.claim == id);
+    let claims = p
+        .claims
+        .iter()
+        .filter(|c| !in_table(&c.id))
+        .map(|c| ClaimRow {
+            id: c.id.clone(),
+            seed: c.seed.clone(),
+            text: c.text.clone(),
+            verdict: verdict(&c.id),
+            explanation: explanation(&c.id, None),
+            evidence: evidence(&c.id),
+        })
+        .collect();
+    let dimensions = p
+        .dimensions
+        .iter()
+        .map(|d| DimensionRow {
+            dimension: d.dimension.clone(),
+            processes: d.processes.clone(),
+            threads: d.threads.clone(),
+            article_verdict: d.article_verdict.clone(),
+            verdict: verdict(&d.claim),
+            explanation: explanation(&d.claim, Some(&d.needs)),
+            evidence: evidence(&d.claim),
+        })
+        .collect();
+    (claims, dimensions)
+}
+
+pub const S0_TABLE_HEADER: [&str; 6] = [
+    "dimension",
+    "article: processes",
+    "article: threads",
+    "article's verdict",
+    "verdict here",
+    "evidence and explanation",
+];
+
+/// S0's table as text rows, for the terminal and markdown.
+pub fn s0_table_rows(doc: &ResultDoc) -> Vec<[String; 6]> {
+    claims_and_s0_table(doc)
+        .1
+        .into_iter()
+        .map(|d| {
+            let evidence = if d.evidence.is_empty() {
+                String::new()
+            } else {
+                format!(" (evidence: {})", d.evidence.join(", "))
+            };
+            [
+                d.dimension,
+                d.processes,
+                d.threads,
+                d.article_verdict,
+                d.verdict.unwrap_or_else(|| "not judged".into()),
+                format!("{}{evidence}", d.explanation),
+            ]
+        })
+        .collect()
+}
+
+/// Whether any row of S0's table has a verdict in this document (text renderers show the table
+/// only then, to keep a partial run's output short).
+pub fn s0_table_judged(doc: &ResultDoc) -> bool {
+    claims_and_s0_table(doc)
+        .1
+        .iter()
+        .any(|d| d.verdict.is_some())
 }
 
 #[cfg(test)]

@@ -1,5 +1,8 @@
 //! Progress on stderr: which experiment runs and how far the run is. Hidden when stderr is not
 //! a terminal (CI, pipes), so logs stay clean.
+//!
+//! The bar redraws from a ticker thread. That is safe for the measurements only because they run
+//! in worker processes: a thread in the measuring process would slow its forks (METHODOLOGY.md).
 
 use concbench_measure::HarnessEvent;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
@@ -20,11 +23,14 @@ impl Progress {
         };
         let bar = ProgressBar::with_draw_target(Some(total as u64), target);
         bar.set_style(
-            ProgressStyle::with_template("{prefix:>9} [{bar:25}] {pos}/{len} {wide_msg}")
-                .expect("valid template")
-                .progress_chars("=> "),
+            ProgressStyle::with_template(
+                "{prefix:>9} [{bar:25}] {pos}/{len} {elapsed:>4} {wide_msg}",
+            )
+            .expect("valid template")
+            .progress_chars("=> "),
         );
         bar.set_prefix("measuring");
+        bar.enable_steady_tick(std::time::Duration::from_millis(250));
         Self {
             bar,
             label: String::new(),
@@ -41,7 +47,10 @@ impl Progress {
     pub fn event(&self, e: HarnessEvent) {
         let detail = match e {
             HarnessEvent::Calibrating => "calibrating".to_string(),
-            HarnessEvent::Sample { done, total } => format!("sample {done}/{total}"),
+            HarnessEvent::Sample { done, total } if done < total => {
+                format!("sample {}/{total}", done + 1)
+            }
+            HarnessEvent::Sample { total, .. } => format!("{total} samples done"),
         };
         self.bar.set_message(format!("{} — {detail}", self.label));
     }

@@ -34,6 +34,7 @@ fn ctrl_c_leaves_no_process_behind() {
         .arg(&out)
         .env(k, v)
         .env("CI", "true")
+        .env("XDG_DATA_HOME", common::test_data_home())
         .stdout(Stdio::null())
         .stderr(Stdio::piped())
         .spawn()

@@ -1,8 +1,9 @@
-//! Synthetic result documents for the judges' tests: entries with given samples and params.
+//! Synthetic results for the switch and contend judges' tests, built on [`crate::test_doc`].
 
-use concbench_core::{Params, ResultDoc, ResultEntry, Summary, Tool};
-use concbench_stats::median;
+use concbench_core::{Params, ResultEntry};
 use serde_json::Value;
+
+pub use crate::test_doc::doc;
 
 /// Five samples spread +-1% around `v`: enough for a comparison, tight enough to be decisive.
 pub fn around(v: f64) -> Vec<f64> {
@@ -12,40 +13,14 @@ pub fn around(v: f64) -> Vec<f64> {
         .collect()
 }
 
-/// A result `id` with `params` and `samples` (ns per operation).
+/// A result `id` with exactly `params` and `samples` (ns per operation).
 pub fn entry(id: &str, params: &[(&str, Value)], samples: Vec<f64>) -> ResultEntry {
-    let mut p = Params::new();
+    let mut e = crate::test_doc::entry(id, &samples);
+    e.params = Params::new();
     for (k, v) in params {
-        p.set(k, v.clone());
+        e.params.set(k, v.clone());
     }
-    let m = median(&samples);
-    let (lo, hi) = samples
-        .iter()
-        .fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), &x| {
-            (a.min(x), b.max(x))
-        });
-    ResultEntry {
-        id: id.to_string(),
-        family: id.split('.').next().unwrap_or(id).to_string(),
-        title: id.to_string(),
-        op: "op".into(),
-        unit: "ns".into(),
-        params: p,
-        cpus: vec![],
-        iterations: 1000,
-        summary: Summary {
-            median: m,
-            ci95: [lo, hi],
-            min: lo,
-            max: hi,
-            mad: 0.0,
-            mean: m,
-        },
-        samples,
-        counters: Default::default(),
-        overhead: None,
-        warnings: vec![],
-    }
+    e
 }
 
 /// A two-party switch result (`switch.pipe.*`) with its sweep params.
@@ -64,24 +39,4 @@ pub fn switch_entry(id: &str, placement: &str, sched: &str, kib: u64, ns: f64) -
 /// The plain variant of a switch result: default policy, no working set.
 pub fn plain_switch(id: &str, placement: &str, ns: f64) -> ResultEntry {
     switch_entry(id, placement, "other", 0, ns)
-}
-
-pub fn doc(results: Vec<ResultEntry>) -> ResultDoc {
-    ResultDoc {
-        schema: concbench_core::SCHEMA_ID.to_string(),
-        tool: Tool {
-            name: "concbench".into(),
-            version: "test".into(),
-        },
-        host: Default::default(),
-        started_at: "2026-01-01T00:00:00Z".into(),
-        duration_s: 0.0,
-        settings: Default::default(),
-        results,
-        skipped: vec![],
-        failures: vec![],
-        verdicts: vec![],
-        warnings: vec![],
-        interrupted: false,
-    }
 }

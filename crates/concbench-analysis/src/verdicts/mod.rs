@@ -9,11 +9,12 @@ mod create_switch;
 mod evidence;
 #[cfg(test)]
 mod fixtures;
+mod io_one_thread;
 mod process_vs_thread;
 mod switch_cost;
 mod switch_order;
 
-pub use evidence::{compare, find, Comparison};
+pub use evidence::{compare, find, Comparison, MIN_SAMPLES};
 
 use crate::published::{published, Published};
 use concbench_core::{ResultDoc, Verdict, VerdictKind};
@@ -29,6 +30,7 @@ const JUDGES: &[Judge] = &[
     alternate::alternate,
     switch_order::switch_order,
     switch_cost::switch_cost,
+    io_one_thread::one_thread,
 ];
 
 /// All verdicts the results support.

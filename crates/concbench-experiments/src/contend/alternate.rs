@@ -9,7 +9,7 @@
 use crate::support::event::EventFd;
 use crate::support::handover::{event_pair, Endpoint, EventEnd};
 use crate::support::partner::{pin_to, Partner};
-use crate::support::CANCEL_POLL_MASK;
+use crate::support::repeat;
 use anyhow::{bail, Context, Result};
 use concbench_core::{Experiment, Meta, Params, Placement, RunContext, RunOutput, SampleTimer};
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -54,28 +54,23 @@ fn partner_turns(mut end: EventEnd<EventFd>, counter: &AtomicU64) -> Result<()> 
     Ok(())
 }
 
-/// Main's turns: increment; stop at `target`; otherwise hand over and wait for the turn back.
+/// Main's turns: increment, and unless that was the last increment, hand over and wait for
+/// the turn back. Main makes the odd increments (1, 3, 5, ...), so it has `ceil(target / 2)`
+/// turns and the two threads make exactly `target` increments together.
 fn main_turns(live: &mut Live, ctx: &RunContext, target: u64) -> Result<()> {
     let counter = &live.counter;
     counter.store(0, Ordering::Relaxed);
-    for turn in 0.. {
-        if turn & CANCEL_POLL_MASK == 0 {
-            ctx.cancel.check()?;
-        }
+    repeat(ctx, target.div_ceil(2), |_| {
         let now = counter.load(Ordering::Relaxed) + 1;
         counter.store(now, Ordering::Relaxed);
-        if now >= target {
-            break;
+        if now < target {
+            live.main.pass()?;
+            if !live.main.wait_turn()? {
+                bail!("the partner thread stopped");
+            }
         }
-        live.main.pass()?;
-        if !live.main.wait_turn()? {
-            bail!("the partner thread stopped");
-        }
-        if counter.load(Ordering::Relaxed) >= target {
-            break;
-        }
-    }
-    Ok(())
+        Ok(())
+    })
 }
 
 impl Experiment for Alternate {
@@ -135,5 +130,32 @@ impl Experiment for Alternate {
             }
             None => Ok(()),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn two_threads_make_exactly_the_target_between_them() {
+        let ctx = RunContext {
+            quick: true,
+            smoke: true,
+            placement: Placement::Unpinned,
+            cpus: vec![],
+            cancel: Default::default(),
+            host: Default::default(),
+            scratch_dir: std::env::temp_dir(),
+            options: Default::default(),
+        };
+        let mut alternate = Alternate::new(Placement::Unpinned);
+        alternate.setup(&ctx).unwrap();
+        for target in [1, 2, 3, 4, 1001] {
+            let live = alternate.live.as_mut().unwrap();
+            main_turns(live, &ctx, target).unwrap();
+            assert_eq!(live.counter.load(Ordering::Relaxed), target);
+        }
+        alternate.teardown(&ctx).unwrap();
     }
 }

@@ -6,6 +6,7 @@
 //! used a thread pool costs: on a 2-CPU KVM guest with kernel 6.18 it is ~30% slower, and it
 //! stays slower for the life of the process.
 
+use crate::support::repeat;
 use anyhow::{bail, Result};
 use concbench_core::{Experiment, Meta, Params, RunContext, RunOutput, SampleTimer};
 
@@ -66,12 +67,7 @@ impl Experiment for Fork {
         iterations: u64,
         _t: &mut dyn SampleTimer,
     ) -> Result<RunOutput> {
-        for i in 0..iterations {
-            if i & super::CANCEL_POLL_MASK == 0 {
-                ctx.cancel.check()?;
-            }
-            fork_and_reap()?;
-        }
+        repeat(ctx, iterations, |_| fork_and_reap())?;
         Ok(RunOutput::default())
     }
 }

@@ -28,5 +28,3 @@ pub fn all() -> Vec<Box<dyn Experiment>> {
         Box::new(bulk::Bulk::threads()),
     ]
 }
-
-pub(crate) use crate::support::CANCEL_POLL_MASK;

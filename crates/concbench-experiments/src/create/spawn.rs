@@ -1,6 +1,7 @@
 //! `create.posix_spawn` and `create.fork_exec`: start a real program (`/bin/true`) and wait for
 //! it. The difference between the two is what fork copies and exec then throws away.
 
+use crate::support::repeat;
 use anyhow::{bail, Context, Result};
 use concbench_core::{Experiment, Host, Meta, RunContext, RunOutput, SampleTimer, Support};
 use concbench_sys::child::{wait_pid, Child};
@@ -92,10 +93,7 @@ impl Experiment for Spawn {
             std::ptr::null_mut(),
         ];
         let envp = [std::ptr::null_mut::<libc::c_char>()];
-        for i in 0..iterations {
-            if i & super::CANCEL_POLL_MASK == 0 {
-                ctx.cancel.check()?;
-            }
+        repeat(ctx, iterations, |_| {
             let pid = match self.method {
                 Method::PosixSpawn => posix_spawn(&self.path, &argv, &envp)?,
                 Method::ForkExec => fork_exec(&self.path, &argv, &envp)?,
@@ -107,7 +105,8 @@ impl Experiment for Spawn {
                     self.path.to_string_lossy()
                 );
             }
-        }
+            Ok(())
+        })?;
         Ok(RunOutput::default())
     }
 }

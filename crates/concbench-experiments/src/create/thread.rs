@@ -3,6 +3,7 @@
 //!
 //! The stack size is set explicitly in both cases because Rust's own default (2 MiB) is neither.
 
+use crate::support::repeat;
 use anyhow::{Context, Result};
 use concbench_core::{Experiment, Meta, Params, RunContext, RunOutput, SampleTimer};
 
@@ -66,12 +67,7 @@ impl Experiment for Thread {
         _t: &mut dyn SampleTimer,
     ) -> Result<RunOutput> {
         let bytes = (self.stack_kib * 1024) as usize;
-        for i in 0..iterations {
-            if i & super::CANCEL_POLL_MASK == 0 {
-                ctx.cancel.check()?;
-            }
-            spawn_and_join(bytes)?;
-        }
+        repeat(ctx, iterations, |_| spawn_and_join(bytes))?;
         Ok(RunOutput::default())
     }
 }

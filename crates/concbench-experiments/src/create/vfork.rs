@@ -3,6 +3,7 @@
 //! because calling `vfork()` from Rust lets the child return into frames the compiler does not
 //! know are shared.
 
+use crate::support::repeat;
 use anyhow::{bail, Result};
 use concbench_core::{Experiment, Meta, RunContext, RunOutput, SampleTimer};
 
@@ -45,10 +46,7 @@ impl Experiment for Vfork {
     ) -> Result<RunOutput> {
         // Stacks grow down on every architecture Linux runs concbench on; keep 16-byte alignment.
         let top = (self.stack.as_mut_ptr() as usize + CHILD_STACK) & !15;
-        for i in 0..iterations {
-            if i & super::CANCEL_POLL_MASK == 0 {
-                ctx.cancel.check()?;
-            }
+        repeat(ctx, iterations, |_| {
             // SAFETY: `top` points just past a live, exclusively owned 64 KiB buffer that no one
             // else uses while the child runs (CLONE_VFORK suspends us until it exits);
             // `child_body` touches no shared state and returns at once.
@@ -67,7 +65,8 @@ impl Experiment for Vfork {
                 );
             }
             concbench_sys::child::wait_pid(pid)?;
-        }
+            Ok(())
+        })?;
         Ok(RunOutput::default())
     }
 

@@ -1,10 +1,11 @@
-//! Helpers several families share: auto-reset events, turn hand-overs between two units, and
-//! partner threads that start pinned and report whether they got ready.
+//! Helpers several families share: the cancellable inner loop, auto-reset events, turn
+//! hand-overs between two units, partner threads that start pinned and report whether they got
+//! ready, and the async runtime.
 
 pub mod event;
 pub mod handover;
 pub mod partner;
+mod repeat;
 pub mod runtime;
 
-/// How often long loops poll for Ctrl-C (a power of two, so the check is a mask).
-pub const CANCEL_POLL_MASK: u64 = 1023;
+pub use repeat::repeat;

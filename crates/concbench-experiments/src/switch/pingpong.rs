@@ -9,7 +9,7 @@
 //! the switch plus the cache refill the switch caused.
 
 use super::{setting::Setting, working_set::WorkingSet};
-use crate::support::{handover::Endpoint, partner, CANCEL_POLL_MASK};
+use crate::support::{handover::Endpoint, partner, repeat};
 use anyhow::{bail, Context, Result};
 use concbench_core::{
     Experiment, Host, Meta, Params, Placement, RunContext, RunOutput, SampleTimer, Support, Usage,
@@ -40,17 +40,14 @@ pub fn drive(
     round_trips: u64,
     ws: &WorkingSet,
 ) -> Result<()> {
-    for i in 0..round_trips {
-        if i & CANCEL_POLL_MASK == 0 {
-            ctx.cancel.check()?;
-        }
+    repeat(ctx, round_trips, |_| {
         end.pass()?;
         if !end.wait_turn()? {
             bail!("the partner stopped answering");
         }
         ws.touch();
-    }
-    Ok(())
+        Ok(())
+    })
 }
 
 /// The partner's side: wait for the turn, read the working set, pass the turn back; until the

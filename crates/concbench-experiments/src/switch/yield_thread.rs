@@ -8,7 +8,7 @@
 use super::pingpong::round_trips;
 use crate::support::event::{AutoResetEvent, EventFd};
 use crate::support::partner::{pin_to, Partner};
-use crate::support::CANCEL_POLL_MASK;
+use crate::support::repeat;
 use anyhow::{Context, Result};
 use concbench_core::{Experiment, Meta, RunContext, RunOutput, SampleTimer};
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -81,12 +81,10 @@ impl Experiment for Yield {
         gate.go.set()?;
         timer.restart();
         // Each yield by this thread is a round trip: here -> partner -> here.
-        for i in 0..round_trips(iterations) {
-            if i & CANCEL_POLL_MASK == 0 {
-                ctx.cancel.check()?;
-            }
+        repeat(ctx, round_trips(iterations), |_| {
             concbench_sys::via_libc::sched_yield();
-        }
+            Ok(())
+        })?;
         timer.stop();
         gate.active.store(false, Ordering::Release);
         Ok(RunOutput::default())

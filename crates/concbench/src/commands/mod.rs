@@ -1,6 +1,10 @@
 //! One file per command.
 
+mod advise;
+mod compare;
+mod history;
 mod list;
+mod replicate;
 mod report;
 mod run;
 mod worker;
@@ -13,6 +17,10 @@ pub fn dispatch(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Run(a) => run::run(a),
         Command::List => list::list(),
         Command::Report(a) => report::report(a),
+        Command::Replicate(a) => replicate::replicate(a),
+        Command::History(a) => history::history(a),
+        Command::Compare(a) => compare::compare(a),
+        Command::Advise(a) => advise::advise(a),
         Command::Worker => worker::worker(),
     }
 }
