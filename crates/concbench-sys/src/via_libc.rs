@@ -5,8 +5,8 @@
 //! inline in our own code, while a C program calls into libc's code pages. Between two context
 //! switches that difference is measurable: on the 2-CPU KVM development VM (AMD EPYC, kernel
 //! 6.18) the same C pipe ping-pong costs 3.04 us per one-way switch through glibc's `write` and
-//! `read` and 2.52 us with inline `syscall` instructions — after every switch to another
-//! address space, the libc code pages must be reached again. Switch experiments use these
+//! `read` and 2.52 us with inline `syscall` instructions (most likely the price of reaching
+//! libc's code again after every switch to another address space). Switch experiments use these
 //! wrappers so their numbers are the ones programs (and the reference tools) pay.
 
 use std::io;
