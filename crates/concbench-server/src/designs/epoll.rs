@@ -105,7 +105,7 @@ impl Reactor {
             for ev in &events {
                 match ev.data.u64() {
                     LISTENER => self.accept_all()?,
-                    slot => self.on_ready(slot as u32),
+                    slot => self.on_ready(slot as u32, ev.flags),
                 }
             }
             self.fire_due_timers();
@@ -169,14 +169,16 @@ impl Reactor {
     }
 
     /// A connection is readable and/or writable: read, answer, flush.
-    fn on_ready(&mut self, slot: u32) {
-        if self.conns[slot as usize].is_some() && !self.read_and_answer(slot) {
+    fn on_ready(&mut self, slot: u32, flags: EventFlags) {
+        // After the client's FIN (RDHUP) a short read is not the end: read to the 0.
+        let peer_closed = flags.intersects(EventFlags::RDHUP | EventFlags::HUP);
+        if self.conns[slot as usize].is_some() && !self.read_and_answer(slot, peer_closed) {
             self.close(slot);
         }
     }
 
     /// Returns false when the connection must close.
-    fn read_and_answer(&mut self, slot: u32) -> bool {
+    fn read_and_answer(&mut self, slot: u32, peer_closed: bool) -> bool {
         let handler = self.handler;
         let blocking = self.blocking;
         let Some(conn) = self.conns[slot as usize].as_mut() else {
@@ -198,7 +200,7 @@ impl Reactor {
                     }
                     // A short read emptied the socket: with edge triggering, new data brings a
                     // new event, so the extra read that would return EAGAIN is skipped.
-                    if n < room {
+                    if n < room && !peer_closed {
                         break;
                     }
                 }
