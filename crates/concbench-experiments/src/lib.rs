@@ -6,6 +6,7 @@
 
 pub mod create;
 mod registry;
+pub mod server;
 pub mod syscall;
 
 pub use registry::{all, at, families, select};

@@ -8,6 +8,7 @@ pub fn all() -> Vec<Box<dyn Experiment>> {
     let mut v: Vec<Box<dyn Experiment>> = Vec::new();
     v.extend(crate::syscall::all());
     v.extend(crate::create::all());
+    v.extend(crate::server::all());
     v
 }
 

@@ -245,30 +245,32 @@ impl<'a> Worker<'a> {
         }
     }
 
-    /// Keep-alive: send as many requests as the pipeline, the schedule and the budget allow.
+    /// Keep-alive: queue as many requests as the pipeline, the schedule and the budget allow,
+    /// then write them with one system call.
     fn fill(&mut self, conns: &mut [Conn], i: usize, now: u64) {
         loop {
             match self.next_send(&conns[i], now) {
                 Next::Now(intended) => {
                     if !self.plan.shared.claim() {
-                        return;
+                        break;
                     }
                     self.advance_due(&mut conns[i]);
                     self.outstanding += 1;
-                    if !self.send(conns, i, InFlight { intended, sent: now }) {
-                        return;
-                    }
+                    self.queue(&mut conns[i], InFlight { intended, sent: now });
                 }
-                Next::At(due) => return self.schedule(i, due),
-                Next::Never => return,
+                Next::At(due) => {
+                    self.schedule(i, due);
+                    break;
+                }
+                Next::Never => break,
             }
         }
+        self.flush(conns, i);
     }
 
-    /// Queue one request's bytes and write. False when the connection failed.
-    fn send(&mut self, conns: &mut [Conn], i: usize, f: InFlight) -> bool {
+    /// Queue one request's bytes (written by the next flush).
+    fn queue(&self, c: &mut Conn, f: InFlight) {
         let len = self.plan.request_len;
-        let c = &mut conns[i];
         if c.inflight.is_empty() {
             c.framing = self.fresh_framing();
         }
@@ -280,7 +282,6 @@ impl<'a> Worker<'a> {
             c.wend = c.wpos + pending;
         }
         c.wend += len;
-        self.flush(conns, i)
     }
 
     fn flush(&mut self, conns: &mut [Conn], i: usize) -> bool {
@@ -364,7 +365,10 @@ impl<'a> Worker<'a> {
         c.connecting = false;
         self.stats.connections_established += 1;
         match c.pending.take() {
-            Some(f) => self.send(conns, i, f),
+            Some(f) => {
+                self.queue(c, f);
+                self.flush(conns, i)
+            }
             None => {
                 self.wake(conns, i, now);
                 conns[i].sock.is_some()
@@ -397,6 +401,11 @@ impl<'a> Worker<'a> {
             }
         }
         self.rbuf = rbuf;
+        let c = &conns[i];
+        if !self.plan.cfg.per_request && c.sock.is_some() && !c.connecting {
+            let now = self.now();
+            self.wake(conns, i, now);
+        }
     }
 
     /// Consume response bytes. False when the connection was closed meanwhile.
@@ -450,8 +459,9 @@ impl<'a> Worker<'a> {
             self.wake(conns, i, now);
             return false;
         }
-        self.wake(conns, i, now);
-        conns[i].sock.is_some()
+        // The next requests are sent once the whole read is consumed (see `read`), so that
+        // pipelined responses read together are answered by one write.
+        true
     }
 
     fn after_fault(&mut self, sent: u64, now: u64) {

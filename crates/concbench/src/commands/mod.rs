@@ -1,8 +1,10 @@
 //! One file per command.
 
 mod list;
+mod load;
 mod report;
 mod run;
+mod serve;
 mod worker;
 
 use crate::args::{Cli, Command};
@@ -13,6 +15,8 @@ pub fn dispatch(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Run(a) => run::run(a),
         Command::List => list::list(),
         Command::Report(a) => report::report(a),
+        Command::Serve(a) => serve::serve(a),
+        Command::Load(a) => load::load(a),
         Command::Worker => worker::worker(),
     }
 }
