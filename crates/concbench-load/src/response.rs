@@ -44,7 +44,9 @@ pub fn parse_head(head: &[u8]) -> Result<Head, Malformed> {
     for line in head.split(|&b| b == b'\n').skip(1) {
         let line = line.strip_suffix(b"\r").unwrap_or(line);
         if let Some(v) = value_of(line, b"content-length:") {
-            body = std::str::from_utf8(v).ok().and_then(|s| s.trim().parse().ok());
+            body = std::str::from_utf8(v)
+                .ok()
+                .and_then(|s| s.trim().parse().ok());
         } else if let Some(v) = value_of(line, b"transfer-encoding:") {
             if contains_ci(v, b"chunked") {
                 return Err(Malformed::Chunked);

@@ -236,7 +236,11 @@ fn connect_all(cfg: &LoadConfig, groups: &mut [Vec<Conn>], opened: &mut ThreadSt
             tv_nsec: i64::from(left.subsec_nanos()),
         };
         events.clear();
-        match epoll::wait(&ep, rustix::buffer::spare_capacity(&mut events), Some(&timeout)) {
+        match epoll::wait(
+            &ep,
+            rustix::buffer::spare_capacity(&mut events),
+            Some(&timeout),
+        ) {
             Ok(_) | Err(rustix::io::Errno::INTR) => {}
             Err(e) => return Err(e).context("epoll_wait"),
         }

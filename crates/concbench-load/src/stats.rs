@@ -138,7 +138,8 @@ impl ThreadStats {
         self.connections_requested += other.connections_requested;
         self.connections_established += other.connections_established;
         if self.timeline.len() < other.timeline.len() {
-            self.timeline.resize(other.timeline.len(), Second::default());
+            self.timeline
+                .resize(other.timeline.len(), Second::default());
         }
         for (a, b) in self.timeline.iter_mut().zip(&other.timeline) {
             a.completed += b.completed;

@@ -82,7 +82,10 @@ mod tests {
     fn loopback_targets_parse() {
         let t = parse("http://127.0.0.1:8080/x", false).unwrap();
         assert_eq!(t.addr, "127.0.0.1:8080".parse().unwrap());
-        assert_eq!((t.host_header.as_str(), t.path.as_str()), ("127.0.0.1:8080", "/x"));
+        assert_eq!(
+            (t.host_header.as_str(), t.path.as_str()),
+            ("127.0.0.1:8080", "/x")
+        );
         assert_eq!(parse("http://[::1]:80", false).unwrap().path, "/");
         assert!(parse("http://localhost:9/", false)
             .unwrap()
@@ -93,7 +96,11 @@ mod tests {
 
     #[test]
     fn remote_targets_are_refused_without_the_flag() {
-        for url in ["http://10.0.0.1:80/", "http://example.org:80/", "http://8.8.8.8:53/"] {
+        for url in [
+            "http://10.0.0.1:80/",
+            "http://example.org:80/",
+            "http://8.8.8.8:53/",
+        ] {
             let err = parse(url, false).unwrap_err();
             assert!(concbench_core::error::is_usage_error(&err), "{url}");
             assert!(err.to_string().contains("--allow-remote"), "{url}");
@@ -105,7 +112,9 @@ mod tests {
     #[test]
     fn malformed_urls_are_usage_errors() {
         for url in ["127.0.0.1:80", "http://127.0.0.1/", "http://127.0.0.1:x/"] {
-            assert!(concbench_core::error::is_usage_error(&parse(url, false).unwrap_err()));
+            assert!(concbench_core::error::is_usage_error(
+                &parse(url, false).unwrap_err()
+            ));
         }
     }
 }

@@ -141,7 +141,10 @@ impl<'a> Worker<'a> {
             c.served = 0;
             // Requests left over from a previous run count from this run's start.
             for f in c.inflight.iter_mut() {
-                *f = InFlight { intended: 0, sent: 0 };
+                *f = InFlight {
+                    intended: 0,
+                    sent: 0,
+                };
             }
             self.outstanding += c.inflight.len() as u64;
             if let Some(s) = &c.sock {
@@ -256,7 +259,13 @@ impl<'a> Worker<'a> {
                     }
                     self.advance_due(&mut conns[i]);
                     self.outstanding += 1;
-                    self.queue(&mut conns[i], InFlight { intended, sent: now });
+                    self.queue(
+                        &mut conns[i],
+                        InFlight {
+                            intended,
+                            sent: now,
+                        },
+                    );
                 }
                 Next::At(due) => {
                     self.schedule(i, due);
@@ -316,7 +325,10 @@ impl<'a> Worker<'a> {
     fn start_connect(&mut self, conns: &mut [Conn], i: usize, now: u64, request: Option<u64>) {
         self.stats.connections_requested += 1;
         let c = &mut conns[i];
-        c.pending = request.map(|intended| InFlight { intended, sent: now });
+        c.pending = request.map(|intended| InFlight {
+            intended,
+            sent: now,
+        });
         let registered = c
             .connect(self.plan.cfg.target)
             .map_err(|e| classify_connect(&e))
@@ -348,7 +360,13 @@ impl<'a> Worker<'a> {
     }
 
     /// A connecting socket reported an event. False when it is not (or no longer) usable.
-    fn finish_connect(&mut self, conns: &mut [Conn], i: usize, now: u64, flags: EventFlags) -> bool {
+    fn finish_connect(
+        &mut self,
+        conns: &mut [Conn],
+        i: usize,
+        now: u64,
+        flags: EventFlags,
+    ) -> bool {
         let c = &mut conns[i];
         let err = match c.sock.as_ref().map(TcpStream::take_error) {
             Some(Ok(None)) => None,
@@ -515,7 +533,12 @@ impl<'a> Worker<'a> {
         self.fault_at = None;
         let shared = self.plan.shared;
         shared.fault_sent.store(now.max(1), Ordering::Relaxed);
-        let fault = self.plan.cfg.fault.as_ref().expect("fault_at implies a fault");
+        let fault = self
+            .plan
+            .cfg
+            .fault
+            .as_ref()
+            .expect("fault_at implies a fault");
         let sent = TcpStream::connect_timeout(&self.plan.cfg.target, Duration::from_secs(1))
             .and_then(|mut s| {
                 s.write_all(&fault.request)?;
@@ -533,12 +556,19 @@ impl<'a> Worker<'a> {
         let mut buf = [0u8; 4096];
         while let Some(s) = self.fault_sock.as_mut() {
             match s.read(&mut buf) {
-                Ok(n) if n > 0 => self.plan.shared.fault_answered.store(true, Ordering::Relaxed),
+                Ok(n) if n > 0 => self
+                    .plan
+                    .shared
+                    .fault_answered
+                    .store(true, Ordering::Relaxed),
                 Err(e) if e.kind() == io::ErrorKind::WouldBlock => return,
                 Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
                 _ => {
                     let now = self.now().max(1);
-                    self.plan.shared.fault_observed.store(now, Ordering::Relaxed);
+                    self.plan
+                        .shared
+                        .fault_observed
+                        .store(now, Ordering::Relaxed);
                     self.fault_sock = None;
                 }
             }

@@ -34,7 +34,10 @@ fn keepalive_closed_loop_completes_requests_without_errors() {
     let r = session.run().unwrap();
     assert!(r.requests > 0, "{r:?}");
     assert_eq!(r.errors_total, 0, "{:?}", r.errors);
-    assert_eq!((r.connections_requested, r.connections_established), (50, 50));
+    assert_eq!(
+        (r.connections_requested, r.connections_established),
+        (50, 50)
+    );
     assert_eq!(r.connections_unserved, 0);
     assert!(r.latency_corrected.p50_us > 0.0 && r.latency_uncorrected.max_us > 0.0);
     assert_eq!(r.latency_corrected.count, r.requests);
@@ -79,7 +82,11 @@ fn open_loop_sends_at_the_rate_not_as_fast_as_possible() {
         cfg.duration = Duration::from_millis(400);
         let r = concbench_load::run(cfg).unwrap();
         // 500/s for 0.4 s is 200 requests; a closed loop would do thousands.
-        assert!((100..=300).contains(&r.requests), "poisson={poisson}: {}", r.requests);
+        assert!(
+            (100..=300).contains(&r.requests),
+            "poisson={poisson}: {}",
+            r.requests
+        );
     }
 }
 
@@ -123,20 +130,34 @@ fn a_server_that_closes_early_is_counted_as_errors() {
         server.join().unwrap();
         assert_eq!(r.requests, 0, "reset={reset}");
         let kind = if reset { "reset" } else { "server_closed" };
-        assert!(r.errors.get(kind).copied().unwrap_or(0) > 0, "reset={reset}: {:?}", r.errors);
+        assert!(
+            r.errors.get(kind).copied().unwrap_or(0) > 0,
+            "reset={reset}: {:?}",
+            r.errors
+        );
         assert!(r.requests_lost > 0);
-        assert!(r.connections_requested > 5, "it reconnects after each failure");
+        assert!(
+            r.connections_requested > 5,
+            "it reconnects after each failure"
+        );
     }
 }
 
 #[test]
 fn a_missing_server_is_counted_as_refused_connections() {
     let _one = serial();
-    let port = TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap();
+    let port = TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap();
     let mut cfg = config(port, 3);
     cfg.per_request = true;
     cfg.protocol = Protocol::Stevens { bytes: 10 };
     let r = concbench_load::run(cfg).unwrap();
     assert_eq!(r.connections_established, 0);
-    assert!(r.errors.get("connect_refused").copied().unwrap_or(0) > 0, "{:?}", r.errors);
+    assert!(
+        r.errors.get("connect_refused").copied().unwrap_or(0) > 0,
+        "{:?}",
+        r.errors
+    );
 }

@@ -1,12 +1,15 @@
 //! A process tree's counters from `/proc`: every descendant of a root process (a server and its
 //! workers), their CPU time, context switches and proportional memory (PSS).
 //!
-//! CPU time comes from `/proc/<pid>/stat` in clock ticks (10 ms at USER_HZ=100), summed over
-//! live processes plus the root's reaped children: fine for samples in which the tree burns
-//! hundreds of milliseconds, too coarse for short ones (use [`crate::usage::children_usage`]
-//! after reaping the root for microsecond totals). Context switches are summed over every
-//! thread of every process (`/proc/<pid>/task/<tid>/status`); threads and processes that ended
-//! take theirs with them.
+//! CPU time is each thread's `sum_exec_runtime` (`/proc/<pid>/task/<tid>/schedstat`, in
+//! nanoseconds), summed over every thread of every live process, plus the root's reaped
+//! children (`cutime + cstime`, clock ticks). Per-process tick counts in `/proc/<pid>/stat`
+//! would not do: each is truncated to 10 ms, so a thousand workers that each ran 0.3 ms would
+//! add up to nothing. The user/system split is the kernel's tick-sampled ratio applied to that
+//! total (all system time when no tick was sampled: serving sockets is mostly kernel work).
+//! Context switches are summed over every thread (`status`). Threads and processes that
+//! ended take their counts with them (use [`crate::usage::children_usage`] after reaping the
+//! root for a whole life's CPU time at microsecond resolution).
 
 use concbench_core::Usage;
 use std::collections::HashMap;
@@ -36,32 +39,40 @@ pub fn descendants(root: i32) -> Vec<i32> {
 pub fn tree_usage(root: i32) -> Usage {
     let tick_ns = 1e9 / procfs::ticks_per_second() as f64;
     let mut total = Usage::default();
+    let (mut run_ns, mut user_ticks, mut sys_ticks) = (0.0, 0.0, 0.0);
     for pid in descendants(root) {
         let Ok(p) = procfs::process::Process::new(pid) else {
             continue;
         };
         if let Ok(stat) = p.stat() {
-            let mut user = stat.utime as f64;
-            let mut sys = stat.stime as f64;
+            user_ticks += stat.utime as f64;
+            sys_ticks += stat.stime as f64;
             if pid == root {
-                user += stat.cutime as f64;
-                sys += stat.cstime as f64;
+                // Reaped children exist only as these tick counts.
+                run_ns += (stat.cutime + stat.cstime) as f64 * tick_ns;
+                user_ticks += stat.cutime as f64;
+                sys_ticks += stat.cstime as f64;
             }
-            total.user_ns += user * tick_ns;
-            total.sys_ns += sys * tick_ns;
             total.minor_faults += stat.minflt as f64;
             total.major_faults += stat.majflt as f64;
         }
-        if let Ok(tasks) = p.tasks() {
-            for t in tasks.flatten() {
-                if let Ok(status) = t.status() {
-                    total.voluntary_switches += status.voluntary_ctxt_switches.unwrap_or(0) as f64;
-                    total.involuntary_switches +=
-                        status.nonvoluntary_ctxt_switches.unwrap_or(0) as f64;
-                }
+        let Ok(tasks) = p.tasks() else {
+            continue;
+        };
+        for t in tasks.flatten() {
+            if let Ok(status) = t.status() {
+                total.voluntary_switches += status.voluntary_ctxt_switches.unwrap_or(0) as f64;
+                total.involuntary_switches += status.nonvoluntary_ctxt_switches.unwrap_or(0) as f64;
+            }
+            if let Ok(ss) = t.schedstat() {
+                run_ns += ss.sum_exec_runtime as f64;
             }
         }
     }
+    let ticks = user_ticks + sys_ticks;
+    let user_share = if ticks > 0.0 { user_ticks / ticks } else { 0.0 };
+    total.user_ns = run_ns * user_share;
+    total.sys_ns = run_ns - total.user_ns;
     total
 }
 

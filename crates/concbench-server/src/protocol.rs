@@ -262,10 +262,7 @@ mod tests {
             Parse::Done(Request::Http { close: true, .. }, _)
         ));
         assert_eq!(parse(b"GET / HTTP/1.1\r\nHost"), Parse::Incomplete);
-        assert!(matches!(
-            parse(b"POST / HTTP/1.1\r\n\r\n"),
-            Parse::Bad(_)
-        ));
+        assert!(matches!(parse(b"POST / HTTP/1.1\r\n\r\n"), Parse::Bad(_)));
     }
 
     #[test]

@@ -112,9 +112,17 @@ fn assert_nothing_left(pid: i32, addr: std::net::SocketAddr) {
         std::thread::sleep(Duration::from_millis(10));
     }
     // SAFETY: as above.
-    assert_ne!(unsafe { libc::kill(pid, 0) }, 0, "server {pid} still exists");
+    assert_ne!(
+        unsafe { libc::kill(pid, 0) },
+        0,
+        "server {pid} still exists"
+    );
     // SAFETY: as above.
-    assert_ne!(unsafe { libc::kill(-pid, 0) }, 0, "server group {pid} still exists");
+    assert_ne!(
+        unsafe { libc::kill(-pid, 0) },
+        0,
+        "server group {pid} still exists"
+    );
     panic!("{addr} still accepts connections");
 }
 
@@ -137,7 +145,11 @@ fn every_design_serves_correctly_with_the_blocking_call() {
 #[test]
 fn dropping_a_running_server_kills_its_whole_tree() {
     let _one = serial();
-    for design in [Design::Prefork, Design::PreforkFdpass, Design::ForkPerConnection] {
+    for design in [
+        Design::Prefork,
+        Design::PreforkFdpass,
+        Design::ForkPerConnection,
+    ] {
         let server = start(&config(design, None)).unwrap();
         let (pid, addr) = (server.pid(), server.addr());
         // A connection held open keeps a fork-per-connection child alive.

@@ -7,6 +7,9 @@
 mod create_switch;
 mod evidence;
 mod process_vs_thread;
+mod server_blocking;
+mod server_memory;
+mod stevens_order;
 
 pub use evidence::{compare, find, Comparison};
 
@@ -21,6 +24,9 @@ const JUDGES: &[Judge] = &[
     process_vs_thread::thirty_times,
     process_vs_thread::create_100k,
     create_switch::create_destroy_switch,
+    server_blocking::coroutine_vs_event_loop,
+    server_memory::memory_per_connection,
+    stevens_order::design_order,
 ];
 
 /// All verdicts the results support.

@@ -141,7 +141,12 @@ pub fn load_config(addr: SocketAddr, ctx: &RunContext, connections: usize) -> Lo
 }
 
 /// A Stevens client: connection per request, `N\n` for `bytes` bytes.
-pub fn stevens_config(addr: SocketAddr, ctx: &RunContext, clients: usize, bytes: usize) -> LoadConfig {
+pub fn stevens_config(
+    addr: SocketAddr,
+    ctx: &RunContext,
+    clients: usize,
+    bytes: usize,
+) -> LoadConfig {
     let mut c = load_config(addr, ctx, clients);
     c.protocol = Protocol::Stevens { bytes };
     c.per_request = true;

@@ -138,7 +138,10 @@ impl Experiment for Crash {
             ..Default::default()
         };
         out = common::load_metrics(out, r)
-            .metric("serving_continued", f64::from(u8::from(o.serving_continued())))
+            .metric(
+                "serving_continued",
+                f64::from(u8::from(o.serving_continued())),
+            )
             .metric("server_alive", f64::from(u8::from(o.server_alive)))
             .metric("connections_reset", err("reset") + err("server_closed"))
             .metric("connects_refused", err("connect_refused"))

@@ -134,6 +134,10 @@ impl Experiment for Steady {
         let per_req = report.requests.max(1) as f64;
         let established = st.session.connected().max(1) as f64;
         out = common::load_metrics(out, &report)
+            .metric(
+                "server_cpu_us_per_req",
+                (server.user_ns + server.sys_ns) / per_req / 1e3,
+            )
             .metric("server_user_us_per_req", server.user_ns / per_req / 1e3)
             .metric("server_sys_us_per_req", server.sys_ns / per_req / 1e3)
             .metric(
@@ -149,7 +153,8 @@ impl Experiment for Steady {
             .metric("connections_unserved", report.connections_unserved as f64);
         out.warnings = st.warnings.clone();
         out.warnings.extend(common::load_warnings(&report));
-        out.warnings.extend(starvation(&report, st.sizes.connections));
+        out.warnings
+            .extend(starvation(&report, st.sizes.connections));
         if let Some(d) = self.blocking {
             let (ceiling, w) = littles_law(self.design, st.sizes.connections, d);
             out = out.metric("littles_law_ceiling_rps", ceiling);

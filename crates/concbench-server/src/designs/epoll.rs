@@ -35,7 +35,12 @@ pub enum Blocking {
 /// The listener's token; connections use their slab index.
 const LISTENER: u64 = u64::MAX;
 
-pub fn serve(listener: TcpListener, handler: Handler, blocking: Blocking, ready: Ready) -> Result<()> {
+pub fn serve(
+    listener: TcpListener,
+    handler: Handler,
+    blocking: Blocking,
+    ready: Ready,
+) -> Result<()> {
     let mut reactor = Reactor::new(listener, handler, blocking)?;
     ready.signal("");
     reactor.run()

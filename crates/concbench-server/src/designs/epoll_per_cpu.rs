@@ -27,7 +27,8 @@ pub fn serve(first: TcpListener, handler: Handler, reactors: usize, ready: Ready
     }
     ready.signal(&format!("{} reactors", threads.len()));
     for t in threads {
-        t.join().map_err(|_| anyhow::anyhow!("a reactor panicked"))??;
+        t.join()
+            .map_err(|_| anyhow::anyhow!("a reactor panicked"))??;
     }
     Ok(())
 }

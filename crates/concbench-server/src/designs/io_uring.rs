@@ -78,7 +78,10 @@ impl Ring {
             (opcode::Send::CODE, "send"),
             (opcode::Timeout::CODE, "timeout"),
         ] {
-            anyhow::ensure!(probe.is_supported(code), "the kernel lacks IORING_OP for {name}");
+            anyhow::ensure!(
+                probe.is_supported(code),
+                "the kernel lacks IORING_OP for {name}"
+            );
         }
         Ok(Self {
             ring,
@@ -311,9 +314,11 @@ impl Ring {
 
     /// Free a closing connection once no operation refers to it any more.
     fn maybe_free(&mut self, slot: usize) {
-        let idle = self.conns.get(slot).and_then(Option::as_ref).is_some_and(|c| {
-            c.closing && !c.receiving && !c.sending && c.timers == 0
-        });
+        let idle = self
+            .conns
+            .get(slot)
+            .and_then(Option::as_ref)
+            .is_some_and(|c| c.closing && !c.receiving && !c.sending && c.timers == 0);
         if idle {
             self.conns[slot] = None;
             self.free.push(slot);

@@ -17,7 +17,11 @@ pub fn serve(listener: TcpListener, handler: Handler, workers: usize, ready: Rea
 }
 
 /// Fork `workers` children running `child`, signal readiness, then replace any that dies.
-pub(super) fn supervise(workers: usize, ready: Ready, child: impl Fn() -> Result<()>) -> Result<()> {
+pub(super) fn supervise(
+    workers: usize,
+    ready: Ready,
+    child: impl Fn() -> Result<()>,
+) -> Result<()> {
     for _ in 0..workers.max(1) {
         spawn(&child)?;
     }

@@ -92,7 +92,12 @@ fn hand_over(slots: &mut [Slot], stream: &TcpStream) -> Result<()> {
     let mut cmsg = SendAncillaryBuffer::new(&mut space);
     let fds = [stream.as_fd()];
     cmsg.push(SendAncillaryMessage::ScmRights(&fds));
-    match sendmsg(&slot.sock, &[IoSlice::new(b"c")], &mut cmsg, SendFlags::NOSIGNAL) {
+    match sendmsg(
+        &slot.sock,
+        &[IoSlice::new(b"c")],
+        &mut cmsg,
+        SendFlags::NOSIGNAL,
+    ) {
         Ok(_) => slot.busy = true,
         // The child died meanwhile: the connection is dropped; its slot is replaced when its
         // end of file is polled.

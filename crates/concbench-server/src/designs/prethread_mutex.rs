@@ -12,11 +12,14 @@ pub fn serve(listener: TcpListener, handler: Handler, workers: usize, ready: Rea
     let mut threads = Vec::new();
     for _ in 0..workers.max(1) {
         let shared = shared.clone();
-        threads.push(std::thread::spawn(move || worker(&shared.0, &shared.1, &handler)));
+        threads.push(std::thread::spawn(move || {
+            worker(&shared.0, &shared.1, &handler)
+        }));
     }
     ready.signal("");
     for t in threads {
-        t.join().map_err(|_| anyhow::anyhow!("a pool thread panicked"))??;
+        t.join()
+            .map_err(|_| anyhow::anyhow!("a pool thread panicked"))??;
     }
     Ok(())
 }

@@ -15,11 +15,12 @@ pub fn serve(listener: TcpListener, handler: Handler, ready: Ready) -> anyhow::R
     loop {
         match listener::accept(&listener) {
             Ok(mut stream) => {
-                let spawned = std::thread::Builder::new()
-                    .stack_size(STACK_BYTES)
-                    .spawn(move || {
-                        let _ = conn::serve(&mut stream, &handler, &mut Buffers::default());
-                    });
+                let spawned =
+                    std::thread::Builder::new()
+                        .stack_size(STACK_BYTES)
+                        .spawn(move || {
+                            let _ = conn::serve(&mut stream, &handler, &mut Buffers::default());
+                        });
                 // Out of threads: this connection is dropped (closed); the server goes on.
                 drop(spawned);
             }

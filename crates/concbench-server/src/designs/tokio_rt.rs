@@ -11,7 +11,12 @@ use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpStream;
 
 /// `workers`: None for the current-thread runtime, Some(n) for a multi-thread one.
-pub fn serve(listener: TcpListener, handler: Handler, workers: Option<usize>, ready: Ready) -> Result<()> {
+pub fn serve(
+    listener: TcpListener,
+    handler: Handler,
+    workers: Option<usize>,
+    ready: Ready,
+) -> Result<()> {
     let runtime = match workers {
         None => tokio::runtime::Builder::new_current_thread()
             .enable_all()
