@@ -396,10 +396,7 @@ impl<'a> Worker<'a> {
 
     fn read(&mut self, conns: &mut [Conn], i: usize, peer_closed: bool) {
         let mut rbuf = std::mem::take(&mut self.rbuf);
-        loop {
-            let Some(sock) = conns[i].sock.as_mut() else {
-                break;
-            };
+        while let Some(sock) = conns[i].sock.as_mut() {
             match sock.read(&mut rbuf) {
                 Ok(0) => {
                     self.on_eof(conns, i);
