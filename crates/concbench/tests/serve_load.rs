@@ -47,12 +47,19 @@ fn load_against_serve_reports_requests_and_the_server_stops_cleanly() {
         .args(["--warmup", "50ms", "--json", json.to_str().unwrap()])
         .output()
         .unwrap();
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     assert!(String::from_utf8_lossy(&out.stdout).contains("requests/s"));
     let report = read_json(&json);
     assert!(report["requests"].as_u64().unwrap() > 0, "{report}");
     assert_eq!(report["errors_total"], 0);
-    assert!(!report["latency_corrected"]["spectrum"].as_array().unwrap().is_empty());
+    assert!(!report["latency_corrected"]["spectrum"]
+        .as_array()
+        .unwrap()
+        .is_empty());
 
     // SIGTERM ends the master; its children die with it (PR_SET_PDEATHSIG).
     let pid = server.id() as i32;
@@ -67,5 +74,8 @@ fn load_against_serve_reports_requests_and_the_server_stops_cleanly() {
         }
         std::thread::sleep(Duration::from_millis(20));
     }
-    assert!(closed, "{addr} still accepts connections after the server stopped");
+    assert!(
+        closed,
+        "{addr} still accepts connections after the server stopped"
+    );
 }
