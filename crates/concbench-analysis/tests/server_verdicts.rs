@@ -142,3 +142,17 @@ fn stevens_order_is_confirmed_when_ranks_agree_and_fork_costs_most() {
         Some(VerdictKind::Refuted)
     );
 }
+
+#[test]
+fn blocking_verdict_with_three_quick_samples_is_not_refuted() {
+    // Regression: with --quick's 3 samples a Mann-Whitney test cannot reach p < 0.05, and an
+    // 800x gap was once judged "refuted".
+    let b = "server.blocking";
+    let naive = entry(b, "epoll-naive-blocking", &[96.0, 97.0, 98.0], &[]);
+    let tokio = entry(b, "tokio-multi", &[70e3, 77e3, 80e3], &[]);
+    let timer = entry(b, "epoll", &[75e3, 81e3, 82e3], &[]);
+    assert_eq!(
+        verdict(&doc(vec![naive, tokio, timer]), "S2.blocking"),
+        Some(VerdictKind::Depends)
+    );
+}
