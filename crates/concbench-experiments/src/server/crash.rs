@@ -145,6 +145,7 @@ impl Experiment for Crash {
             .metric("server_alive", f64::from(u8::from(o.server_alive)))
             .metric("connections_reset", err("reset") + err("server_closed"))
             .metric("connects_refused", err("connect_refused"))
+            .metric("unanswered_at_end", r.unanswered_at_end as f64)
             .metric(
                 "completed_after_crash",
                 r.fault.as_ref().map_or(0, |f| f.completed_after) as f64,
