@@ -8,6 +8,7 @@ pub mod create;
 pub mod io;
 pub mod probes;
 mod registry;
+pub mod server;
 pub mod support;
 pub mod syscall;
 

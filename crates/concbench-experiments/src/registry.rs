@@ -10,6 +10,7 @@ pub fn all() -> Vec<Box<dyn Experiment>> {
     v.extend(crate::create::all());
     v.extend(crate::io::all());
     v.extend(crate::probes::all());
+    v.extend(crate::server::all());
     v
 }
 

@@ -8,6 +8,9 @@ mod create_switch;
 mod evidence;
 mod io_one_thread;
 mod process_vs_thread;
+mod server_blocking;
+mod server_memory;
+mod stevens_order;
 
 pub use evidence::{compare, find, Comparison, MIN_SAMPLES};
 
@@ -23,6 +26,9 @@ const JUDGES: &[Judge] = &[
     process_vs_thread::create_100k,
     create_switch::create_destroy_switch,
     io_one_thread::one_thread,
+    server_blocking::coroutine_vs_event_loop,
+    server_memory::memory_per_connection,
+    stevens_order::design_order,
 ];
 
 /// All verdicts the results support.
