@@ -42,10 +42,13 @@ pub(crate) fn verdict(
     published: &Published,
     claim_id: &str,
     verdict: VerdictKind,
-    evidence: Vec<String>,
+    mut evidence: Vec<String>,
     explanation: String,
 ) -> Option<Verdict> {
     let claim = published.claims.iter().find(|c| c.id == claim_id)?;
+    // Several variants of one id often back a verdict: cite each id once, in first-use order.
+    let mut seen = std::collections::HashSet::new();
+    evidence.retain(|id| seen.insert(id.clone()));
     Some(Verdict {
         claim: claim.text.clone(),
         source: claim.id.clone(),
