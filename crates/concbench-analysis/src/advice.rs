@@ -495,7 +495,7 @@ pub fn kib_text(kib: f64) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::test_doc::{doc, entry};
+    use crate::synthetic::{doc, entry};
 
     fn with(id: &str, median: f64, params: &[(&str, &str)], unit: &str) -> ResultEntry {
         let mut e = entry(id, &[median; 5]);

@@ -110,7 +110,7 @@ pub fn compare_runs<'a>(a: &'a ResultDoc, b: &'a ResultDoc) -> RunComparison<'a>
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::test_doc::{doc, entry};
+    use crate::synthetic::{doc, entry};
 
     #[test]
     fn a_clear_shift_is_significant_with_its_ratio_inside_the_interval() {

@@ -20,5 +20,4 @@ pub mod warnings;
 
 pub use entry::build_entry;
 
-#[cfg(test)]
-mod test_doc;
+pub mod synthetic;

@@ -56,6 +56,10 @@ pub struct RunOutput {
     pub metrics: Vec<(String, f64)>,
     /// Things the experiment noticed about this sample (deduplicated into the result's warnings).
     pub warnings: Vec<String>,
+    /// How many operations the sample really performed, when that is only known afterwards
+    /// (a load run of fixed duration completes as many requests as the server allows). The
+    /// harness then divides the sample's resource usage by it instead of by `iterations`.
+    pub operations: Option<u64>,
 }
 
 impl RunOutput {

@@ -9,6 +9,7 @@ pub mod create;
 pub mod io;
 pub mod probes;
 mod registry;
+pub mod server;
 pub mod support;
 pub mod switch;
 pub mod syscall;

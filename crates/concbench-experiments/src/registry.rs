@@ -12,6 +12,7 @@ pub fn all() -> Vec<Box<dyn Experiment>> {
     v.extend(crate::contend::all());
     v.extend(crate::io::all());
     v.extend(crate::probes::all());
+    v.extend(crate::server::all());
     v
 }
 

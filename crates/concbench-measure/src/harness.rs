@@ -294,10 +294,11 @@ struct Samples {
 impl Samples {
     fn push(&mut self, iterations: u64, t: Timed) {
         let n = iterations as f64;
+        let ops = t.output.operations.map_or(n, |o| o.max(1) as f64);
         let value = t.output.value.unwrap_or(t.elapsed.as_nanos() as f64 / n);
         self.values.push(value);
         self.sample_ns.push(t.elapsed.as_nanos() as f64);
-        self.usage_per_op.push(t.usage.per(n));
+        self.usage_per_op.push(t.usage.per(ops));
         for (name, v) in t.output.metrics {
             self.metrics.entry(name).or_default().push(v);
         }

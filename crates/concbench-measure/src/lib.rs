@@ -4,7 +4,8 @@
 //!   calibration, interleaved repetitions with resource counters, teardown — and returns raw
 //!   samples ([`concbench_core::Outcome`]) for the analysis layer to summarise.
 //! * [`clock`] is the sample timer and the timestamps experiments may take for per-worker times.
-//! * [`usage`] reads getrusage and `/proc/<pid>` counters.
+//! * [`usage`] reads getrusage and `/proc/<pid>` counters; [`tree`] sums them (and PSS) over a
+//!   process tree, such as a server and its workers.
 //! * [`host`] collects the machine's facts and confounders.
 //! * [`isolate`] runs each variant in a fresh worker process, so no experiment inherits another's
 //!   threads, heap or children, and a crash is a recorded failure instead of the end of the run.
@@ -17,6 +18,7 @@ pub mod harness;
 pub mod host;
 pub mod isolate;
 pub mod signals;
+pub mod tree;
 pub mod usage;
 
 pub use harness::{

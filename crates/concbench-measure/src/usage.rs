@@ -31,6 +31,12 @@ pub fn process_usage() -> Usage {
     rusage(libc::RUSAGE_SELF).plus(&rusage(libc::RUSAGE_CHILDREN))
 }
 
+/// Reaped children only (with every descendant they reaped in turn): read around the reaping
+/// of a child to get that child's whole tree's CPU time, at microsecond resolution.
+pub fn children_usage() -> Usage {
+    rusage(libc::RUSAGE_CHILDREN)
+}
+
 /// The calling thread only.
 pub fn thread_usage() -> Usage {
     rusage(libc::RUSAGE_THREAD)

@@ -277,28 +277,18 @@ pub fn s0_table_judged(doc: &ResultDoc) -> bool {
 mod tests {
     use super::*;
 
-    /// A minimal result document with one `contend.alternate` entry per placement.
+    /// A result document with one `contend.alternate` entry per placement.
     fn doc_with_alternates(placements: &[&str]) -> ResultDoc {
-        let results: Vec<serde_json::Value> = placements
+        use concbench_analysis::synthetic::{doc, entry_with};
+        let params = |p: &str| {
+            concbench_core::Params::new()
+                .with("placement", p)
+                .with("event", "eventfd")
+        };
+        doc(placements
             .iter()
-            .map(|p| {
-                serde_json::json!({
-                    "id": "contend.alternate", "family": "contend", "title": "t", "op": "o",
-                    "unit": "ns", "params": {"placement": p, "event": "eventfd"},
-                    "iterations": 1, "median": 2000.0, "ci95": [1900.0, 2100.0], "min": 1900.0,
-                    "max": 2100.0, "mad": 10.0, "mean": 2000.0, "samples": [2000.0],
-                    "counters": {}, "warnings": []
-                })
-            })
-            .collect();
-        serde_json::from_value(serde_json::json!({
-            "schema": "concbench/result/v1",
-            "tool": {"name": "concbench", "version": "test"},
-            "host": serde_json::to_value(concbench_core::Host::default()).unwrap(),
-            "started_at": "2026-01-01T00:00:00Z",
-            "results": results
-        }))
-        .unwrap()
+            .map(|p| entry_with("contend.alternate", "ns", params(p), &[2000.0]))
+            .collect())
     }
 
     #[test]

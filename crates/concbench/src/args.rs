@@ -30,6 +30,10 @@ pub enum Command {
     Compare(CompareArgs),
     /// Which model (processes, threads, coroutines) costs least for a workload, on this machine.
     Advise(AdviseArgs),
+    /// Run one server design in the foreground (Ctrl-C stops it).
+    Serve(ServeArgs),
+    /// Send load to a server and report requests/s, latency (corrected and not), errors.
+    Load(LoadArgs),
     /// Internal: measure one variant for `run` (reads a job on stdin). Not for direct use.
     #[command(name = "__worker", hide = true)]
     Worker,
@@ -178,4 +182,96 @@ pub struct AdviseArgs {
     /// The history database to take the latest run from.
     #[arg(long, value_name = "PATH")]
     pub db: Option<PathBuf>,
+}
+
+#[derive(Debug, clap::Args)]
+pub struct ServeArgs {
+    /// The design: iterative, fork-per-connection, prefork, prefork-flock, prefork-mutex,
+    /// prefork-fdpass, thread-per-connection, prethread-mutex, prethread-acceptor, epoll,
+    /// epoll-naive-blocking, epoll-per-cpu, io_uring, tokio-current, tokio-multi.
+    pub design: String,
+    /// TCP port (0 picks a free one and prints it).
+    #[arg(long, default_value_t = 0)]
+    pub port: u16,
+    /// Address to listen on (loopback by default).
+    #[arg(long, default_value = "127.0.0.1")]
+    pub bind: std::net::IpAddr,
+    /// A blocking call of N milliseconds before each response (seed S2 used 10).
+    #[arg(long, value_name = "N", default_value_t = 0)]
+    pub blocking_ms: u64,
+    /// Pool size of prefork and prethread designs (Stevens used 15).
+    #[arg(long, value_name = "N", default_value_t = 15, value_parser = clap::value_parser!(u32).range(1..=10_000))]
+    pub workers: u32,
+    /// CPUs to run the server on (comma-separated); per-CPU designs run one reactor per CPU.
+    #[arg(long, value_delimiter = ',', value_name = "CPU")]
+    pub cpus: Vec<usize>,
+    /// Honour the crash request (`GET /crash` or `crash\n`): the worker that reads it faults.
+    #[arg(long)]
+    pub allow_crash: bool,
+}
+
+#[derive(Debug, clap::Args)]
+pub struct LoadArgs {
+    /// Target, e.g. http://127.0.0.1:8080/ (loopback only unless --allow-remote).
+    pub url: String,
+    /// Concurrent connections.
+    #[arg(long, short = 'c', default_value_t = 100)]
+    pub connections: usize,
+    /// Load threads, each an event loop pinned to one of --cpus.
+    #[arg(long, short = 't', default_value_t = 1)]
+    pub threads: usize,
+    /// CPUs for the load threads (comma-separated; default: unpinned).
+    #[arg(long, value_delimiter = ',', value_name = "CPU")]
+    pub cpus: Vec<usize>,
+    /// Measured duration, e.g. 10s, 500ms.
+    #[arg(long, short = 'd', default_value = "10s", value_parser = parse_duration)]
+    pub duration: std::time::Duration,
+    /// Warm-up before the measured window, excluded from the statistics.
+    #[arg(long, default_value = "1s", value_parser = parse_duration)]
+    pub warmup: std::time::Duration,
+    /// Open loop at this many requests/s in total (default: closed loop).
+    #[arg(long, short = 'R', value_name = "REQ_PER_S")]
+    pub rate: Option<f64>,
+    /// With --rate: exponential gaps between requests (a Poisson process).
+    #[arg(long, requires = "rate")]
+    pub poisson: bool,
+    /// Requests in flight per keep-alive connection.
+    #[arg(long, default_value_t = 1)]
+    pub pipeline: usize,
+    /// Stevens's protocol: one connection per request asking for N bytes ("N\n").
+    #[arg(long, value_name = "N", conflicts_with = "close")]
+    pub stevens: Option<usize>,
+    /// HTTP with one connection per request (Connection: close).
+    #[arg(long)]
+    pub close: bool,
+    /// Stop after this many requests.
+    #[arg(long, value_name = "N")]
+    pub requests: Option<u64>,
+    /// Allow a target that is not on this machine (never the default).
+    #[arg(long)]
+    pub allow_remote: bool,
+    /// Write the full report (percentile spectrum, timeline, errors) as JSON.
+    #[arg(long, value_name = "OUT")]
+    pub json: Option<PathBuf>,
+}
+
+/// "10s", "500ms", "2m", "1.5s", or plain seconds.
+pub fn parse_duration(s: &str) -> Result<std::time::Duration, String> {
+    let (num, unit) = match s.find(|c: char| c.is_ascii_alphabetic()) {
+        Some(i) => (&s[..i], &s[i..]),
+        None => (s, "s"),
+    };
+    let v: f64 = num
+        .parse()
+        .map_err(|_| format!("'{s}' is not a duration (e.g. 10s, 500ms, 2m)"))?;
+    let secs = match unit {
+        "ms" => v / 1e3,
+        "s" => v,
+        "m" => v * 60.0,
+        _ => return Err(format!("'{s}': unknown unit (use ms, s or m)")),
+    };
+    if !(secs.is_finite() && secs >= 0.0) {
+        return Err(format!("'{s}' must be a non-negative duration"));
+    }
+    Ok(std::time::Duration::from_secs_f64(secs))
 }

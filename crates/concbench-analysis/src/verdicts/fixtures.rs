@@ -1,9 +1,9 @@
-//! Synthetic results for the switch and contend judges' tests, built on [`crate::test_doc`].
+//! Synthetic results for the switch and contend judges' tests, built on [`crate::synthetic`].
 
 use concbench_core::{Params, ResultEntry};
 use serde_json::Value;
 
-pub use crate::test_doc::doc;
+pub use crate::synthetic::doc;
 
 /// Five samples spread +-1% around `v`: enough for a comparison, tight enough to be decisive.
 pub fn around(v: f64) -> Vec<f64> {
@@ -15,12 +15,11 @@ pub fn around(v: f64) -> Vec<f64> {
 
 /// A result `id` with exactly `params` and `samples` (ns per operation).
 pub fn entry(id: &str, params: &[(&str, Value)], samples: Vec<f64>) -> ResultEntry {
-    let mut e = crate::test_doc::entry(id, &samples);
-    e.params = Params::new();
+    let mut p = Params::new();
     for (k, v) in params {
-        e.params.set(k, v.clone());
+        p.set(k, v.clone());
     }
-    e
+    crate::synthetic::entry_with(id, "ns", p, &samples)
 }
 
 /// A two-party switch result (`switch.pipe.*`) with its sweep params.

@@ -11,6 +11,9 @@ mod evidence;
 mod fixtures;
 mod io_one_thread;
 mod process_vs_thread;
+mod server_blocking;
+mod server_memory;
+mod stevens_order;
 mod switch_cost;
 mod switch_order;
 
@@ -31,6 +34,9 @@ const JUDGES: &[Judge] = &[
     switch_order::switch_order,
     switch_cost::switch_cost,
     io_one_thread::one_thread,
+    server_blocking::coroutine_vs_event_loop,
+    server_memory::memory_per_connection,
+    stevens_order::design_order,
 ];
 
 /// All verdicts the results support.
@@ -44,10 +50,13 @@ pub(crate) fn verdict(
     published: &Published,
     claim_id: &str,
     verdict: VerdictKind,
-    evidence: Vec<String>,
+    mut evidence: Vec<String>,
     explanation: String,
 ) -> Option<Verdict> {
     let claim = published.claims.iter().find(|c| c.id == claim_id)?;
+    // Several variants of one id often back a verdict: cite each id once, in first-use order.
+    let mut seen = std::collections::HashSet::new();
+    evidence.retain(|id| seen.insert(id.clone()));
     Some(Verdict {
         claim: claim.text.clone(),
         source: claim.id.clone(),

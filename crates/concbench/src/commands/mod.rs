@@ -4,9 +4,11 @@ mod advise;
 mod compare;
 mod history;
 mod list;
+mod load;
 mod replicate;
 mod report;
 mod run;
+mod serve;
 mod worker;
 
 use crate::args::{Cli, Command};
@@ -21,6 +23,8 @@ pub fn dispatch(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::History(a) => history::history(a),
         Command::Compare(a) => compare::compare(a),
         Command::Advise(a) => advise::advise(a),
+        Command::Serve(a) => serve::serve(a),
+        Command::Load(a) => load::load(a),
         Command::Worker => worker::worker(),
     }
 }
