@@ -63,7 +63,25 @@ pub struct Figure {
     pub unit: String,
     /// Multiply a per-operation measured median by this to get the published total.
     pub per_op_times: Option<f64>,
+    /// Which measured figure the published one corresponds to (default: the median).
+    #[serde(default)]
+    pub quantity: Quantity,
     pub machine: String,
+}
+
+/// Which number of a result a figure is compared with. Results with a subtracted method
+/// overhead hold three: the net median, the median before subtraction and the overhead itself;
+/// a seed that printed its raw figure and its self-test separately is compared with each.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Quantity {
+    /// The result's median (net of any subtracted overhead).
+    #[default]
+    Median,
+    /// The median before the method overhead was subtracted (`overhead.raw_median`).
+    RawMedian,
+    /// The subtracted method overhead (`overhead.median`).
+    Overhead,
 }
 
 #[derive(Debug, Clone, Deserialize)]
@@ -108,7 +126,12 @@ impl Figure {
 
     /// The measured median in this figure's unit, or `None` when the units cannot be converted.
     pub fn measured_in_unit(&self, entry: &ResultEntry) -> Option<f64> {
-        let total = entry.summary.median * self.per_op_times.unwrap_or(1.0);
+        let per_op = match self.quantity {
+            Quantity::Median => entry.summary.median,
+            Quantity::RawMedian => entry.overhead.as_ref()?.raw_median,
+            Quantity::Overhead => entry.overhead.as_ref()?.median,
+        };
+        let total = per_op * self.per_op_times.unwrap_or(1.0);
         convert(total, &entry.unit, &self.unit)
     }
 }
@@ -290,6 +313,43 @@ mod tests {
         assert_eq!(convert(2.0, "us", "ns"), Some(2000.0));
         assert_eq!(convert(3.0, "KiB", "KiB"), Some(3.0));
         assert_eq!(convert(3.0, "KiB", "s"), None);
+    }
+
+    #[test]
+    fn quantity_selects_net_raw_or_overhead() {
+        let p = published();
+        let ring: Vec<&Figure> = p
+            .figures
+            .iter()
+            .filter(|f| f.result_id == "switch.ring.thread")
+            .collect();
+        let raw = ring
+            .iter()
+            .find(|f| f.quantity == Quantity::RawMedian)
+            .unwrap();
+        let selftest = ring
+            .iter()
+            .find(|f| f.quantity == Quantity::Overhead)
+            .unwrap();
+        let mut entry: ResultEntry = serde_json::from_value(serde_json::json!({
+            "id": "switch.ring.thread", "family": "switch", "title": "t", "op": "o",
+            "unit": "ns", "params": {"placement": "same-cpu", "threads": 20},
+            "iterations": 1, "median": 3000.0, "ci95": [2900.0, 3100.0], "min": 2900.0,
+            "max": 3100.0, "mad": 10.0, "mean": 3000.0, "samples": [3000.0],
+            "counters": {}, "warnings": [],
+            "overhead": {"method": "self-test", "median": 1000.0, "raw_median": 4000.0,
+                         "samples": [1000.0]}
+        }))
+        .unwrap();
+        assert!(raw.matches(&entry) && selftest.matches(&entry));
+        assert_eq!(raw.measured_in_unit(&entry), Some(4.0));
+        assert_eq!(selftest.measured_in_unit(&entry), Some(1.0));
+        entry.overhead = None;
+        assert_eq!(
+            raw.measured_in_unit(&entry),
+            None,
+            "no raw figure without an overhead"
+        );
     }
 
     #[test]

@@ -4,12 +4,14 @@
 //! repetition and counters. [`all`] is the registry: every variant concbench knows, in the order
 //! a run measures them.
 
+pub mod contend;
 pub mod create;
 pub mod io;
 pub mod probes;
 mod registry;
 pub mod server;
 pub mod support;
+pub mod switch;
 pub mod syscall;
 
 pub use registry::{all, at, families, select};

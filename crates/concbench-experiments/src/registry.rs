@@ -8,6 +8,8 @@ pub fn all() -> Vec<Box<dyn Experiment>> {
     let mut v: Vec<Box<dyn Experiment>> = Vec::new();
     v.extend(crate::syscall::all());
     v.extend(crate::create::all());
+    v.extend(crate::switch::all());
+    v.extend(crate::contend::all());
     v.extend(crate::io::all());
     v.extend(crate::probes::all());
     v.extend(crate::server::all());
@@ -91,7 +93,10 @@ mod tests {
     fn variants_of_one_id_differ_in_params() {
         let mut seen = std::collections::HashSet::new();
         for e in all() {
-            let key = format!("{} {}", e.meta().id, e.params().compact());
+            // Placement is a param too (the harness records it), so include it.
+            let params =
+                concbench_measure::recorded_params(e.as_ref(), concbench_measure::PinMode::Auto);
+            let key = format!("{} {}", e.meta().id, params.compact());
             assert!(seen.insert(key.clone()), "duplicate variant {key}");
         }
     }

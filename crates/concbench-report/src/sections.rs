@@ -2,8 +2,8 @@
 //! skipped and failed variants, warnings. Each renderer lays the rows out its own way.
 
 use crate::format;
-use concbench_analysis::published::{published, replications};
-use concbench_core::ResultDoc;
+use concbench_analysis::published::{published, replications, Figure};
+use concbench_core::{ResultDoc, ResultEntry};
 use serde::Serialize;
 
 pub const RESULT_HEADER: [&str; 6] = ["id", "params", "median", "95% CI", "switches/op", "notes"];
@@ -61,15 +61,26 @@ pub const REPLICATION_HEADER: [&str; 6] = [
     "here / published",
 ];
 
-/// Published figures beside matching results.
+/// Published figures beside matching results. When one figure matches several results (one
+/// per placement, say), each row names the params that tell them apart.
 pub fn replication_rows(doc: &ResultDoc) -> Vec<[String; 6]> {
     let p = published();
-    replications(&p, doc)
-        .into_iter()
+    let reps = replications(&p, doc);
+    let matches_of = |f: &Figure| reps.iter().filter(|r| std::ptr::eq(r.figure, f)).count();
+    reps.iter()
         .map(|r| {
+            let what = if matches_of(r.figure) > 1 {
+                format!(
+                    "{} [{}]",
+                    r.figure.what,
+                    distinguishing_params(r.figure, r.entry)
+                )
+            } else {
+                r.figure.what.clone()
+            };
             [
                 r.figure.seed.clone(),
-                r.figure.what.clone(),
+                what,
                 r.figure.display(),
                 r.figure.machine.clone(),
                 format::value(r.measured, &r.figure.unit),
@@ -79,6 +90,13 @@ pub fn replication_rows(doc: &ResultDoc) -> Vec<[String; 6]> {
             ]
         })
         .collect()
+}
+
+/// The result's params that the figure does not fix, compact (`placement=same-cpu`).
+fn distinguishing_params(figure: &Figure, entry: &ResultEntry) -> String {
+    let mut extra = entry.params.clone();
+    extra.0.retain(|k, _| !figure.params.contains_key(k));
+    extra.compact()
 }
 
 pub const VERDICT_HEADER: [&str; 4] = ["claim", "source", "verdict", "evidence and explanation"];
@@ -253,4 +271,45 @@ pub fn s0_table_judged(doc: &ResultDoc) -> bool {
         .1
         .iter()
         .any(|d| d.verdict.is_some())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A result document with one `contend.alternate` entry per placement.
+    fn doc_with_alternates(placements: &[&str]) -> ResultDoc {
+        use concbench_analysis::synthetic::{doc, entry_with};
+        let params = |p: &str| {
+            concbench_core::Params::new()
+                .with("placement", p)
+                .with("event", "eventfd")
+        };
+        doc(placements
+            .iter()
+            .map(|p| entry_with("contend.alternate", "ns", params(p), &[2000.0]))
+            .collect())
+    }
+
+    #[test]
+    fn a_figure_matching_several_results_names_what_tells_them_apart() {
+        let rows = replication_rows(&doc_with_alternates(&["same-cpu", "unpinned"]));
+        let whats: Vec<&str> = rows.iter().map(|r| r[1].as_str()).collect();
+        assert_eq!(whats.len(), 2, "{whats:?}");
+        assert!(
+            whats[0].ends_with("[event=eventfd placement=same-cpu]"),
+            "{whats:?}"
+        );
+        assert!(
+            whats[1].ends_with("[event=eventfd placement=unpinned]"),
+            "{whats:?}"
+        );
+    }
+
+    #[test]
+    fn a_single_match_keeps_the_published_wording() {
+        let rows = replication_rows(&doc_with_alternates(&["unpinned"]));
+        assert_eq!(rows.len(), 1);
+        assert!(!rows[0][1].contains('['), "{}", rows[0][1]);
+    }
 }

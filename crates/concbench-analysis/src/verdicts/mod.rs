@@ -4,13 +4,18 @@
 //! run, or was skipped); otherwise a [`Verdict`] citing the result ids it used and explaining the
 //! figures. Claim texts come from `data/published.toml` so the wording lives in one place.
 
+mod alternate;
 mod create_switch;
 mod evidence;
+#[cfg(test)]
+mod fixtures;
 mod io_one_thread;
 mod process_vs_thread;
 mod server_blocking;
 mod server_memory;
 mod stevens_order;
+mod switch_cost;
+mod switch_order;
 
 pub use evidence::{compare, find, Comparison, MIN_SAMPLES};
 
@@ -25,6 +30,9 @@ const JUDGES: &[Judge] = &[
     process_vs_thread::thirty_times,
     process_vs_thread::create_100k,
     create_switch::create_destroy_switch,
+    alternate::alternate,
+    switch_order::switch_order,
+    switch_cost::switch_cost,
     io_one_thread::one_thread,
     server_blocking::coroutine_vs_event_loop,
     server_memory::memory_per_connection,

@@ -230,12 +230,18 @@ fn create(results: &[&ResultEntry]) -> Vec<Chart> {
         .collect()
 }
 
+/// The working set a switch result touched (0 when it has no such param).
+fn working_set_kib(r: &ResultEntry) -> f64 {
+    r.params.get_f64("working_set_kib").unwrap_or(0.0)
+}
+
 fn switch(results: &[&ResultEntry]) -> Vec<Chart> {
     let mut out = Vec::new();
+    // By placement: the plain variants (no working set, default policy), one bar per placement.
     let flat: Vec<&ResultEntry> = results
         .iter()
         .copied()
-        .filter(|r| r.params.get("working_set_kib").is_none())
+        .filter(|r| working_set_kib(r) == 0.0 && r.params.get_str("sched") != Some("fifo"))
         .collect();
     for rs in by_unit(&flat).into_values() {
         out.push((
@@ -247,10 +253,21 @@ fn switch(results: &[&ResultEntry]) -> Vec<Chart> {
             }),
         ));
     }
+    // By working set: the sweep's points of the experiments that have one (same CPU, default
+    // policy), their 0 KiB point included.
+    let has_sweep = |id: &str| {
+        results
+            .iter()
+            .any(|r| r.id == id && working_set_kib(r) > 0.0)
+    };
     let swept: Vec<&ResultEntry> = results
         .iter()
         .copied()
-        .filter(|r| r.params.get_f64("working_set_kib").is_some())
+        .filter(|r| has_sweep(&r.id) && r.params.get_f64("working_set_kib").is_some())
+        .filter(|r| {
+            r.params.get_str("placement") == Some("same-cpu")
+                && r.params.get_str("sched") != Some("fifo")
+        })
         .collect();
     if !swept.is_empty() {
         out.push((
