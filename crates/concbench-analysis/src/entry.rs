@@ -2,7 +2,7 @@
 
 use crate::warnings;
 use concbench_core::{Overhead, RawMeasurement, ResultEntry, Summary};
-use concbench_stats::{median, summarize};
+use concbench_stats::{median, summarize, Stats};
 use std::collections::BTreeMap;
 
 /// Statistics, counters and warnings for one measured variant.
@@ -25,14 +25,7 @@ pub fn build_entry(raw: &RawMeasurement) -> ResultEntry {
         _ => (raw.values.clone(), None),
     };
     let stats = summarize(&values);
-    let summary = Summary {
-        median: stats.median,
-        ci95: [stats.ci95.0, stats.ci95.1],
-        min: stats.min,
-        max: stats.max,
-        mad: stats.mad,
-        mean: stats.mean,
-    };
+    let summary = summary(&stats);
     let mut counters = counters(raw);
     if let Some(t) = throughput_mib_s(raw, &values) {
         counters.insert("throughput_mib_s".to_string(), t);
@@ -51,6 +44,7 @@ pub fn build_entry(raw: &RawMeasurement) -> ResultEntry {
         counters,
         overhead,
         warnings: raw.warnings.clone(),
+        info: raw.info.clone(),
     };
     for w in warnings::for_measurement(raw, &entry, &stats) {
         if !entry.warnings.contains(&w) {
@@ -58,6 +52,18 @@ pub fn build_entry(raw: &RawMeasurement) -> ResultEntry {
         }
     }
     entry
+}
+
+/// The document's summary of a sample set's statistics.
+pub fn summary(stats: &Stats) -> Summary {
+    Summary {
+        median: stats.median,
+        ci95: [stats.ci95.0, stats.ci95.1],
+        min: stats.min,
+        max: stats.max,
+        mad: stats.mad,
+        mean: stats.mean,
+    }
 }
 
 /// Median over repetitions of each per-operation usage counter and each experiment metric.
@@ -129,6 +135,7 @@ mod tests {
             overhead: overhead.map(|o| ("self-test".to_string(), o)),
             warnings: vec![],
             target_sample_ns: 10e6,
+            info: Default::default(),
             values,
         }
     }

@@ -7,9 +7,13 @@
 //!   to measured results.
 //! * [`verdicts`] judges the seed articles' claims from the measured results.
 //! * [`crossover`] finds where two models swap places along a sweep (S0.print).
+//! * [`comparison`] sets two runs side by side (`concbench compare`).
+//! * [`advice`] answers "which model costs least for this workload" from measured costs.
 //!
 //! Nothing here reads a clock or formats for a terminal.
 
+pub mod advice;
+pub mod comparison;
 pub mod crossover;
 pub mod entry;
 pub mod published;
@@ -17,3 +21,5 @@ pub mod verdicts;
 pub mod warnings;
 
 pub use entry::build_entry;
+
+pub mod synthetic;

@@ -57,6 +57,10 @@ pub struct RunOutput {
     pub metrics: Vec<(String, f64)>,
     /// Things the experiment noticed about this sample (deduplicated into the result's warnings).
     pub warnings: Vec<String>,
+    /// How many operations the sample really performed, when that is only known afterwards
+    /// (a load run of fixed duration completes as many requests as the server allows). The
+    /// harness then divides the sample's resource usage by it instead of by `iterations`.
+    pub operations: Option<u64>,
 }
 
 impl RunOutput {
@@ -149,6 +153,13 @@ pub trait Experiment: Send {
     /// A description of what `run_overhead` measures, shown with the subtracted figure.
     fn overhead_method(&self) -> Option<&'static str> {
         None
+    }
+
+    /// Facts about what was measured that are not parameters (e.g. `runtime_version`), read by
+    /// the harness after the samples. Stored in the result's `info`; shown, never matched on, so
+    /// two runs with different versions of a runtime still compare result by result.
+    fn info(&self) -> std::collections::BTreeMap<String, String> {
+        std::collections::BTreeMap::new()
     }
 
     /// Release everything: kill and reap children, join threads, remove files.

@@ -31,6 +31,31 @@ pub struct RawMeasurement {
     pub warnings: Vec<String>,
     /// The target minimum sample time the harness calibrated for, nanoseconds.
     pub target_sample_ns: f64,
+    /// [`crate::Experiment::info`]: facts that are not parameters (a runtime's version).
+    #[serde(default)]
+    pub info: BTreeMap<String, String>,
+}
+
+impl RawMeasurement {
+    /// A measurement made of known values, as tests and synthetic documents need: one sample per
+    /// value, one iteration per sample, 20 ms per sample (above every target), no counters.
+    pub fn from_values(meta: Meta, params: Params, values: Vec<f64>) -> Self {
+        let n = values.len();
+        RawMeasurement {
+            meta,
+            params,
+            cpus: Vec::new(),
+            iterations: 1,
+            sample_ns: vec![20e6; n],
+            usage_per_op: vec![Usage::default(); n],
+            metrics: BTreeMap::new(),
+            overhead: None,
+            warnings: Vec::new(),
+            target_sample_ns: 10e6,
+            info: BTreeMap::new(),
+            values,
+        }
+    }
 }
 
 /// The harness's answer for one variant.

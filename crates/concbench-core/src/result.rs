@@ -74,6 +74,10 @@ pub struct ResultEntry {
     pub overhead: Option<Overhead>,
     /// What the user should know about this number, each saying what to do about it.
     pub warnings: Vec<String>,
+    /// Facts about what was measured that are not parameters, e.g. `runtime_version` of a probe.
+    /// Never used to match results across runs (params are).
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub info: BTreeMap<String, String>,
 }
 
 /// The statistics of a sample set (see `concbench-stats`).
@@ -136,6 +140,27 @@ pub struct Verdict {
 }
 
 impl ResultDoc {
+    /// An empty document (no results yet) for a run on `host` that started at `started_at`.
+    pub fn new(host: Host, started_at: String) -> Self {
+        ResultDoc {
+            schema: crate::SCHEMA_ID.to_string(),
+            tool: Tool {
+                name: "concbench".into(),
+                version: env!("CARGO_PKG_VERSION").into(),
+            },
+            host,
+            started_at,
+            duration_s: 0.0,
+            settings: BTreeMap::new(),
+            results: Vec::new(),
+            skipped: Vec::new(),
+            failures: Vec::new(),
+            verdicts: Vec::new(),
+            warnings: Vec::new(),
+            interrupted: false,
+        }
+    }
+
     /// Results with this id, in document order.
     pub fn find<'a>(&'a self, id: &'a str) -> impl Iterator<Item = &'a ResultEntry> + 'a {
         self.results.iter().filter(move |r| r.id == id)

@@ -4,13 +4,18 @@
 //! repetition and counters. [`all`] is the registry: every variant concbench knows, in the order
 //! a run measures them.
 
+pub mod contend;
 pub mod create;
+pub mod io;
 pub mod isolation;
 pub mod limits;
 pub mod memory;
+pub mod probes;
 mod registry;
+pub mod server;
 pub mod share;
 pub mod support;
+pub mod switch;
 pub mod syscall;
 pub mod workload;
 

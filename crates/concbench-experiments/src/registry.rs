@@ -8,6 +8,11 @@ pub fn all() -> Vec<Box<dyn Experiment>> {
     let mut v: Vec<Box<dyn Experiment>> = Vec::new();
     v.extend(crate::syscall::all());
     v.extend(crate::create::all());
+    v.extend(crate::switch::all());
+    v.extend(crate::contend::all());
+    v.extend(crate::io::all());
+    v.extend(crate::probes::all());
+    v.extend(crate::server::all());
     v.extend(crate::workload::all());
     v.extend(crate::memory::all());
     v.extend(crate::limits::all());
@@ -94,7 +99,10 @@ mod tests {
         // Placement is a param too (the harness records it), so it tells variants apart.
         let mut seen = std::collections::HashSet::new();
         for e in all() {
-            let key = format!("{} {} {}", e.meta().id, e.params().compact(), e.placement());
+            // Placement is a param too (the harness records it), so include it.
+            let params =
+                concbench_measure::recorded_params(e.as_ref(), concbench_measure::PinMode::Auto);
+            let key = format!("{} {}", e.meta().id, params.compact());
             assert!(seen.insert(key.clone()), "duplicate variant {key}");
         }
     }

@@ -235,6 +235,7 @@ impl Harness {
             done: reps,
             total: reps,
         });
+        samples.info = exp.info();
         Ok((iterations, samples))
     }
 }
@@ -304,18 +305,20 @@ struct Samples {
     metrics: BTreeMap<String, Vec<f64>>,
     warnings: Vec<String>,
     overhead: Option<(String, Vec<f64>)>,
+    info: BTreeMap<String, String>,
 }
 
 impl Samples {
     fn push(&mut self, iterations: u64, t: Timed) {
         let n = iterations as f64;
+        let ops = t.output.operations.map_or(n, |o| o.max(1) as f64);
         let value = t
             .output
             .value
             .unwrap_or(t.elapsed.as_nanos() as f64 / n / self.ns_per_unit);
         self.values.push(value);
         self.sample_ns.push(t.elapsed.as_nanos() as f64);
-        self.usage_per_op.push(t.usage.per(n));
+        self.usage_per_op.push(t.usage.per(ops));
         for (name, v) in t.output.metrics {
             self.metrics.entry(name).or_default().push(v);
         }
@@ -357,6 +360,7 @@ impl Samples {
             overhead: self.overhead,
             warnings: self.warnings,
             target_sample_ns: target.as_nanos() as f64,
+            info: self.info,
         }
     }
 }

@@ -4,7 +4,8 @@
 //!   calibration, interleaved repetitions with resource counters, teardown — and returns raw
 //!   samples ([`concbench_core::Outcome`]) for the analysis layer to summarise.
 //! * [`clock`] is the sample timer and the timestamps experiments may take for per-worker times.
-//! * [`usage`] reads getrusage and `/proc/<pid>` counters.
+//! * [`usage`] reads getrusage and `/proc/<pid>` counters; [`tree`] sums them (and PSS) over a
+//!   process tree, such as a server and its workers.
 //! * [`host`] collects the machine's facts and confounders.
 //! * [`memory`] reads what a process tree holds (PSS, RSS, commit charge) from `/proc`.
 //! * [`headroom`] says how many more tasks, maps and KiB the limits allow, before big batches.
@@ -21,6 +22,7 @@ pub mod host;
 pub mod isolate;
 pub mod memory;
 pub mod signals;
+pub mod tree;
 pub mod usage;
 
 pub use harness::{

@@ -30,6 +30,8 @@ struct Fake {
     plan: Option<Plan>,
     placement: Option<Placement>,
     max_reps: Option<usize>,
+    extra_usage: Option<concbench_core::Usage>,
+    operations: Option<u64>,
 }
 
 impl Fake {
@@ -84,6 +86,8 @@ impl Experiment for Fake {
         }
         Ok(RunOutput {
             value: self.value,
+            extra_usage: self.extra_usage,
+            operations: self.operations,
             ..Default::default()
         }
         .metric("iters", iterations as f64))
@@ -327,4 +331,28 @@ fn a_repetition_cap_applies_unless_the_user_chose_a_count() {
         panic!()
     };
     assert_eq!(raw.values.len(), 8, "--repeat wins over the cap");
+}
+
+#[test]
+fn usage_is_divided_by_the_operations_a_sample_reports() {
+    // A load run of fixed duration: one "iteration", but as many requests as it completed.
+    let partner = concbench_core::Usage {
+        voluntary_switches: 1000.0,
+        ..Default::default()
+    };
+    let per_op = |operations| {
+        let f = Fake {
+            plan: Some(Plan::Fixed(1)),
+            extra_usage: Some(partner),
+            operations,
+            ..Default::default()
+        };
+        match measure(&harness(1), f).0 {
+            Outcome::Measured(raw) => raw.usage_per_op[0].voluntary_switches,
+            other => panic!("{other:?}"),
+        }
+    };
+    assert!(per_op(None) >= 1000.0);
+    let by_ops = per_op(Some(1000));
+    assert!((1.0..2.0).contains(&by_ops), "{by_ops}");
 }

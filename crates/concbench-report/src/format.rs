@@ -19,6 +19,25 @@ pub fn interval(centre: f64, ci: [f64; 2], unit: &str) -> String {
     }
 }
 
+/// The display unit for values up to `max` in `unit`: `(factor, unit)` so that `v * factor` is in
+/// the returned unit. Time units scale (ns -> µs -> ms -> s); others stay as they are.
+pub fn display_unit(max: f64, unit: &str) -> (f64, String) {
+    match time_scale(max, unit) {
+        Some((scaled, u)) if max != 0.0 => (scaled / max, u.to_string()),
+        _ => (1.0, unit.to_string()),
+    }
+}
+
+/// A time value in seconds; `None` for non-time units.
+pub fn seconds(v: f64, unit: &str) -> Option<f64> {
+    time_scale(v, unit).map(|_| match unit {
+        "ns" => v / 1e9,
+        "us" | "µs" => v / 1e6,
+        "ms" => v / 1e3,
+        _ => v,
+    })
+}
+
 /// Scale a time value to the largest unit keeping it >= 1; `None` for non-time units.
 fn time_scale(v: f64, unit: &str) -> Option<(f64, &'static str)> {
     let ns = match unit {

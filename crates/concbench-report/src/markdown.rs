@@ -1,6 +1,6 @@
 //! Markdown: the same sections as the terminal, as GitHub-flavoured tables.
 
-use crate::{sections, Exporter};
+use crate::{runtimes, sections, Exporter};
 use concbench_core::ResultDoc;
 use std::fmt::Write;
 
@@ -50,6 +50,14 @@ impl Exporter for Markdown {
                 writeln!(out, "{}. {}", i + 1, cell(n))?;
             }
         }
+        let across = runtimes::runtime_rows(doc);
+        if !across.is_empty() {
+            writeln!(out, "\n## Across runtimes (median per operation)\n")?;
+            table(&mut out, runtimes::RUNTIMES_HEADER, &across)?;
+            for n in runtimes::runtime_notes(doc) {
+                writeln!(out, "\n{}", cell(&n))?;
+            }
+        }
         let replication = sections::replication_rows(doc);
         if !replication.is_empty() {
             writeln!(out, "\n## Published vs measured here\n")?;
@@ -59,6 +67,14 @@ impl Exporter for Markdown {
         if !verdicts.is_empty() {
             writeln!(out, "\n## Verdicts\n")?;
             table(&mut out, sections::VERDICT_HEADER, &verdicts)?;
+        }
+        if sections::s0_table_judged(doc) {
+            writeln!(out, "\n## Seed S0's comparison table, re-verified\n")?;
+            table(
+                &mut out,
+                sections::S0_TABLE_HEADER,
+                &sections::s0_table_rows(doc),
+            )?;
         }
         let skipped = sections::skipped_lines(doc);
         let failed = sections::failure_lines(doc);

@@ -2,8 +2,9 @@
 //! skipped and failed variants, warnings. Each renderer lays the rows out its own way.
 
 use crate::format;
-use concbench_analysis::published::{published, replications};
-use concbench_core::ResultDoc;
+use concbench_analysis::published::{published, replications, Figure};
+use concbench_core::{ResultDoc, ResultEntry};
+use serde::Serialize;
 
 pub const RESULT_HEADER: [&str; 6] = ["id", "params", "median", "95% CI", "switches/op", "notes"];
 
@@ -60,15 +61,26 @@ pub const REPLICATION_HEADER: [&str; 6] = [
     "here / published",
 ];
 
-/// Published figures beside matching results.
+/// Published figures beside matching results. When one figure matches several results (one
+/// per placement, say), each row names the params that tell them apart.
 pub fn replication_rows(doc: &ResultDoc) -> Vec<[String; 6]> {
     let p = published();
-    replications(&p, doc)
-        .into_iter()
+    let reps = replications(&p, doc);
+    let matches_of = |f: &Figure| reps.iter().filter(|r| std::ptr::eq(r.figure, f)).count();
+    reps.iter()
         .map(|r| {
+            let what = if matches_of(r.figure) > 1 {
+                format!(
+                    "{} [{}]",
+                    r.figure.what,
+                    distinguishing_params(r.figure, r.entry)
+                )
+            } else {
+                r.figure.what.clone()
+            };
             [
                 r.figure.seed.clone(),
-                r.figure.what.clone(),
+                what,
                 r.figure.display(),
                 r.figure.machine.clone(),
                 format::value(r.measured, &r.figure.unit),
@@ -78,6 +90,13 @@ pub fn replication_rows(doc: &ResultDoc) -> Vec<[String; 6]> {
             ]
         })
         .collect()
+}
+
+/// The result's params that the figure does not fix, compact (`placement=same-cpu`).
+fn distinguishing_params(figure: &Figure, entry: &ResultEntry) -> String {
+    let mut extra = entry.params.clone();
+    extra.0.retain(|k, _| !figure.params.contains_key(k));
+    extra.compact()
 }
 
 pub const VERDICT_HEADER: [&str; 4] = ["claim", "source", "verdict", "evidence and explanation"];
@@ -136,4 +155,161 @@ pub fn host_line(doc: &ResultDoc) -> String {
         vulnerable,
         h.mitigations.len()
     )
+}
+
+/// A seed claim with this run's verdict on it (`None`: not judged).
+#[derive(Debug, Clone, Serialize)]
+pub struct ClaimRow {
+    pub id: String,
+    pub seed: String,
+    pub text: String,
+    pub verdict: Option<String>,
+    pub explanation: String,
+    pub evidence: Vec<String>,
+}
+
+/// A row of seed S0's six-dimension table with this run's verdict.
+#[derive(Debug, Clone, Serialize)]
+pub struct DimensionRow {
+    pub dimension: String,
+    pub processes: String,
+    pub threads: String,
+    pub article_verdict: String,
+    pub verdict: Option<String>,
+    pub explanation: String,
+    pub evidence: Vec<String>,
+}
+
+/// Every claim of `data/published.toml` except S0's table rows, and the six rows of S0's table,
+/// each with its verdict from the document or the reason it has none.
+pub fn claims_and_s0_table(doc: &ResultDoc) -> (Vec<ClaimRow>, Vec<DimensionRow>) {
+    let p = published();
+    let judged = |claim: &str| doc.verdicts.iter().find(|v| v.source == claim);
+    let verdict = |claim: &str| judged(claim).map(|v| format!("{:?}", v.verdict).to_lowercase());
+    let explanation = |claim: &str, needs: Option<&[String]>| match (judged(claim), needs) {
+        (Some(v), _) => v.explanation.clone(),
+        (None, Some([])) => {
+            "Not measurable by a benchmark: it is a matter of practice, not of cost.".into()
+        }
+        (None, Some(needs)) => format!(
+            "Not judged: this run lacks the evidence (measure it with `concbench run --only {}`).",
+            needs.join(",")
+        ),
+        (None, None) => "Not judged: this run lacks the evidence for it.".into(),
+    };
+    let evidence = |claim: &str| {
+        judged(claim)
+            .map(|v| v.evidence.clone())
+            .unwrap_or_default()
+    };
+    let in_table = |id: &str| p.dimensions.iter().any(|d| d.claim == id);
+    let claims = p
+        .claims
+        .iter()
+        .filter(|c| !in_table(&c.id))
+        .map(|c| ClaimRow {
+            id: c.id.clone(),
+            seed: c.seed.clone(),
+            text: c.text.clone(),
+            verdict: verdict(&c.id),
+            explanation: explanation(&c.id, None),
+            evidence: evidence(&c.id),
+        })
+        .collect();
+    let dimensions = p
+        .dimensions
+        .iter()
+        .map(|d| DimensionRow {
+            dimension: d.dimension.clone(),
+            processes: d.processes.clone(),
+            threads: d.threads.clone(),
+            article_verdict: d.article_verdict.clone(),
+            verdict: verdict(&d.claim),
+            explanation: explanation(&d.claim, Some(&d.needs)),
+            evidence: evidence(&d.claim),
+        })
+        .collect();
+    (claims, dimensions)
+}
+
+pub const S0_TABLE_HEADER: [&str; 6] = [
+    "dimension",
+    "article: processes",
+    "article: threads",
+    "article's verdict",
+    "verdict here",
+    "evidence and explanation",
+];
+
+/// S0's table as text rows, for the terminal and markdown.
+pub fn s0_table_rows(doc: &ResultDoc) -> Vec<[String; 6]> {
+    claims_and_s0_table(doc)
+        .1
+        .into_iter()
+        .map(|d| {
+            let evidence = if d.evidence.is_empty() {
+                String::new()
+            } else {
+                format!(" (evidence: {})", d.evidence.join(", "))
+            };
+            [
+                d.dimension,
+                d.processes,
+                d.threads,
+                d.article_verdict,
+                d.verdict.unwrap_or_else(|| "not judged".into()),
+                format!("{}{evidence}", d.explanation),
+            ]
+        })
+        .collect()
+}
+
+/// Whether any row of S0's table has a verdict in this document (text renderers show the table
+/// only then, to keep a partial run's output short).
+pub fn s0_table_judged(doc: &ResultDoc) -> bool {
+    claims_and_s0_table(doc)
+        .1
+        .iter()
+        .any(|d| d.verdict.is_some())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A result document with one `contend.alternate` entry per placement.
+    fn doc_with_alternates(placements: &[&str]) -> ResultDoc {
+        use concbench_analysis::synthetic::{doc, entry_with};
+        let params = |p: &str| {
+            concbench_core::Params::new()
+                .with("placement", p)
+                .with("event", "eventfd")
+        };
+        doc(placements
+            .iter()
+            .map(|p| entry_with("contend.alternate", "ns", params(p), &[2000.0]))
+            .collect())
+    }
+
+    #[test]
+    fn a_figure_matching_several_results_names_what_tells_them_apart() {
+        let rows = replication_rows(&doc_with_alternates(&["same-cpu", "unpinned"]));
+        let whats: Vec<&str> = rows.iter().map(|r| r[1].as_str()).collect();
+        assert_eq!(whats.len(), 2, "{whats:?}");
+        assert!(
+            whats[0].ends_with("[event=eventfd placement=same-cpu]"),
+            "{whats:?}"
+        );
+        assert!(
+            whats[1].ends_with("[event=eventfd placement=unpinned]"),
+            "{whats:?}"
+        );
+    }
+
+    #[test]
+    fn a_single_match_keeps_the_published_wording() {
+        let rows = replication_rows(&doc_with_alternates(&["unpinned"]));
+        assert_eq!(rows.len(), 1);
+        assert!(!rows[0][1].contains('['), "{}", rows[0][1]);
+    }
 }

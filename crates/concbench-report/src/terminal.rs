@@ -1,6 +1,6 @@
 //! The terminal table printed after a run (and by `concbench report`).
 
-use crate::{sections, Exporter};
+use crate::{runtimes, sections, Exporter};
 use comfy_table::{presets::UTF8_FULL_CONDENSED, ContentArrangement, Table};
 use concbench_core::ResultDoc;
 use std::fmt::Write;
@@ -12,16 +12,21 @@ pub struct Terminal {
 
 impl Terminal {
     fn table<const N: usize>(&self, header: [&str; N], rows: &[[String; N]]) -> Table {
-        let mut t = Table::new();
-        t.load_preset(UTF8_FULL_CONDENSED)
-            .set_content_arrangement(ContentArrangement::Dynamic);
-        t.set_width(self.width.unwrap_or(120));
-        t.set_header(header);
-        for r in rows {
-            t.add_row(r.iter());
-        }
-        t
+        table(header, rows, self.width)
     }
+}
+
+/// A terminal table (120 columns unless `width` says otherwise), for every command's output.
+pub fn table<const N: usize>(header: [&str; N], rows: &[[String; N]], width: Option<u16>) -> Table {
+    let mut t = Table::new();
+    t.load_preset(UTF8_FULL_CONDENSED)
+        .set_content_arrangement(ContentArrangement::Dynamic);
+    t.set_width(width.unwrap_or(120));
+    t.set_header(header);
+    for r in rows {
+        t.add_row(r.iter());
+    }
+    t
 }
 
 impl Exporter for Terminal {
@@ -39,6 +44,14 @@ impl Exporter for Terminal {
         for (i, n) in notes.iter().enumerate() {
             writeln!(out, "[{}] {n}", i + 1)?;
         }
+        let across = runtimes::runtime_rows(doc);
+        if !across.is_empty() {
+            writeln!(out, "\nAcross runtimes (median per operation):")?;
+            writeln!(out, "{}", self.table(runtimes::RUNTIMES_HEADER, &across))?;
+        }
+        for n in runtimes::runtime_notes(doc) {
+            writeln!(out, "{n}")?;
+        }
         let replication = sections::replication_rows(doc);
         if !replication.is_empty() {
             writeln!(out, "\nPublished vs measured here:")?;
@@ -52,6 +65,11 @@ impl Exporter for Terminal {
         if !verdicts.is_empty() {
             writeln!(out, "\nVerdicts:")?;
             writeln!(out, "{}", self.table(sections::VERDICT_HEADER, &verdicts))?;
+        }
+        if sections::s0_table_judged(doc) {
+            writeln!(out, "\nSeed S0's comparison table, re-verified:")?;
+            let rows = sections::s0_table_rows(doc);
+            writeln!(out, "{}", self.table(sections::S0_TABLE_HEADER, &rows))?;
         }
         for s in sections::skipped_lines(doc) {
             writeln!(out, "skipped: {s}")?;

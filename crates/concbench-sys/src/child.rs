@@ -36,6 +36,32 @@ impl Child {
         Ok(status)
     }
 
+    /// Reap the child if it has ended (`Some(status)`), without waiting (`None`: still running).
+    pub fn try_wait(&mut self) -> Result<Option<i32>> {
+        if self.reaped {
+            bail!("child {} already reaped", self.pid);
+        }
+        let mut status = 0;
+        // SAFETY: waitpid writes one c_int into `status`; WNOHANG makes it return at once.
+        let rc = unsafe { libc::waitpid(self.pid, &mut status, libc::WNOHANG) };
+        match rc {
+            0 => Ok(None),
+            p if p == self.pid => {
+                self.reaped = true;
+                Ok(Some(status))
+            }
+            _ => bail!("waitpid({}): {}", self.pid, std::io::Error::last_os_error()),
+        }
+    }
+
+    /// Give up ownership: the caller reaps the child itself (e.g. a server that forks one child
+    /// per connection and reaps them all with `waitpid(-1)`). The child still dies with its
+    /// parent (PR_SET_PDEATHSIG).
+    pub fn into_pid(mut self) -> libc::pid_t {
+        self.reaped = true;
+        self.pid
+    }
+
     /// Send SIGKILL and reap.
     pub fn kill(&mut self) -> Result<()> {
         if self.reaped {

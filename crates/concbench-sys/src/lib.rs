@@ -5,7 +5,11 @@
 
 pub mod affinity;
 pub mod child;
+pub mod pagecache;
 pub mod sched;
+pub mod tied;
+pub mod via_libc;
 
 pub use affinity::{allowed_cpus, pin_current_thread, AffinityGuard};
 pub use child::{fork_child, Child};
+pub use tied::{end_group, spawn_tied};

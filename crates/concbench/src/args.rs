@@ -22,6 +22,18 @@ pub enum Command {
     List,
     /// Re-render a stored result document without measuring again.
     Report(ReportArgs),
+    /// Run the seed articles' experiments and print published vs measured side by side.
+    Replicate(ReplicateArgs),
+    /// Runs stored in the local history database, newest first.
+    History(HistoryArgs),
+    /// Compare two runs (files or stored run ids): B/A per result with a 95% interval.
+    Compare(CompareArgs),
+    /// Which model (processes, threads, coroutines) costs least for a workload, on this machine.
+    Advise(AdviseArgs),
+    /// Run one server design in the foreground (Ctrl-C stops it).
+    Serve(ServeArgs),
+    /// Send load to a server and report requests/s, latency (corrected and not), errors.
+    Load(LoadArgs),
     /// Internal: measure one variant for `run` (reads a job on stdin). Not for direct use.
     #[command(name = "__worker", hide = true)]
     Worker,
@@ -37,27 +49,60 @@ pub enum Pin {
 
 #[derive(Debug, clap::Args)]
 pub struct RunArgs {
-    /// Short samples (>= 1 ms), 5 repetitions, smaller sweeps: the whole suite in about a minute.
-    #[arg(long)]
-    pub quick: bool,
     /// Only these families or experiment ids (comma-separated), e.g. `create,switch.pipe`.
     #[arg(long, value_delimiter = ',', value_name = "FAMILY|ID")]
     pub only: Vec<String>,
-    /// Where to write the result document (default: concbench-results/run-<time>.json).
-    #[arg(long, value_name = "FILE")]
-    pub json: Option<PathBuf>,
     /// Also write the report as markdown.
     #[arg(long, value_name = "FILE")]
     pub markdown: Option<PathBuf>,
+    /// Also write the report as one self-contained HTML page (charts included).
+    #[arg(long, value_name = "FILE")]
+    pub html: Option<PathBuf>,
+    /// Only variants whose params include KEY=VALUE (repeatable; all must match), e.g.
+    /// `--only io.read --where files=4 --where file_mib=128`.
+    #[arg(long = "where", value_name = "KEY=VALUE", value_parser = parse_where)]
+    pub where_params: Vec<(String, String)>,
+    #[command(flatten)]
+    pub measure: MeasureArgs,
+}
+
+/// What every measuring command (`run`, `replicate`) accepts.
+#[derive(Debug, Clone, clap::Args)]
+pub struct MeasureArgs {
+    /// Short samples (>= 1 ms), 5 repetitions, smaller sweeps: the whole suite in about a minute.
+    #[arg(long)]
+    pub quick: bool,
+    /// Where to write the result document (default: concbench-results/<command>-<time>.json).
+    #[arg(long, value_name = "FILE")]
+    pub json: Option<PathBuf>,
+    #[command(flatten)]
+    pub store: StoreArgs,
     /// CPU pinning policy.
     #[arg(long, value_enum, default_value_t = Pin::Auto)]
     pub pin: Pin,
     /// Repetitions per variant (default 10, or 5 with --quick).
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=10_000))]
     pub repeat: Option<u32>,
+    /// Directory (on a disk, not tmpfs) for the io family's data files (default: a new directory
+    /// in $TMPDIR, /var/tmp or the current directory, whichever is disk-backed).
+    #[arg(long, value_name = "DIR")]
+    pub io_dir: Option<PathBuf>,
+    /// Keep the io family's data files after the run (with --io-dir, the next run reuses them).
+    #[arg(long)]
+    pub keep_io_files: bool,
     /// Prove every experiment runs: one repetition of a few iterations. For tests; not a measurement.
     #[arg(long, hide = true)]
     pub smoke: bool,
+}
+
+/// `KEY=VALUE` for `--where`.
+fn parse_where(s: &str) -> Result<(String, String), String> {
+    match s.split_once('=') {
+        Some((k, v)) if !k.is_empty() => Ok((k.to_string(), v.to_string())),
+        _ => Err(format!(
+            "'{s}' is not KEY=VALUE; for example --where files=10 (keys are the params shown by a run)"
+        )),
+    }
 }
 
 #[derive(Debug, clap::Args)]
@@ -70,4 +115,163 @@ pub struct ReportArgs {
     /// Write CSV here.
     #[arg(long, value_name = "OUT")]
     pub csv: Option<PathBuf>,
+    /// Write one self-contained HTML page here (charts inline; opens offline in any browser).
+    #[arg(long, value_name = "OUT")]
+    pub html: Option<PathBuf>,
+}
+
+/// Where the run history lives.
+#[derive(Debug, Clone, clap::Args)]
+pub struct StoreArgs {
+    /// The history database (default: $XDG_DATA_HOME/concbench/history.sqlite).
+    #[arg(long, value_name = "PATH")]
+    pub db: Option<PathBuf>,
+    /// Do not store this run in the history database.
+    #[arg(long, conflicts_with = "db")]
+    pub no_store: bool,
+}
+
+#[derive(Debug, clap::Args)]
+pub struct ReplicateArgs {
+    /// Seeds to replicate (comma-separated), e.g. `S0.print,S1`; a prefix such as `S0` takes all
+    /// of its parts. Default: every seed.
+    #[arg(value_delimiter = ',', value_name = "SEED")]
+    pub seeds: Vec<String>,
+    #[command(flatten)]
+    pub measure: MeasureArgs,
+}
+
+#[derive(Debug, clap::Args)]
+pub struct HistoryArgs {
+    /// The history database (default: $XDG_DATA_HOME/concbench/history.sqlite).
+    #[arg(long, value_name = "PATH")]
+    pub db: Option<PathBuf>,
+}
+
+#[derive(Debug, clap::Args)]
+pub struct CompareArgs {
+    /// The baseline: a result document (FILE.json) or a stored run id (see `concbench history`).
+    #[arg(value_name = "A")]
+    pub a: String,
+    /// The run compared with A: a file or a stored run id. Ratios are B/A.
+    #[arg(value_name = "B")]
+    pub b: String,
+    /// The history database stored run ids refer to.
+    #[arg(long, value_name = "PATH")]
+    pub db: Option<PathBuf>,
+}
+
+#[derive(Debug, clap::Args)]
+pub struct AdviseArgs {
+    /// Units (requests, tasks, connections) created per second.
+    #[arg(long, value_name = "N")]
+    pub units_per_sec: f64,
+    /// Share of each unit's life spent blocked (waiting on IO, a lock, a remote call), 0 to 1.
+    #[arg(long, value_name = "SHARE", default_value_t = 0.0)]
+    pub blocked: f64,
+    /// CPU time each unit needs for its own work, in microseconds.
+    #[arg(long, value_name = "US", default_value_t = 0.0)]
+    pub cpu_us: f64,
+    /// Units must be isolated from each other (a crash or memory corruption in one must not take
+    /// down the others).
+    #[arg(long)]
+    pub isolation: bool,
+    /// Use this result document instead of the latest stored run.
+    #[arg(long, value_name = "FILE")]
+    pub from: Option<PathBuf>,
+    /// The history database to take the latest run from.
+    #[arg(long, value_name = "PATH")]
+    pub db: Option<PathBuf>,
+}
+
+#[derive(Debug, clap::Args)]
+pub struct ServeArgs {
+    /// The design: iterative, fork-per-connection, prefork, prefork-flock, prefork-mutex,
+    /// prefork-fdpass, thread-per-connection, prethread-mutex, prethread-acceptor, epoll,
+    /// epoll-naive-blocking, epoll-per-cpu, io_uring, tokio-current, tokio-multi.
+    pub design: String,
+    /// TCP port (0 picks a free one and prints it).
+    #[arg(long, default_value_t = 0)]
+    pub port: u16,
+    /// Address to listen on (loopback by default).
+    #[arg(long, default_value = "127.0.0.1")]
+    pub bind: std::net::IpAddr,
+    /// A blocking call of N milliseconds before each response (seed S2 used 10).
+    #[arg(long, value_name = "N", default_value_t = 0)]
+    pub blocking_ms: u64,
+    /// Pool size of prefork and prethread designs (Stevens used 15).
+    #[arg(long, value_name = "N", default_value_t = 15, value_parser = clap::value_parser!(u32).range(1..=10_000))]
+    pub workers: u32,
+    /// CPUs to run the server on (comma-separated); per-CPU designs run one reactor per CPU.
+    #[arg(long, value_delimiter = ',', value_name = "CPU")]
+    pub cpus: Vec<usize>,
+    /// Honour the crash request (`GET /crash` or `crash\n`): the worker that reads it faults.
+    #[arg(long)]
+    pub allow_crash: bool,
+}
+
+#[derive(Debug, clap::Args)]
+pub struct LoadArgs {
+    /// Target, e.g. http://127.0.0.1:8080/ (loopback only unless --allow-remote).
+    pub url: String,
+    /// Concurrent connections.
+    #[arg(long, short = 'c', default_value_t = 100)]
+    pub connections: usize,
+    /// Load threads, each an event loop pinned to one of --cpus.
+    #[arg(long, short = 't', default_value_t = 1)]
+    pub threads: usize,
+    /// CPUs for the load threads (comma-separated; default: unpinned).
+    #[arg(long, value_delimiter = ',', value_name = "CPU")]
+    pub cpus: Vec<usize>,
+    /// Measured duration, e.g. 10s, 500ms.
+    #[arg(long, short = 'd', default_value = "10s", value_parser = parse_duration)]
+    pub duration: std::time::Duration,
+    /// Warm-up before the measured window, excluded from the statistics.
+    #[arg(long, default_value = "1s", value_parser = parse_duration)]
+    pub warmup: std::time::Duration,
+    /// Open loop at this many requests/s in total (default: closed loop).
+    #[arg(long, short = 'R', value_name = "REQ_PER_S")]
+    pub rate: Option<f64>,
+    /// With --rate: exponential gaps between requests (a Poisson process).
+    #[arg(long, requires = "rate")]
+    pub poisson: bool,
+    /// Requests in flight per keep-alive connection.
+    #[arg(long, default_value_t = 1)]
+    pub pipeline: usize,
+    /// Stevens's protocol: one connection per request asking for N bytes ("N\n").
+    #[arg(long, value_name = "N", conflicts_with = "close")]
+    pub stevens: Option<usize>,
+    /// HTTP with one connection per request (Connection: close).
+    #[arg(long)]
+    pub close: bool,
+    /// Stop after this many requests.
+    #[arg(long, value_name = "N")]
+    pub requests: Option<u64>,
+    /// Allow a target that is not on this machine (never the default).
+    #[arg(long)]
+    pub allow_remote: bool,
+    /// Write the full report (percentile spectrum, timeline, errors) as JSON.
+    #[arg(long, value_name = "OUT")]
+    pub json: Option<PathBuf>,
+}
+
+/// "10s", "500ms", "2m", "1.5s", or plain seconds.
+pub fn parse_duration(s: &str) -> Result<std::time::Duration, String> {
+    let (num, unit) = match s.find(|c: char| c.is_ascii_alphabetic()) {
+        Some(i) => (&s[..i], &s[i..]),
+        None => (s, "s"),
+    };
+    let v: f64 = num
+        .parse()
+        .map_err(|_| format!("'{s}' is not a duration (e.g. 10s, 500ms, 2m)"))?;
+    let secs = match unit {
+        "ms" => v / 1e3,
+        "s" => v,
+        "m" => v * 60.0,
+        _ => return Err(format!("'{s}': unknown unit (use ms, s or m)")),
+    };
+    if !(secs.is_finite() && secs >= 0.0) {
+        return Err(format!("'{s}' must be a non-negative duration"));
+    }
+    Ok(std::time::Duration::from_secs_f64(secs))
 }

@@ -5,7 +5,9 @@
 
 mod args;
 mod commands;
+mod db;
 mod progress;
+mod session;
 
 use clap::Parser;
 use std::process::ExitCode;

@@ -53,6 +53,7 @@ fn ctrl_c_during(args: &[&str]) {
         .arg(&out)
         .env(k, v)
         .env("CI", "true")
+        .env("XDG_DATA_HOME", common::test_data_home())
         .stdout(Stdio::null())
         .stderr(Stdio::piped())
         .spawn()

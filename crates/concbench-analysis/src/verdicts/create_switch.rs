@@ -3,6 +3,7 @@
 //! Judged on creation (create.fork vs create.thread) and, when the switch family ran, on the
 //! same-CPU pipe ping-pong between processes vs between threads.
 
+use super::switch_cost::plain;
 use super::{compare, find, verdict};
 use crate::published::Published;
 use concbench_core::{ResultDoc, Verdict, VerdictKind};
@@ -17,9 +18,8 @@ pub fn create_destroy_switch(doc: &ResultDoc, published: &Published) -> Option<V
         "Create+destroy: a process costs {:.1}x a thread (95% CI {:.1}-{:.1}x).",
         create.ratio, create.ci.0, create.ci.1
     );
-    let same = [("placement", json!("same-cpu"))];
-    let switch = find(doc, "switch.pipe.thread", &same)
-        .zip(find(doc, "switch.pipe.process", &same))
+    let switch = plain(doc, "switch.pipe.thread", "same-cpu")
+        .zip(plain(doc, "switch.pipe.process", "same-cpu"))
         .and_then(|(t, p)| Some((t, p, compare(t, p)?)));
     let switch_faster_for_threads = match switch {
         Some((t, p, c)) => {
@@ -51,4 +51,37 @@ pub fn create_destroy_switch(doc: &ResultDoc, published: &Published) -> Option<V
         evidence,
         explanation,
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::fixtures::{around, doc, entry, switch_entry};
+    use super::*;
+    use crate::published::published;
+
+    /// The switch family's ids and params: the plain pipe variants are used even when the
+    /// FIFO and working-set variants come first in the document.
+    #[test]
+    fn judges_switching_on_the_plain_pipe_variants() {
+        let d = doc(vec![
+            entry(
+                "create.fork",
+                &[("parent", json!("single-threaded"))],
+                around(140_000.0),
+            ),
+            entry(
+                "create.thread",
+                &[("stack", json!("default"))],
+                around(20_000.0),
+            ),
+            switch_entry("switch.pipe.process", "same-cpu", "fifo", 0, 9000.0),
+            switch_entry("switch.pipe.process", "same-cpu", "other", 4096, 90_000.0),
+            switch_entry("switch.pipe.process", "same-cpu", "other", 0, 2900.0),
+            switch_entry("switch.pipe.thread", "same-cpu", "other", 0, 2700.0),
+        ]);
+        let v = create_destroy_switch(&d, &published()).unwrap();
+        assert!(v.evidence.contains(&"switch.pipe.process".to_string()));
+        assert!(v.explanation.contains("1.07x"), "{}", v.explanation);
+        assert_eq!(v.verdict, VerdictKind::Confirmed);
+    }
 }

@@ -83,6 +83,13 @@ mod tests {
     use concbench_core::ResultEntry;
     use serde_json::json;
 
+    /// A document from a 2-CPU host (one CPU cannot show a speedup).
+    fn two_cpu_doc(results: Vec<ResultEntry>) -> concbench_core::ResultDoc {
+        let mut d = doc(results);
+        d.host.logical_cpus = 2;
+        d
+    }
+
     fn print(model: &str, placement: &str, s: f64) -> ResultEntry {
         let p = [
             ("model", json!(model)),
@@ -92,12 +99,12 @@ mod tests {
             ("sink", json!("devnull")),
             ("placement", json!(placement)),
         ];
-        entry("workload.print", &p, &around(s), &[])
+        entry("workload.print", &p, around(s))
     }
 
     #[test]
     fn equal_speedups_depend() {
-        let d = doc(vec![
+        let d = two_cpu_doc(vec![
             print("process", "same-cpu", 0.086),
             print("thread", "same-cpu", 0.067),
             print("process", "unpinned", 0.045),
@@ -111,7 +118,7 @@ mod tests {
 
     #[test]
     fn processes_scaling_better_confirm() {
-        let d = doc(vec![
+        let d = two_cpu_doc(vec![
             print("process", "same-cpu", 0.09),
             print("thread", "same-cpu", 0.06),
             print("process", "unpinned", 0.045),

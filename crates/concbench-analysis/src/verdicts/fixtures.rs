@@ -1,75 +1,48 @@
-//! Result documents built by hand for the judges' tests.
+//! Synthetic results for the judges' tests, built on [`crate::synthetic`].
 
-use concbench_core::{Host, Params, ResultDoc, ResultEntry, Summary, Tool};
+use concbench_core::{Params, ResultEntry};
 use serde_json::Value;
-use std::collections::BTreeMap;
 
-/// A result with these params, samples and counters (statistics computed from the samples).
-pub fn entry(
-    id: &str,
-    params: &[(&str, Value)],
-    samples: &[f64],
-    counters: &[(&str, f64)],
-) -> ResultEntry {
-    let s = concbench_stats::summarize(samples);
+pub use crate::synthetic::doc;
+
+/// Five samples spread +-1% around `v`: enough for a comparison, tight enough to be decisive.
+pub fn around(v: f64) -> Vec<f64> {
+    [0.99, 1.0, 1.01, 0.995, 1.005]
+        .iter()
+        .map(|f| f * v)
+        .collect()
+}
+
+/// A result `id` with exactly `params` and `samples` (ns per operation).
+pub fn entry(id: &str, params: &[(&str, Value)], samples: Vec<f64>) -> ResultEntry {
     let mut p = Params::new();
     for (k, v) in params {
         p.set(k, v.clone());
     }
-    ResultEntry {
-        id: id.to_string(),
-        family: id.split('.').next().unwrap_or_default().to_string(),
-        title: id.to_string(),
-        op: "op".to_string(),
-        unit: "ns".to_string(),
-        params: p,
-        cpus: vec![],
-        iterations: 1,
-        summary: Summary {
-            median: s.median,
-            ci95: [s.ci95.0, s.ci95.1],
-            min: s.min,
-            max: s.max,
-            mad: s.mad,
-            mean: s.mean,
-        },
-        samples: samples.to_vec(),
-        counters: counters
-            .iter()
-            .map(|(k, v)| (k.to_string(), *v))
-            .collect::<BTreeMap<_, _>>(),
-        overhead: None,
-        warnings: vec![],
-    }
+    crate::synthetic::entry_with(id, "ns", p, &samples)
 }
 
-/// Five samples spread ±1% around `median`.
-pub fn around(median: f64) -> Vec<f64> {
-    [0.99, 0.995, 1.0, 1.005, 1.01]
-        .iter()
-        .map(|f| f * median)
-        .collect()
+/// A two-party switch result (`switch.pipe.*`) with its sweep params.
+pub fn switch_entry(id: &str, placement: &str, sched: &str, kib: u64, ns: f64) -> ResultEntry {
+    entry(
+        id,
+        &[
+            ("placement", serde_json::json!(placement)),
+            ("sched", serde_json::json!(sched)),
+            ("working_set_kib", serde_json::json!(kib)),
+        ],
+        around(ns),
+    )
 }
 
-pub fn doc(results: Vec<ResultEntry>) -> ResultDoc {
-    ResultDoc {
-        schema: concbench_core::SCHEMA_ID.to_string(),
-        tool: Tool {
-            name: "concbench".into(),
-            version: "test".into(),
-        },
-        host: Host {
-            logical_cpus: 2,
-            ..Host::default()
-        },
-        started_at: String::new(),
-        duration_s: 0.0,
-        settings: BTreeMap::new(),
-        results,
-        skipped: vec![],
-        failures: vec![],
-        verdicts: vec![],
-        warnings: vec![],
-        interrupted: false,
-    }
+/// The plain variant of a switch result: default policy, no working set.
+pub fn plain_switch(id: &str, placement: &str, ns: f64) -> ResultEntry {
+    switch_entry(id, placement, "other", 0, ns)
+}
+
+/// `e` with these counters (experiment metrics such as `pool_survived`).
+pub fn with_counters(mut e: ResultEntry, counters: &[(&str, f64)]) -> ResultEntry {
+    e.counters
+        .extend(counters.iter().map(|(k, v)| (k.to_string(), *v)));
+    e
 }

@@ -91,7 +91,7 @@ pub fn memory_cpu(doc: &ResultDoc, published: &Published) -> Option<Verdict> {
 
 #[cfg(test)]
 mod tests {
-    use super::super::fixtures::{around, doc, entry};
+    use super::super::fixtures::{around, doc, entry, with_counters};
     use super::*;
     use crate::published::published;
 
@@ -100,10 +100,8 @@ mod tests {
         if let Some(s) = stack {
             params.push(("stack", json!(s)));
         }
-        entry(
-            id,
-            &params,
-            &around(pss),
+        with_counters(
+            entry(id, &params, around(pss)),
             &[
                 ("rss_kib_per_unit", 500.0),
                 ("committed_kib_per_unit", 400.0),
@@ -131,8 +129,8 @@ mod tests {
         let d = doc(vec![
             mem("memory.process", None, 28.0),
             mem("memory.thread", Some("default"), 9.6),
-            entry("switch.pipe.process", &same, &around(2600.0), &[]),
-            entry("switch.pipe.thread", &same, &around(2600.0), &[]),
+            entry("switch.pipe.process", &same, around(2600.0)),
+            entry("switch.pipe.thread", &same, around(2600.0)),
         ]);
         let v = memory_cpu(&d, &published()).unwrap();
         assert_eq!(v.verdict, VerdictKind::Depends);
@@ -145,14 +143,12 @@ mod tests {
             entry(
                 "create.fork",
                 &[("parent", json!("single-threaded"))],
-                &around(150_000.0),
-                &[],
+                around(150_000.0),
             ),
             entry(
                 "create.thread",
                 &[("stack", json!("default"))],
-                &around(25_000.0),
-                &[],
+                around(25_000.0),
             ),
             mem("memory.process", None, 28.0),
             mem("memory.thread", Some("default"), 9.6),

@@ -9,18 +9,25 @@
 //! "depends" would read as if something had been measured; the report can show the row as not
 //! measurable instead.
 
+mod alternate;
 mod create_switch;
 mod distribution;
 mod evidence;
 #[cfg(test)]
 mod fixtures;
+mod io_one_thread;
 mod memory_cpu;
 mod print;
 mod process_vs_thread;
 mod reliability;
+mod server_blocking;
+mod server_memory;
 mod sharing;
+mod stevens_order;
+mod switch_cost;
+mod switch_order;
 
-pub use evidence::{compare, find, Comparison};
+pub use evidence::{compare, find, Comparison, MIN_SAMPLES};
 
 use crate::published::{published, Published};
 use concbench_core::{ResultDoc, Verdict, VerdictKind};
@@ -33,6 +40,13 @@ const JUDGES: &[Judge] = &[
     process_vs_thread::thirty_times,
     process_vs_thread::create_100k,
     create_switch::create_destroy_switch,
+    alternate::alternate,
+    switch_order::switch_order,
+    switch_cost::switch_cost,
+    io_one_thread::one_thread,
+    server_blocking::coroutine_vs_event_loop,
+    server_memory::memory_per_connection,
+    stevens_order::design_order,
     memory_cpu::memory_cpu,
     sharing::sharing,
     reliability::reliability,
@@ -51,10 +65,13 @@ pub(crate) fn verdict(
     published: &Published,
     claim_id: &str,
     verdict: VerdictKind,
-    evidence: Vec<String>,
+    mut evidence: Vec<String>,
     explanation: String,
 ) -> Option<Verdict> {
     let claim = published.claims.iter().find(|c| c.id == claim_id)?;
+    // Several variants of one id often back a verdict: cite each id once, in first-use order.
+    let mut seen = std::collections::HashSet::new();
+    evidence.retain(|id| seen.insert(id.clone()));
     Some(Verdict {
         claim: claim.text.clone(),
         source: claim.id.clone(),

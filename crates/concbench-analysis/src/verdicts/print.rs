@@ -202,18 +202,22 @@ pub fn print_workload(doc: &ResultDoc, published: &Published) -> Option<Verdict>
         n if n == points.len() => VerdictKind::Refuted,
         _ => VerdictKind::Depends,
     };
+    let swaps = crossovers(&points);
     let mut explanation = format!(
         "Here, 255 workers on one CPU writing 12-byte lines through a pipe (threads' time / \
          processes'): {}; {}.",
         describe_runs(&points),
-        describe_crossovers(&crossovers(&points))
+        describe_crossovers(&swaps)
     );
     if kind == VerdictKind::Depends {
-        explanation.push_str(
+        explanation.push_str(if swaps.is_empty() {
             " Threads win while creating the workers dominates (a fork costs more than a \
              pthread_create); once each writes enough lines, the system calls dominate and the \
-             two are equal.",
-        );
+             two are equal."
+        } else {
+            " Threads win while creating the workers dominates (a fork costs more than a \
+             pthread_create); with enough lines per worker, processes pull ahead."
+        });
     }
     let seed_shape = |workers, count, line_bytes| Shape {
         placement: "same-cpu",
@@ -291,7 +295,7 @@ mod tests {
                     ("sink", json!("pipe")),
                     ("placement", json!("same-cpu")),
                 ];
-                results.push(entry(ID, &p, &around(s), &[]));
+                results.push(entry(ID, &p, around(s)));
             }
         }
         doc(results)

@@ -27,12 +27,16 @@ pub fn reliability(doc: &ResultDoc, published: &Published) -> Option<Verdict> {
         procs.params.get_f64("workers").unwrap_or(f64::NAN)
     );
     explanation.push_str(&if ps {
+        let recovery = match (counter(procs, "detect_us"), counter(procs, "respawn_us")) {
+            (Some(d), Some(r)) => format!(
+                "; the supervisor reaped the dead worker {d:.0} us after its crash and had a \
+                 replacement ready {r:.0} us later"
+            ),
+            _ => String::new(),
+        };
         format!(
-            "Processes: the pool survived, losing {:.0} task(s); the supervisor reaped the dead \
-             worker {:.0} us after its crash and had a replacement ready {:.0} us later. ",
-            procs.summary.median,
-            counter(procs, "detect_us").unwrap_or(f64::NAN),
-            counter(procs, "respawn_us").unwrap_or(f64::NAN)
+            "Processes: the pool survived, losing {:.0} task(s){recovery}. ",
+            procs.summary.median
         )
     } else {
         format!(
@@ -65,7 +69,7 @@ pub fn reliability(doc: &ResultDoc, published: &Published) -> Option<Verdict> {
 
 #[cfg(test)]
 mod tests {
-    use super::super::fixtures::{doc, entry};
+    use super::super::fixtures::{doc, entry, with_counters};
     use super::*;
     use crate::published::published;
 
@@ -75,10 +79,8 @@ mod tests {
             ("workers", json!(4)),
             ("tasks", json!(400)),
         ];
-        entry(
-            ID,
-            &params,
-            &[lost; 5],
+        with_counters(
+            entry(ID, &params, vec![lost; 5]),
             &[
                 ("pool_survived", survived),
                 ("detect_us", 40.0),
@@ -96,6 +98,12 @@ mod tests {
         let v = reliability(&d, &published()).unwrap();
         assert_eq!(v.verdict, VerdictKind::Confirmed);
         assert!(v.explanation.contains("300 of 400"), "{}", v.explanation);
+        assert!(
+            v.explanation.contains("ready 150 us later"),
+            "{}",
+            v.explanation
+        );
+        assert!(!v.explanation.contains("NaN"), "{}", v.explanation);
     }
 
     #[test]

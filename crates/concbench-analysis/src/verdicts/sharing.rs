@@ -89,7 +89,7 @@ mod tests {
 
     fn share(id: &str, bytes: u64, ns: f64) -> concbench_core::ResultEntry {
         let p = [("bytes", json!(bytes)), ("placement", json!("same-cpu"))];
-        entry(id, &p, &around(ns), &[])
+        entry(id, &p, around(ns))
     }
 
     #[test]

@@ -24,10 +24,7 @@ impl Experiment for AsyncTask {
     }
 
     fn setup(&mut self, _ctx: &RunContext) -> Result<()> {
-        let rt = tokio::runtime::Builder::new_current_thread()
-            .build()
-            .context("tokio runtime")?;
-        self.runtime = Some(rt);
+        self.runtime = Some(crate::support::runtime::current_thread()?);
         Ok(())
     }
 

@@ -3,7 +3,7 @@
 //! header), plus its `JoinHandle`.
 
 use super::per_unit::Units;
-use anyhow::{Context, Result};
+use anyhow::Result;
 use concbench_core::{Meta, Params};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
@@ -38,9 +38,7 @@ impl Units for AsyncTasks {
     }
 
     fn hold(&self, k: u64, measure: &mut dyn FnMut(&[i32]) -> Result<()>) -> Result<()> {
-        let rt = tokio::runtime::Builder::new_current_thread()
-            .build()
-            .context("tokio runtime")?;
+        let rt = crate::support::runtime::current_thread()?;
         rt.block_on(async {
             let wake = Arc::new(Notify::new());
             let waiting = Arc::new(AtomicU64::new(0));

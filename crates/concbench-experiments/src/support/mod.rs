@@ -1,10 +1,17 @@
-//! Helpers several families share.
+//! Helpers several families share: the cancellable inner loop, auto-reset events, turn
+//! hand-overs between two units, partner threads that start pinned and report whether they got
+//! ready, and the async runtime; raw descriptors and line channels, sandbox processes, a gate for
+//! idle threads, thread stack sizes, and limit checks before big batches.
 
 pub mod capacity;
+pub mod event;
 pub mod fd;
 pub mod gate;
+pub mod handover;
 pub mod lines;
+pub mod partner;
 mod repeat;
+pub mod runtime;
 pub mod sandbox;
 pub mod stack;
 

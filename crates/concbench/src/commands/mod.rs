@@ -1,8 +1,14 @@
 //! One file per command.
 
+mod advise;
+mod compare;
+mod history;
 mod list;
+mod load;
+mod replicate;
 mod report;
 mod run;
+mod serve;
 mod worker;
 
 use crate::args::{Cli, Command};
@@ -13,6 +19,12 @@ pub fn dispatch(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Run(a) => run::run(a),
         Command::List => list::list(),
         Command::Report(a) => report::report(a),
+        Command::Replicate(a) => replicate::replicate(a),
+        Command::History(a) => history::history(a),
+        Command::Compare(a) => compare::compare(a),
+        Command::Advise(a) => advise::advise(a),
+        Command::Serve(a) => serve::serve(a),
+        Command::Load(a) => load::load(a),
         Command::Worker => worker::worker(),
     }
 }

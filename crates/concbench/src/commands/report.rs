@@ -3,12 +3,12 @@
 use crate::args::ReportArgs;
 use anyhow::Result;
 use concbench_core::{ResultDoc, UsageError, SCHEMA_ID};
-use concbench_report::{Csv, Exporter, Markdown, Terminal};
+use concbench_report::{Csv, Exporter, Html, Markdown, Terminal};
 use std::path::Path;
 use std::process::ExitCode;
 
 pub fn report(args: ReportArgs) -> Result<ExitCode> {
-    let doc = load(&args.file)?;
+    let doc = load(&args.file, "report")?;
     print!("{}", Terminal { width: None }.render(&doc)?);
     if let Some(path) = &args.markdown {
         super::write_output("--markdown", path, &Markdown.render(&doc)?)?;
@@ -16,29 +16,34 @@ pub fn report(args: ReportArgs) -> Result<ExitCode> {
     if let Some(path) = &args.csv {
         super::write_output("--csv", path, &Csv.render(&doc)?)?;
     }
+    if let Some(path) = &args.html {
+        super::write_output("--html", path, &Html.render(&doc)?)?;
+        eprintln!("concbench: wrote {} (open it in a browser)", path.display());
+    }
     Ok(ExitCode::SUCCESS)
 }
 
-/// Read and check a result document; every problem is a usage error naming the file.
-pub fn load(path: &Path) -> Result<ResultDoc> {
+/// Read and check a result document; every problem is a usage error naming the command (or
+/// flag) `who` and the file.
+pub fn load(path: &Path, who: &str) -> Result<ResultDoc> {
     let shown = path.display();
     let text = std::fs::read_to_string(path).map_err(|e| {
         UsageError::new(format!(
-            "report: cannot read {shown}: {e}; pass a file written by `concbench run --json`"
+            "{who}: cannot read {shown}: {e}; pass a file written by `concbench run --json`"
         ))
     })?;
     let value: serde_json::Value = serde_json::from_str(&text).map_err(|e| {
         UsageError::new(format!(
-            "report: {shown} is not JSON ({e}); pass a file written by `concbench run --json`"
+            "{who}: {shown} is not JSON ({e}); pass a file written by `concbench run --json`"
         ))
     })?;
     if value.get("schema").and_then(|s| s.as_str()) != Some(SCHEMA_ID) {
         return Err(UsageError::new(format!(
-            "report: {shown} is not a concbench result (its \"schema\" is not \"{SCHEMA_ID}\")"
+            "{who}: {shown} is not a concbench result (its \"schema\" is not \"{SCHEMA_ID}\")"
         ))
         .into());
     }
     let doc = serde_json::from_value(value)
-        .map_err(|e| UsageError::new(format!("report: {shown} does not match {SCHEMA_ID}: {e}")))?;
+        .map_err(|e| UsageError::new(format!("{who}: {shown} does not match {SCHEMA_ID}: {e}")))?;
     Ok(doc)
 }

@@ -3,12 +3,26 @@
 #![allow(dead_code)]
 
 use assert_cmd::Command;
+use std::ffi::OsStr;
 use std::path::{Path, PathBuf};
 
+/// The binary, with the history database redirected into the target directory (runs store
+/// themselves by default; tests must not write into the user's data directory).
 pub fn concbench() -> Command {
     let mut c = Command::cargo_bin("concbench").expect("binary built");
     c.env("CI", "true");
+    c.env("XDG_DATA_HOME", test_data_home());
     c
+}
+
+/// `$XDG_DATA_HOME` for the binary under test.
+pub fn test_data_home() -> PathBuf {
+    PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("xdg-data")
+}
+
+/// The SYNTHETIC fixture document of the report crate (test data, not a measurement).
+pub fn fixture() -> PathBuf {
+    repo_root().join("crates/concbench-report/tests/fixtures/synthetic-all-families.json")
 }
 
 pub fn repo_root() -> PathBuf {
@@ -47,4 +61,19 @@ pub fn smoke_run(dir: &Path, only: Option<&str>) -> serde_json::Value {
     }
     cmd.assert().success();
     read_json(&out)
+}
+
+/// `concbench ARGS` must exit with 2 (bad usage or input) and say every one of `needles` on
+/// stderr (the flag at fault and the fix).
+pub fn assert_usage_error<I, S>(args: I, needles: &[&str])
+where
+    I: IntoIterator<Item = S>,
+    S: AsRef<OsStr>,
+{
+    let out = concbench().args(args).output().expect("concbench runs");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "exit code; stderr:\n{stderr}");
+    for n in needles {
+        assert!(stderr.contains(n), "stderr lacks {n:?}:\n{stderr}");
+    }
 }

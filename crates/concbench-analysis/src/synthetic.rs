@@ -1,0 +1,43 @@
+//! Small result documents for tests: synthetic samples, never measurements. Public so the tests
+//! of every crate build results the one way real ones are summarised.
+
+use crate::entry::summary;
+use concbench_core::{Host, Params, ResultDoc, ResultEntry};
+use concbench_stats::summarize;
+
+/// A result with `samples` (unit ns, same-cpu), summarised like a real one.
+pub fn entry(id: &str, samples: &[f64]) -> ResultEntry {
+    entry_with(
+        id,
+        "ns",
+        Params::new().with("placement", "same-cpu"),
+        samples,
+    )
+}
+
+/// A result with the given unit, params (include `placement`) and samples.
+pub fn entry_with(id: &str, unit: &str, params: Params, samples: &[f64]) -> ResultEntry {
+    ResultEntry {
+        id: id.into(),
+        family: id.split('.').next().unwrap_or(id).into(),
+        title: "synthetic".into(),
+        op: "synthetic".into(),
+        unit: unit.into(),
+        params,
+        cpus: vec![],
+        iterations: 1,
+        summary: summary(&summarize(samples)),
+        samples: samples.to_vec(),
+        counters: Default::default(),
+        overhead: None,
+        warnings: vec![],
+        info: Default::default(),
+    }
+}
+
+pub fn doc(results: Vec<ResultEntry>) -> ResultDoc {
+    ResultDoc {
+        results,
+        ..ResultDoc::new(Host::default(), "2026-01-01T00:00:00Z".into())
+    }
+}

@@ -1,0 +1,34 @@
+//! Family `io`: does reading files with more threads help? (seed S4)
+//!
+//! One experiment, `io.read`, swept over the reading model (one thread in turn, a thread or a
+//! process per file, one io_uring), the number and size of the files, the read size, the
+//! application's reader (block reads, or the seed's one byte per call behind a buffer) and the
+//! cache state (cold, verified; or warm). See `read.rs` for how a cold read is made and checked,
+//! `dir.rs` for where the data files live and who removes them.
+
+mod cache;
+mod config;
+mod dataset;
+pub mod dir;
+mod gate;
+mod metrics;
+mod processes;
+mod read;
+mod reader;
+mod sample;
+mod sequential;
+mod sweep;
+mod threads;
+mod uring;
+
+pub use cache::{CacheState, COLD_AT_LEAST, WARM_BELOW};
+pub use dir::RunData;
+
+use concbench_core::Experiment;
+
+pub fn all() -> Vec<Box<dyn Experiment>> {
+    sweep::configs()
+        .into_iter()
+        .map(|c| Box::new(read::Read::new(c)) as Box<dyn Experiment>)
+        .collect()
+}

@@ -1,0 +1,274 @@
+//! `io.read`: read N files to their end — from one thread, N threads, N processes or one
+//! io_uring — from a cold page cache that is verified, not assumed (seed S4).
+//!
+//! Before each repetition the files' pages are dropped (`posix_fadvise(POSIX_FADV_DONTNEED)`,
+//! no root needed) and the drop is checked (`cachestat`, else `mincore`); after it, the bytes the
+//! process really fetched from the device (`/proc/self/io` `read_bytes`, reaped children
+//! included) label the repetition cold, partial or warm. A cold variant whose repetition was
+//! warm fails instead of reporting a memory-speed figure as a disk one.
+
+use super::cache::{make_cold, make_warm, CacheState, HostCacheCheck, WARM_BELOW};
+use super::config::{Cache, Config, Model, MIB};
+use super::dataset::DataSet;
+use super::dir::data_dir;
+use super::metrics::{output, Around};
+use super::sample::{Job, Sample};
+use super::{processes, sequential, threads, uring};
+use anyhow::{bail, Context, Result};
+use concbench_core::{
+    Experiment, Host, Meta, Params, Placement, Plan, RunContext, RunOutput, SampleTimer, Support,
+};
+use concbench_measure::usage::{device_read_bytes, system_cpu, IoScope};
+
+const META: Meta = Meta {
+    id: "io.read",
+    family: "io",
+    title: "S4: read N files to the end with one thread, N threads, N processes or io_uring",
+    op: "one configuration: every file read to its end (wall time from the start barrier to the \
+         last reader's end)",
+    unit: "ms",
+    expected_switches_per_op: None,
+};
+
+/// Smoke runs prove the code paths on tiny files.
+const SMOKE_FILE_BYTES: u64 = 64 << 10;
+/// Configurations reading this much per repetition get fewer repetitions in a full run (a
+/// repetition then lasts seconds, and its spread is small next to its length).
+const REPETITION_CAPS: [(u64, usize); 2] = [(2 << 30, 3), (1 << 30, 5)];
+/// Descriptors and processes kept in reserve beyond one per file.
+const HEADROOM: u64 = 64;
+
+pub struct Read {
+    cfg: Config,
+    data: Option<DataSet>,
+    resident_before: f64,
+    repetition: usize,
+    host_cache: HostCacheCheck,
+}
+
+impl Read {
+    pub fn new(cfg: Config) -> Self {
+        Self {
+            cfg,
+            data: None,
+            resident_before: 0.0,
+            repetition: 0,
+            host_cache: HostCacheCheck::default(),
+        }
+    }
+
+    fn data(&self) -> Result<&DataSet> {
+        self.data.as_ref().context("setup did not run")
+    }
+
+    fn file_bytes(&self, ctx: &RunContext) -> u64 {
+        if ctx.smoke {
+            SMOKE_FILE_BYTES
+        } else {
+            self.cfg.file_mib * MIB
+        }
+    }
+
+    /// Run the configured model on freshly opened files (each starts at offset 0).
+    fn read_once(&self, ctx: &RunContext, timer: &mut dyn SampleTimer) -> Result<Sample> {
+        let job = Job {
+            files: self.data()?.open(self.cfg.files)?,
+            cfg: &self.cfg,
+            cancel: &ctx.cancel,
+        };
+        match self.cfg.model {
+            Model::OneThreadSequential => sequential::run(job, timer),
+            Model::Threads => threads::run(job, timer),
+            Model::Processes => processes::run(job, timer),
+            Model::IoUring => uring::run(job, timer),
+        }
+    }
+
+    /// Label the repetition from its device reads, and turn a mismatch with the variant's
+    /// promise into a warning — or, for a cold variant that read from memory, an error.
+    fn judge_cache(
+        &mut self,
+        ctx: &RunContext,
+        around: &Around,
+        bytes: u64,
+        wall_ms: f64,
+        out: &mut RunOutput,
+    ) -> Result<()> {
+        self.repetition += 1;
+        let rep = self.repetition;
+        let (state, evidence) = match around.device_share(bytes) {
+            Some(share) => (
+                CacheState::from_device_share(share),
+                format!(
+                    "{:.0}% of its {} MiB came from the device",
+                    share * 100.0,
+                    bytes / MIB
+                ),
+            ),
+            None => {
+                out.warnings.push(
+                    "this kernel does not count per-task device reads (/proc/self/io \
+                     read_bytes): each repetition's cache state is judged from the pages cached \
+                     before it"
+                        .to_string(),
+                );
+                (
+                    CacheState::from_device_share(1.0 - around.resident_before),
+                    format!(
+                        "{:.0}% of its pages were cached before it",
+                        around.resident_before * 100.0
+                    ),
+                )
+            }
+        };
+        let intended = CacheState::intended(self.cfg.cache);
+        if state != intended {
+            let what = format!(
+                "repetition {rep} was {}, not {}: {evidence}",
+                state.as_str(),
+                intended.as_str()
+            );
+            if intended == CacheState::Cold && state == CacheState::Warm && !ctx.smoke {
+                bail!(
+                    "{what}, so its time is not a cold read; {}",
+                    why_not_cold(around.resident_before)
+                );
+            }
+            out.warnings.push(format!(
+                "{what}; the median mixes cache states — rerun on an idle machine"
+            ));
+        } else if state == CacheState::Cold {
+            if let Some(w) = self.host_cache.record(wall_ms, ctx.host.virtualized) {
+                out.warnings.push(w);
+            }
+        }
+        Ok(())
+    }
+}
+
+/// The likely reason a cold repetition fetched nothing from the device, from what the drop left.
+fn why_not_cold(resident_before: f64) -> String {
+    if resident_before > WARM_BELOW {
+        format!(
+            "{:.0}% of the pages stayed cached through POSIX_FADV_DONTNEED, which cannot drop \
+             pages another process maps or locks — stop that process and rerun",
+            resident_before * 100.0
+        )
+    } else {
+        "the pages were dropped before it, yet the device delivered nothing: this file system \
+         does not read through a block device this kernel counts (FUSE, a network file system) — \
+         pass --io-dir with a directory on a local disk"
+            .to_string()
+    }
+}
+
+impl Experiment for Read {
+    fn meta(&self) -> &Meta {
+        &META
+    }
+
+    fn params(&self) -> Params {
+        self.cfg.params()
+    }
+
+    fn placement(&self) -> Placement {
+        // Readers go wherever the scheduler puts them, as in the seed (24 cores, no pinning).
+        Placement::Unpinned
+    }
+
+    fn in_quick(&self) -> bool {
+        self.cfg.quick
+    }
+
+    fn supported(&self, host: &Host) -> Support {
+        let needed = self.cfg.files as u64 + HEADROOM;
+        if self.cfg.model == Model::IoUring {
+            if let Err(reason) = uring::probe() {
+                return Support::No(reason);
+            }
+        }
+        if let Some(limit) = host.rlimit_nofile.filter(|l| *l < needed) {
+            return Support::No(format!(
+                "RLIMIT_NOFILE is {limit}, {needed} descriptors are needed: raise it (ulimit -n)"
+            ));
+        }
+        if self.cfg.model == Model::Processes {
+            if let Some(limit) = host.rlimit_nproc.filter(|l| *l < needed) {
+                return Support::No(format!(
+                    "RLIMIT_NPROC is {limit}, {needed} processes are needed: raise it (ulimit -u)"
+                ));
+            }
+        }
+        let free = host.memory_available_kib * 1024;
+        if self.cfg.cache == Cache::Warm && free > 0 && self.cfg.total_bytes() > free / 2 {
+            return Support::No(format!(
+                "a warm read of {} MiB needs that much page cache, but only {} MiB of memory are \
+                 available",
+                self.cfg.total_bytes() / MIB,
+                free / MIB
+            ));
+        }
+        Support::Yes
+    }
+
+    fn plan(&self, _ctx: &RunContext) -> Plan {
+        Plan::Fixed(1)
+    }
+
+    fn max_repetitions(&self, ctx: &RunContext) -> Option<usize> {
+        if ctx.smoke {
+            return None;
+        }
+        REPETITION_CAPS
+            .iter()
+            .find(|(bytes, _)| self.cfg.total_bytes() >= *bytes)
+            .map(|(_, reps)| *reps)
+    }
+
+    fn setup(&mut self, ctx: &RunContext) -> Result<()> {
+        let dir = data_dir(ctx)?;
+        let set = DataSet::new(&dir, self.file_bytes(ctx));
+        set.ensure(self.cfg.files, &ctx.cancel)
+            .context("creating the data files")?;
+        self.data = Some(set);
+        Ok(())
+    }
+
+    fn before_sample(&mut self, _ctx: &RunContext) -> Result<()> {
+        let mut files = self.data()?.open(self.cfg.files)?;
+        self.resident_before = match self.cfg.cache {
+            Cache::Cold => make_cold(&files)?,
+            Cache::Warm => make_warm(&mut files)?,
+        };
+        Ok(())
+    }
+
+    fn run(
+        &mut self,
+        ctx: &RunContext,
+        _iterations: u64,
+        timer: &mut dyn SampleTimer,
+    ) -> Result<RunOutput> {
+        let cpu0 = system_cpu();
+        let device0 = device_read_bytes(IoScope::Process);
+        let sample = self.read_once(ctx, timer)?;
+        let device1 = device_read_bytes(IoScope::Process);
+        let cpu1 = system_cpu();
+        let expected = self.cfg.files as u64 * self.data()?.file_bytes();
+        if sample.bytes() != expected {
+            bail!(
+                "read {} bytes where the files hold {expected}: a file changed during the run",
+                sample.bytes()
+            );
+        }
+        let around = Around {
+            device_bytes: device1.zip(device0).map(|(b, a)| b.saturating_sub(a)),
+            iowait_share: cpu1.zip(cpu0).map(|(b, a)| b.iowait_share_since(&a)),
+            resident_before: self.resident_before,
+        };
+        let mut out = output(&sample, &around, self.cfg.model.concurrent());
+        let wall_ms = out.value.unwrap_or(0.0);
+        self.judge_cache(ctx, &around, expected, wall_ms, &mut out)?;
+        Ok(out)
+    }
+}

@@ -1,0 +1,152 @@
+//! The `io.read` sweep: which configurations a run measures.
+//!
+//! * `--quick`: 8 MiB files (at most 100 of them: 800 MiB written), 1, 10 and 100 files; the
+//!   seed's byte reader at 10 files only.
+//! * Full run: the seed's 50 MiB files at 1, 10, 20, 50 and 100 files, for every model with a
+//!   128 KiB `read(2)` and for the seed's own reader (one byte per call behind an 8 KiB buffer);
+//!   the buffer size at 4 KiB and 1 MiB; warm-cache counterparts; and the point compared with
+//!   fio in `bench/fidelity/io.py` (4 files x 128 MiB, 4 KiB reads: fio's default block size).
+//!
+//! Variants only grow the list (the quick points also run in a full run, as a small-file series):
+//! `in_quick` selects a subset, it cannot swap sizes.
+
+use super::config::{Cache, Config, Model, Reader};
+
+const QUICK_FILE_MIB: u64 = 8;
+const QUICK_FILES: [usize; 3] = [1, 10, 100];
+/// The byte reader is CPU-bound (several ns per byte): in `--quick` only the seed's headline.
+const QUICK_BYTE_FILES: [usize; 1] = [10];
+
+const SEED_FILE_MIB: u64 = 50;
+const SEED_FILES: [usize; 5] = [1, 10, 20, 50, 100];
+/// The files of the seed's headline comparison (and of the warm and buffer-size points).
+const SEED_HEADLINE_FILES: usize = 10;
+
+/// A common `read(2)` size (and the kernel's default readahead window).
+const BLOCK_KIB: u64 = 128;
+/// Java's `BufferedInputStream` default buffer, which the seed used.
+const SEED_BUFFER_KIB: u64 = 8;
+const OTHER_BLOCK_KIB: [u64; 2] = [4, 1024];
+/// Models the seed compared (its byte reader is not worth running in every model).
+const SEED_MODELS: [Model; 2] = [Model::OneThreadSequential, Model::Threads];
+
+pub fn configs() -> Vec<Config> {
+    let mut v = quick();
+    v.extend(full());
+    v
+}
+
+fn point(model: Model, files: usize, file_mib: u64, read_kib: u64, reader: Reader) -> Config {
+    Config {
+        model,
+        files,
+        file_mib,
+        read_kib,
+        reader,
+        cache: Cache::Cold,
+        quick: false,
+    }
+}
+
+fn warm(c: Config) -> Config {
+    Config {
+        cache: Cache::Warm,
+        ..c
+    }
+}
+
+/// The seed's comparison on one file size: every model with block reads over `files`, and the
+/// seed's byte reader in the seed's models over `byte_files`, then warm counterparts.
+fn series(
+    file_mib: u64,
+    files: &[usize],
+    byte_files: &[usize],
+    warm_models: &[Model],
+) -> Vec<Config> {
+    let mut v = Vec::new();
+    for &n in files {
+        for m in Model::ALL {
+            v.push(point(m, n, file_mib, BLOCK_KIB, Reader::Block));
+        }
+    }
+    for &n in byte_files {
+        for m in SEED_MODELS {
+            v.push(point(m, n, file_mib, SEED_BUFFER_KIB, Reader::Byte));
+        }
+    }
+    for &m in warm_models {
+        v.push(warm(point(
+            m,
+            SEED_HEADLINE_FILES,
+            file_mib,
+            BLOCK_KIB,
+            Reader::Block,
+        )));
+    }
+    v
+}
+
+fn quick() -> Vec<Config> {
+    series(
+        QUICK_FILE_MIB,
+        &QUICK_FILES,
+        &QUICK_BYTE_FILES,
+        &SEED_MODELS,
+    )
+    .into_iter()
+    .map(|c| Config { quick: true, ..c })
+    .collect()
+}
+
+fn full() -> Vec<Config> {
+    let mut v = series(SEED_FILE_MIB, &SEED_FILES, &SEED_FILES, &Model::ALL);
+    for m in SEED_MODELS {
+        v.push(warm(point(
+            m,
+            SEED_HEADLINE_FILES,
+            SEED_FILE_MIB,
+            SEED_BUFFER_KIB,
+            Reader::Byte,
+        )));
+    }
+    for kib in OTHER_BLOCK_KIB {
+        for m in SEED_MODELS {
+            v.push(point(
+                m,
+                SEED_HEADLINE_FILES,
+                SEED_FILE_MIB,
+                kib,
+                Reader::Block,
+            ));
+        }
+    }
+    v.push(point(Model::Threads, 4, 128, 4, Reader::Block));
+    v
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn quick_sweep_writes_at_most_one_gib() {
+        let largest = quick()
+            .iter()
+            .map(|c| c.files as u64 * c.file_mib)
+            .max()
+            .unwrap();
+        assert!(largest <= 1024, "{largest} MiB");
+        assert!(quick().iter().all(|c| c.quick));
+        assert!(full().iter().all(|c| !c.quick));
+    }
+
+    #[test]
+    fn seed_headline_and_fio_points_exist() {
+        let all = configs();
+        for m in SEED_MODELS {
+            assert!(all.contains(&point(m, 10, 50, 8, Reader::Byte)));
+        }
+        assert!(all.contains(&point(Model::Threads, 4, 128, 4, Reader::Block)));
+        assert!(all.iter().any(|c| c.cache == Cache::Warm && c.quick));
+    }
+}

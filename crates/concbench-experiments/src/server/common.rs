@@ -1,0 +1,187 @@
+//! What the server experiments share: how long each scenario runs in each mode, where client
+//! and server run, the descriptor limit, starting a design, and turning a load report into
+//! metrics and warnings.
+//!
+//! Placement: the load generator runs on the variant's primary CPU (where the harness pinned
+//! the worker) and the server on every other allowed CPU — one CPU on the 2-CPU machines this
+//! was developed on — so they never compete for a CPU; a client that saturates its CPU is
+//! flagged (client-bound).
+
+use anyhow::Result;
+use concbench_core::{Placement, RunContext, RunOutput};
+use concbench_load::{LoadConfig, LoadReport, Protocol};
+use concbench_server::{Design, Handler, RunningServer, ServerConfig};
+use std::net::SocketAddr;
+use std::time::Duration;
+
+/// Concurrent keep-alive connections of scenarios A and B (seed S2: `ab -c 1000`).
+pub const KEEPALIVE_CONNECTIONS: usize = 1000;
+/// The blocking call of scenario B (seed S2).
+pub const BLOCKING: Duration = Duration::from_millis(10);
+
+/// Durations and sizes, by mode. Quick: about 1.5 s per variant, so the whole family (57
+/// variants) stays under two minutes on 2 CPUs.
+#[derive(Debug, Clone, Copy)]
+pub struct Sizes {
+    pub connections: usize,
+    /// Untimed load before the first sample (connections warm, pools settled).
+    pub warmup: Duration,
+    /// Warm-up at the start of each sample, excluded from its statistics.
+    pub sample_warmup: Duration,
+    pub window: Duration,
+    pub repetitions: usize,
+}
+
+pub fn sizes(ctx: &RunContext) -> Sizes {
+    if ctx.smoke {
+        Sizes {
+            connections: 50,
+            warmup: Duration::from_millis(20),
+            sample_warmup: Duration::from_millis(5),
+            window: Duration::from_millis(40),
+            repetitions: 1,
+        }
+    } else if ctx.quick {
+        Sizes {
+            connections: KEEPALIVE_CONNECTIONS,
+            warmup: Duration::from_millis(150),
+            sample_warmup: Duration::from_millis(20),
+            window: Duration::from_millis(300),
+            repetitions: 3,
+        }
+    } else {
+        Sizes {
+            connections: KEEPALIVE_CONNECTIONS,
+            warmup: Duration::from_millis(500),
+            sample_warmup: Duration::from_millis(100),
+            window: Duration::from_secs(2),
+            repetitions: 5,
+        }
+    }
+}
+
+/// (client CPUs, server CPUs) for this variant's placement.
+pub fn cpus(ctx: &RunContext) -> (Vec<usize>, Vec<usize>) {
+    match (ctx.placement, ctx.primary_cpu()) {
+        (Placement::Unpinned, _) | (_, None) => (Vec::new(), Vec::new()),
+        (_, Some(client)) => {
+            let server: Vec<usize> = ctx
+                .host
+                .cpus_allowed
+                .iter()
+                .copied()
+                .filter(|&c| c != client)
+                .collect();
+            (vec![client], server)
+        }
+    }
+}
+
+/// Descriptors needed beyond the connections themselves (listeners, pipes, epoll, stdio).
+const FD_MARGIN: usize = 64;
+
+/// Raise RLIMIT_NOFILE's soft limit toward the hard one so `connections` fit (client and
+/// server are separate processes, each needing one descriptor per connection). Returns how
+/// many connections fit, and a warning when that is fewer than asked.
+pub fn fit_descriptors(connections: usize) -> (usize, Option<String>) {
+    let mut lim = libc::rlimit {
+        rlim_cur: 0,
+        rlim_max: 0,
+    };
+    // SAFETY: getrlimit writes one rlimit struct into a valid pointer.
+    if unsafe { libc::getrlimit(libc::RLIMIT_NOFILE, &mut lim) } != 0 {
+        return (connections, None);
+    }
+    let wanted = (connections + FD_MARGIN) as libc::rlim_t;
+    if lim.rlim_cur < wanted {
+        lim.rlim_cur = wanted.min(lim.rlim_max);
+        // SAFETY: setrlimit reads a valid rlimit; raising the soft limit up to the hard one is
+        // always permitted and affects only this process (and the server it forks).
+        unsafe { libc::setrlimit(libc::RLIMIT_NOFILE, &lim) };
+    }
+    let fit = (lim.rlim_cur as usize).saturating_sub(FD_MARGIN).max(1);
+    if fit >= connections {
+        (connections, None)
+    } else {
+        (
+            fit,
+            Some(format!(
+                "connections capped at {fit} (not {connections}) by RLIMIT_NOFILE (hard limit \
+                 {}); raise it with `ulimit -Hn {}` as root",
+                lim.rlim_max, wanted
+            )),
+        )
+    }
+}
+
+/// Start `design` pinned to the server CPUs. The second value is a warning when the design
+/// ran something other than itself (io_uring refused by the kernel: epoll instead).
+pub fn start(
+    design: Design,
+    ctx: &RunContext,
+    handler: Handler,
+) -> Result<(RunningServer, Option<String>)> {
+    let mut config = ServerConfig::new(design);
+    config.handler = handler;
+    config.cpus = cpus(ctx).1;
+    let server = concbench_server::start(&config)?;
+    let warning = server
+        .note()
+        .contains("fell back")
+        .then(|| format!("{}: {}", design, server.note()));
+    Ok((server, warning))
+}
+
+/// A one-thread load generator on the client CPU.
+pub fn load_config(addr: SocketAddr, ctx: &RunContext, connections: usize) -> LoadConfig {
+    let mut c = LoadConfig::new(addr);
+    c.connections = connections;
+    c.cpus = cpus(ctx).0;
+    c
+}
+
+/// A Stevens client: connection per request, `N\n` for `bytes` bytes.
+pub fn stevens_config(
+    addr: SocketAddr,
+    ctx: &RunContext,
+    clients: usize,
+    bytes: usize,
+) -> LoadConfig {
+    let mut c = load_config(addr, ctx, clients);
+    c.protocol = Protocol::Stevens { bytes };
+    c.per_request = true;
+    c
+}
+
+/// Latency percentiles (corrected and uncorrected), errors and client load as metrics.
+pub fn load_metrics(out: RunOutput, r: &LoadReport) -> RunOutput {
+    let c = &r.latency_corrected;
+    out.metric("latency_p50_us", c.p50_us)
+        .metric("latency_p99_us", c.p99_us)
+        .metric("latency_p999_us", c.p999_us)
+        .metric("latency_max_us", c.max_us)
+        .metric("latency_p99_us_uncorrected", r.latency_uncorrected.p99_us)
+        .metric("errors", r.errors_total as f64)
+        .metric("client_cpu_busy", r.client_cpu_busy)
+}
+
+/// Warnings every load report can raise: client-bound, errors.
+pub fn load_warnings(r: &LoadReport) -> Vec<String> {
+    let mut w = Vec::new();
+    if r.client_bound() {
+        w.push(format!(
+            "client-bound: the load generator's CPU was {:.0}% busy, so the server may be able to \
+             serve more than this; read it as a lower bound (on a machine with more CPUs the \
+             client gets more)",
+            r.client_cpu_busy * 100.0
+        ));
+    }
+    if r.errors_total > 0 {
+        let kinds: Vec<String> = r.errors.iter().map(|(k, n)| format!("{n} {k}")).collect();
+        w.push(format!(
+            "the load generator saw errors ({}); see the server's stderr above",
+            kinds.join(", ")
+        ));
+    }
+    w
+}

@@ -1,0 +1,207 @@
+//! Scenarios A and B's shared measurement: C keep-alive connections in a closed loop against a
+//! design, in samples of a fixed window on the same connections (established once in setup).
+//!
+//! Per sample: requests/s (the value), latency percentiles, the server tree's CPU time and
+//! context switches per request (from `/proc`, taken before and after the window), its PSS per
+//! connection (measured loaded, minus the idle tree's PSS from setup), and the connections that
+//! got no response at all (a pool of 15 under keep-alive serves 15 connections; the other 985
+//! wait in the accept queue: starvation).
+
+use super::common::{self, Sizes};
+use anyhow::{Context, Result};
+use concbench_core::{
+    Experiment, Host, Meta, Params, Placement, Plan, RunContext, RunOutput, SampleTimer, Support,
+};
+use concbench_load::{LoadReport, Session};
+use concbench_measure::tree;
+use concbench_server::{Design, Handler, RunningServer};
+use std::time::Duration;
+
+pub struct Steady {
+    meta: &'static Meta,
+    design: Design,
+    blocking: Option<Duration>,
+    state: Option<State>,
+}
+
+struct State {
+    server: RunningServer,
+    session: Session,
+    sizes: Sizes,
+    idle_pss_kib: u64,
+    warnings: Vec<String>,
+}
+
+impl Steady {
+    pub fn new(meta: &'static Meta, design: Design, blocking: Option<Duration>) -> Self {
+        Self {
+            meta,
+            design,
+            blocking,
+            state: None,
+        }
+    }
+}
+
+impl Experiment for Steady {
+    fn meta(&self) -> &Meta {
+        self.meta
+    }
+
+    fn params(&self) -> Params {
+        let p = Params::new()
+            .with("design", self.design.name())
+            .with("connections", common::KEEPALIVE_CONNECTIONS as u64);
+        match self.blocking {
+            Some(d) => p.with("blocking_ms", d.as_millis() as u64),
+            None => p,
+        }
+    }
+
+    fn placement(&self) -> Placement {
+        Placement::CrossCpu
+    }
+
+    fn supported(&self, host: &Host) -> Support {
+        let needed = common::KEEPALIVE_CONNECTIONS as u64 + 100;
+        match host.rlimit_nproc {
+            Some(limit) if self.design == Design::ForkPerConnection && limit < needed => {
+                Support::No(format!(
+                    "fork-per-connection needs a process per connection: RLIMIT_NPROC is \
+                     {limit}; raise it (ulimit -u) to at least {needed}"
+                ))
+            }
+            _ => Support::Yes,
+        }
+    }
+
+    fn plan(&self, _ctx: &RunContext) -> Plan {
+        Plan::Fixed(1)
+    }
+
+    fn max_repetitions(&self, ctx: &RunContext) -> Option<usize> {
+        Some(common::sizes(ctx).repetitions)
+    }
+
+    fn setup(&mut self, ctx: &RunContext) -> Result<()> {
+        let sizes = common::sizes(ctx);
+        let (connections, cap) = common::fit_descriptors(sizes.connections);
+        let handler = Handler {
+            blocking: self.blocking,
+            allow_crash: false,
+        };
+        let (server, note) = common::start(self.design, ctx, handler)?;
+        let idle_pss_kib = tree::tree_pss_kib(server.pid());
+        let mut session = Session::open(common::load_config(server.addr(), ctx, connections))
+            .context("connecting the clients")?;
+        session.run_window(Duration::ZERO, sizes.warmup)?;
+        self.state = Some(State {
+            server,
+            session,
+            sizes: Sizes {
+                connections,
+                ..sizes
+            },
+            idle_pss_kib,
+            warnings: cap.into_iter().chain(note).collect(),
+        });
+        Ok(())
+    }
+
+    fn run(
+        &mut self,
+        ctx: &RunContext,
+        _iterations: u64,
+        timer: &mut dyn SampleTimer,
+    ) -> Result<RunOutput> {
+        ctx.cancel.check()?;
+        let st = self.state.as_mut().context("setup did not run")?;
+        let pid = st.server.pid();
+        let before = tree::tree_usage(pid);
+        timer.restart();
+        let report = st
+            .session
+            .run_window(st.sizes.sample_warmup, st.sizes.window)?;
+        timer.stop();
+        let server = tree::tree_usage(pid).since(&before);
+        let pss = tree::tree_pss_kib(pid);
+        let mut out = RunOutput {
+            value: Some(report.requests_per_second),
+            operations: Some(report.requests),
+            extra_usage: Some(server),
+            ..Default::default()
+        };
+        let per_req = report.requests.max(1) as f64;
+        let established = st.session.connected().max(1) as f64;
+        out = common::load_metrics(out, &report)
+            .metric(
+                "server_cpu_us_per_req",
+                (server.user_ns + server.sys_ns) / per_req / 1e3,
+            )
+            .metric("server_user_us_per_req", server.user_ns / per_req / 1e3)
+            .metric("server_sys_us_per_req", server.sys_ns / per_req / 1e3)
+            .metric(
+                "server_switches_per_req",
+                (server.voluntary_switches + server.involuntary_switches) / per_req,
+            )
+            .metric("server_pss_kib", pss as f64)
+            .metric(
+                "server_pss_kib_per_conn",
+                pss.saturating_sub(st.idle_pss_kib) as f64 / established,
+            )
+            .metric("connections_established", established)
+            .metric("connections_unserved", report.connections_unserved as f64);
+        out.warnings = st.warnings.clone();
+        out.warnings.extend(common::load_warnings(&report));
+        out.warnings
+            .extend(starvation(&report, st.sizes.connections));
+        if let Some(d) = self.blocking {
+            let (ceiling, w) = littles_law(self.design, st.sizes.connections, d);
+            out = out.metric("littles_law_ceiling_rps", ceiling);
+            out.warnings.push(w);
+        }
+        if self.design == Design::IoUring {
+            let fell_back = st.server.note().contains("fell back");
+            out = out.metric("io_uring_fallback", f64::from(u8::from(fell_back)));
+        }
+        Ok(out)
+    }
+
+    fn teardown(&mut self, _ctx: &RunContext) -> Result<()> {
+        // Dropping the session closes the clients; dropping the server kills its whole tree.
+        self.state = None;
+        Ok(())
+    }
+}
+
+fn starvation(r: &LoadReport, connections: usize) -> Option<String> {
+    (r.connections_unserved > 0).then(|| {
+        format!(
+            "{} of {} connections got no response at all: each worker of a pool serves one \
+             keep-alive connection until it closes, the rest wait in the accept queue \
+             (starvation); it is the design, not a fault",
+            r.connections_unserved, connections
+        )
+    })
+}
+
+/// Little's law for the blocking scenario: at most N requests wait in the blocking call at once
+/// (N = connections, or the design's pool or loop count), so throughput <= N / delay.
+pub fn littles_law(design: Design, connections: usize, delay: Duration) -> (f64, String) {
+    let n = design
+        .blocking_concurrency(concbench_server::DEFAULT_WORKERS)
+        .map_or(connections, |k| k.min(connections));
+    let ceiling = n as f64 / delay.as_secs_f64();
+    let who = match design.blocking_concurrency(concbench_server::DEFAULT_WORKERS) {
+        Some(1) => "1 blocked loop".to_string(),
+        Some(k) => format!("{k} workers"),
+        None => format!("{connections} connections"),
+    };
+    let text = format!(
+        "Little's law ceiling: {who} / {} ms = {:.0} req/s (at most that many requests wait in \
+         the blocking call at once)",
+        delay.as_millis(),
+        ceiling
+    );
+    (ceiling, text)
+}

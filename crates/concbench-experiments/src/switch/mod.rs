@@ -1,0 +1,34 @@
+//! Family `switch`: what one context switch costs — between processes, threads, coroutines and
+//! async tasks — with the mechanism verified (switches per operation) and placement explicit.
+//! Seeds S3 (pipe ping-pong, ring of threads, SCHED_FIFO, lat_ctx's indirect cost) and S1 (the
+//! auto-reset-event hand-over). Every result is nanoseconds per one-way switch.
+
+mod async_task;
+mod condvar_thread;
+mod coroutine;
+mod eventfd_thread;
+mod futex_thread;
+mod pingpong;
+mod pipe_process;
+mod pipe_thread;
+mod ring_thread;
+mod sched;
+mod setting;
+mod working_set;
+mod yield_thread;
+
+use concbench_core::Experiment;
+
+pub fn all() -> Vec<Box<dyn Experiment>> {
+    let mut v: Vec<Box<dyn Experiment>> = Vec::new();
+    v.extend(pipe_process::variants());
+    v.extend(pipe_thread::variants());
+    v.extend(futex_thread::variants());
+    v.extend(eventfd_thread::variants());
+    v.extend(condvar_thread::variants());
+    v.extend(ring_thread::variants());
+    v.push(Box::new(yield_thread::Yield::default()));
+    v.push(Box::new(coroutine::Coroutine::default()));
+    v.push(Box::new(async_task::AsyncTask::default()));
+    v
+}

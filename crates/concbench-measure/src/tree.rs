@@ -1,0 +1,111 @@
+//! A process tree's counters from `/proc`: every descendant of a root process (a server and its
+//! workers), their CPU time, context switches and proportional memory (PSS).
+//!
+//! CPU time is each thread's `sum_exec_runtime` (`/proc/<pid>/task/<tid>/schedstat`, in
+//! nanoseconds), summed over every thread of every live process, plus the root's reaped
+//! children (`cutime + cstime`, clock ticks). Per-process tick counts in `/proc/<pid>/stat`
+//! would not do: each is truncated to 10 ms, so a thousand workers that each ran 0.3 ms would
+//! add up to nothing. The user/system split is the kernel's tick-sampled ratio applied to that
+//! total (all system time when no tick was sampled: serving sockets is mostly kernel work).
+//! Context switches are summed over every thread (`status`). Threads and processes that
+//! ended take their counts with them (use [`crate::usage::children_usage`] after reaping the
+//! root for a whole life's CPU time at microsecond resolution).
+
+use concbench_core::Usage;
+use std::collections::HashMap;
+
+/// `root` and every process descending from it, root first.
+pub fn descendants(root: i32) -> Vec<i32> {
+    let mut children: HashMap<i32, Vec<i32>> = HashMap::new();
+    if let Ok(all) = procfs::process::all_processes() {
+        for p in all.flatten() {
+            if let Ok(stat) = p.stat() {
+                children.entry(stat.ppid).or_default().push(stat.pid);
+            }
+        }
+    }
+    let mut out = vec![root];
+    let mut i = 0;
+    while i < out.len() {
+        if let Some(kids) = children.get(&out[i]) {
+            out.extend(kids);
+        }
+        i += 1;
+    }
+    out
+}
+
+/// CPU time and context switches of the tree under `root` (see the module notes).
+pub fn tree_usage(root: i32) -> Usage {
+    let tick_ns = 1e9 / procfs::ticks_per_second() as f64;
+    let mut total = Usage::default();
+    let (mut run_ns, mut user_ticks, mut sys_ticks) = (0.0, 0.0, 0.0);
+    for pid in descendants(root) {
+        let Ok(p) = procfs::process::Process::new(pid) else {
+            continue;
+        };
+        if let Ok(stat) = p.stat() {
+            user_ticks += stat.utime as f64;
+            sys_ticks += stat.stime as f64;
+            if pid == root {
+                // Reaped children exist only as these tick counts.
+                run_ns += (stat.cutime + stat.cstime) as f64 * tick_ns;
+                user_ticks += stat.cutime as f64;
+                sys_ticks += stat.cstime as f64;
+            }
+            total.minor_faults += stat.minflt as f64;
+            total.major_faults += stat.majflt as f64;
+        }
+        let Ok(tasks) = p.tasks() else {
+            continue;
+        };
+        for t in tasks.flatten() {
+            if let Ok(status) = t.status() {
+                total.voluntary_switches += status.voluntary_ctxt_switches.unwrap_or(0) as f64;
+                total.involuntary_switches += status.nonvoluntary_ctxt_switches.unwrap_or(0) as f64;
+            }
+            if let Ok(ss) = t.schedstat() {
+                run_ns += ss.sum_exec_runtime as f64;
+            }
+        }
+    }
+    let ticks = user_ticks + sys_ticks;
+    let user_share = if ticks > 0.0 { user_ticks / ticks } else { 0.0 };
+    total.user_ns = run_ns * user_share;
+    total.sys_ns = run_ns - total.user_ns;
+    total
+}
+
+/// Proportional set size of the tree under `root`, KiB: each shared page is split among the
+/// processes that map it, so the sum is the tree's real footprint (RSS would count a prefork
+/// pool's shared pages once per child).
+pub fn tree_pss_kib(root: i32) -> u64 {
+    descendants(root).into_iter().filter_map(pss_kib).sum()
+}
+
+fn pss_kib(pid: i32) -> Option<u64> {
+    let text = std::fs::read_to_string(format!("/proc/{pid}/smaps_rollup")).ok()?;
+    text.lines()
+        .find_map(|l| l.strip_prefix("Pss:"))
+        .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_forked_child_is_a_descendant_with_memory() {
+        let me = std::process::id() as i32;
+        let child = concbench_sys::fork_child(|| {
+            std::thread::sleep(std::time::Duration::from_secs(5));
+            0
+        })
+        .unwrap();
+        let tree = descendants(me);
+        assert_eq!(tree[0], me);
+        assert!(tree.contains(&child.pid()));
+        assert!(tree_pss_kib(me) > pss_kib(me).unwrap());
+        assert!(tree_usage(me).voluntary_switches > 0.0);
+    }
+}

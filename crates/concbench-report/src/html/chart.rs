@@ -1,0 +1,537 @@
+//! Inline SVG charts: horizontal bars with 95% intervals, and lines over a numeric x axis.
+//!
+//! Hand-built rather than drawn with plotters' SVG backend because the report needs what that
+//! backend cannot emit: a `<title>` on every bar and point (hovering shows the exact median and
+//! interval — a benchmark reader needs the numbers, not pixel heights), CSS classes so the page's
+//! stylesheet themes the charts (dark mode, print), and labels that are real text the browser
+//! lays out. What remains is scales and tick placement, a few dozen lines tested below.
+
+use std::fmt::Write;
+
+/// Colour-blind-safe palette (Paul Tol's "bright"), by series index.
+const PALETTE: [&str; 7] = [
+    "#4477aa", "#ee6677", "#228833", "#ccbb44", "#66ccee", "#aa3377", "#bbbbbb",
+];
+
+pub fn colour(i: usize) -> &'static str {
+    PALETTE[i % PALETTE.len()]
+}
+
+const WIDTH: f64 = 900.0;
+const FONT_PX: f64 = 12.0;
+/// Average glyph advance of the UI font at 12 px, to size the label column.
+const CHAR_PX: f64 = 7.0;
+
+/// Escape text for SVG/XML content and attributes.
+pub fn esc(s: &str) -> String {
+    s.replace('&', "&amp;")
+        .replace('<', "&lt;")
+        .replace('>', "&gt;")
+        .replace('"', "&quot;")
+}
+
+/// A numeric axis: linear or log10, over `[lo, hi]`.
+#[derive(Debug, Clone, Copy)]
+pub struct Scale {
+    lo: f64,
+    hi: f64,
+    log: bool,
+}
+
+impl Scale {
+    /// A scale covering `values`: log when they are positive and span more than `log_ratio`x,
+    /// extended to whole decades (log) or nice round numbers from zero (linear).
+    pub fn covering(values: &[f64], log_ratio: f64) -> Scale {
+        let finite: Vec<f64> = values.iter().copied().filter(|v| v.is_finite()).collect();
+        let min = finite.iter().copied().fold(f64::INFINITY, f64::min);
+        let max = finite.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+        if finite.is_empty() {
+            return Scale {
+                lo: 0.0,
+                hi: 1.0,
+                log: false,
+            };
+        }
+        if min > 0.0 && max / min > log_ratio {
+            return Scale {
+                lo: 10f64.powf(min.log10().floor()),
+                hi: 10f64.powf(max.log10().ceil()),
+                log: true,
+            };
+        }
+        let lo = min.min(0.0);
+        let hi = if max > lo {
+            nice_ceiling(max)
+        } else {
+            lo + 1.0
+        };
+        Scale { lo, hi, log: false }
+    }
+
+    pub fn is_log(&self) -> bool {
+        self.log
+    }
+
+    /// Position of `v` in [0, 1] (clamped).
+    pub fn fraction(&self, v: f64) -> f64 {
+        let f = if self.log {
+            (v.max(self.lo).log10() - self.lo.log10()) / (self.hi.log10() - self.lo.log10())
+        } else {
+            (v - self.lo) / (self.hi - self.lo)
+        };
+        f.clamp(0.0, 1.0)
+    }
+
+    /// Tick values: each decade (log), or 4-6 round steps (linear).
+    pub fn ticks(&self) -> Vec<f64> {
+        if self.log {
+            let (a, b) = (
+                self.lo.log10().round() as i32,
+                self.hi.log10().round() as i32,
+            );
+            return (a..=b).map(|e| 10f64.powi(e)).collect();
+        }
+        let step = nice_step((self.hi - self.lo) / 5.0);
+        let mut v = (self.lo / step).ceil() * step;
+        let mut out = Vec::new();
+        while v <= self.hi + step * 1e-9 {
+            out.push(if v.abs() < step * 1e-9 { 0.0 } else { v });
+            v += step;
+        }
+        out
+    }
+}
+
+/// The smallest 1, 2 or 5 x 10^k at or above `v`.
+fn nice_step(v: f64) -> f64 {
+    let e = 10f64.powf(v.log10().floor());
+    [1.0, 2.0, 5.0, 10.0]
+        .iter()
+        .map(|m| m * e)
+        .find(|s| *s >= v * (1.0 - 1e-12))
+        .unwrap_or(10.0 * e)
+}
+
+/// `v` rounded up to a step of its own magnitude (a tidy axis end).
+fn nice_ceiling(v: f64) -> f64 {
+    let step = nice_step(v / 5.0);
+    (v / step).ceil() * step
+}
+
+/// A tick label: at most three significant digits, k/M suffixes for large numbers.
+pub fn tick_label(v: f64) -> String {
+    let a = v.abs();
+    let (x, suffix) = if a >= 1e6 {
+        (v / 1e6, "M")
+    } else if a >= 1e4 {
+        (v / 1e3, "k")
+    } else {
+        (v, "")
+    };
+    let text = if x.fract() == 0.0 {
+        format!("{x:.0}")
+    } else {
+        let s = format!("{x:.3}");
+        s.trim_end_matches('0').trim_end_matches('.').to_string()
+    };
+    format!("{text}{suffix}")
+}
+
+/// Values and the ends of their intervals: what a scale must cover.
+fn with_intervals(marks: impl Iterator<Item = (f64, Option<(f64, f64)>)>) -> Vec<f64> {
+    marks
+        .flat_map(|(v, ci)| [Some(v), ci.map(|c| c.0), ci.map(|c| c.1)])
+        .flatten()
+        .collect()
+}
+
+/// One bar: a labelled value with its interval.
+#[derive(Debug, Clone)]
+pub struct Bar {
+    pub label: String,
+    pub value: f64,
+    pub ci: Option<(f64, f64)>,
+    /// Colour / legend index.
+    pub series: usize,
+    /// Hover text (the exact figures).
+    pub tooltip: String,
+}
+
+/// Horizontal bars, one per row, sharing one value axis.
+#[derive(Debug, Clone)]
+pub struct BarChart {
+    pub title: String,
+    /// What every bar shares (params common to all), shown under the title.
+    pub subtitle: String,
+    pub axis_label: String,
+    pub bars: Vec<Bar>,
+    /// Names of the series (colours), shown as a legend when more than one is used.
+    pub legend: Vec<String>,
+}
+
+impl BarChart {
+    pub fn svg(&self) -> String {
+        let values = with_intervals(self.bars.iter().map(|b| (b.value, b.ci)));
+        let scale = Scale::covering(&values, 50.0);
+        let longest = self
+            .bars
+            .iter()
+            .map(|b| b.label.chars().count())
+            .max()
+            .unwrap_or(0);
+        let label_w = (longest as f64 * CHAR_PX + 12.0).clamp(80.0, 420.0);
+        let row = 22.0;
+        let head = heading_height(&self.subtitle);
+        let legend_h = if self.legend.len() > 1 { 22.0 } else { 0.0 };
+        let top = head + 8.0 + legend_h;
+        let plot_w = WIDTH - label_w - 30.0;
+        let height = top + row * self.bars.len() as f64 + 42.0;
+        let mut s = open_svg(height, &self.title);
+        title_text(&mut s, &self.title, &self.subtitle);
+        legend(&mut s, &self.legend, head + 8.0);
+        let x = |v: f64| label_w + scale.fraction(v) * plot_w;
+        let bottom = top + row * self.bars.len() as f64;
+        x_axis(
+            &mut s,
+            &scale,
+            label_w,
+            plot_w,
+            top,
+            bottom,
+            &self.axis_label,
+            scale.is_log(),
+        );
+        for (i, b) in self.bars.iter().enumerate() {
+            let y = top + row * i as f64;
+            let shown = truncate(&b.label, ((label_w - 12.0) / CHAR_PX) as usize);
+            let _ = write!(
+                s,
+                r#"<text class="label" x="{:.1}" y="{:.1}" text-anchor="end">{}<title>{}</title></text>"#,
+                label_w - 6.0,
+                y + row * 0.65,
+                esc(&shown),
+                esc(&b.label)
+            );
+            let x0 = x(if scale.is_log() {
+                scale.lo
+            } else {
+                0.0f64.max(scale.lo)
+            });
+            let x1 = x(b.value);
+            let _ = write!(
+                s,
+                r#"<rect class="bar" x="{:.1}" y="{:.1}" width="{:.1}" height="{:.1}" fill="{}"><title>{}</title></rect>"#,
+                x0.min(x1),
+                y + 4.0,
+                (x1 - x0).abs().max(1.0),
+                row - 8.0,
+                colour(b.series),
+                esc(&b.tooltip)
+            );
+            if let Some((lo, hi)) = b.ci {
+                whisker_h(&mut s, x(lo), x(hi), y + row / 2.0);
+            }
+        }
+        s.push_str("</svg>");
+        s
+    }
+}
+
+/// One point of a line, with the interval of its y and its hover text.
+#[derive(Debug, Clone)]
+pub struct Point {
+    pub x: f64,
+    pub y: f64,
+    pub ci: Option<(f64, f64)>,
+    pub tooltip: String,
+}
+
+/// One line of points.
+#[derive(Debug, Clone)]
+pub struct Series {
+    pub name: String,
+    pub points: Vec<Point>,
+}
+
+/// Lines over a numeric x axis (e.g. time vs COUNT, MiB/s vs threads).
+#[derive(Debug, Clone)]
+pub struct LineChart {
+    pub title: String,
+    pub subtitle: String,
+    pub x_label: String,
+    pub y_label: String,
+    pub series: Vec<Series>,
+}
+
+impl LineChart {
+    pub fn svg(&self) -> String {
+        let xs: Vec<f64> = self
+            .series
+            .iter()
+            .flat_map(|s| s.points.iter().map(|p| p.x))
+            .collect();
+        let points = self.series.iter().flat_map(|s| s.points.iter());
+        let ys = with_intervals(points.map(|p| (p.y, p.ci)));
+        let xscale = Scale::covering(&xs, 20.0);
+        let yscale = Scale::covering(&ys, 30.0);
+        let head = heading_height(&self.subtitle);
+        let (left, top, plot_w, plot_h) = (70.0, head + 36.0, WIDTH - 100.0, 260.0);
+        let height = top + plot_h + 48.0;
+        let mut s = open_svg(height, &self.title);
+        title_text(&mut s, &self.title, &self.subtitle);
+        let names: Vec<String> = self.series.iter().map(|x| x.name.clone()).collect();
+        legend(&mut s, &names, head + 8.0);
+        let bottom = top + plot_h;
+        x_axis(
+            &mut s,
+            &xscale,
+            left,
+            plot_w,
+            top,
+            bottom,
+            &self.x_label,
+            xscale.is_log(),
+        );
+        y_axis(&mut s, &yscale, left, plot_w, top, plot_h, &self.y_label);
+        let px = |v: f64| left + xscale.fraction(v) * plot_w;
+        let py = |v: f64| bottom - yscale.fraction(v) * plot_h;
+        for (i, series) in self.series.iter().enumerate() {
+            let mut pts = series.points.clone();
+            pts.sort_by(|a, b| a.x.total_cmp(&b.x));
+            let path: Vec<String> = pts
+                .iter()
+                .map(|p| format!("{:.1},{:.1}", px(p.x), py(p.y)))
+                .collect();
+            let _ = write!(
+                s,
+                r#"<polyline class="line" fill="none" stroke="{}" stroke-width="2" points="{}"><title>{}</title></polyline>"#,
+                colour(i),
+                path.join(" "),
+                esc(&series.name)
+            );
+            for Point {
+                x,
+                y,
+                ci,
+                tooltip: tip,
+            } in &pts
+            {
+                if let Some((lo, hi)) = ci {
+                    whisker_v(&mut s, px(*x), py(*lo), py(*hi));
+                }
+                let _ = write!(
+                    s,
+                    r#"<circle class="point" cx="{:.1}" cy="{:.1}" r="3.5" fill="{}"><title>{}</title></circle>"#,
+                    px(*x),
+                    py(*y),
+                    colour(i),
+                    esc(tip)
+                );
+            }
+        }
+        s.push_str("</svg>");
+        s
+    }
+}
+
+fn open_svg(height: f64, title: &str) -> String {
+    format!(
+        r#"<svg class="chart" xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {WIDTH} {height:.0}" width="{WIDTH}" height="{height:.0}" role="img" aria-label="{}" font-size="{FONT_PX}">"#,
+        esc(title)
+    )
+}
+
+/// Height taken by the title (and the subtitle line, when there is one).
+fn heading_height(subtitle: &str) -> f64 {
+    if subtitle.is_empty() {
+        22.0
+    } else {
+        38.0
+    }
+}
+
+fn title_text(s: &mut String, title: &str, subtitle: &str) {
+    let _ = write!(
+        s,
+        r#"<text class="title" x="8" y="18">{}</text>"#,
+        esc(title)
+    );
+    if !subtitle.is_empty() {
+        let _ = write!(
+            s,
+            r#"<text class="subtitle" x="8" y="34">{}</text>"#,
+            esc(subtitle)
+        );
+    }
+}
+
+fn legend(s: &mut String, names: &[String], y: f64) {
+    if names.len() < 2 {
+        return;
+    }
+    let mut x = 8.0;
+    for (i, name) in names.iter().enumerate() {
+        let _ = write!(
+            s,
+            r#"<rect x="{x:.1}" y="{:.1}" width="12" height="12" fill="{}"/><text class="legend" x="{:.1}" y="{:.1}">{}</text>"#,
+            y - 1.0,
+            colour(i),
+            x + 16.0,
+            y + 9.5,
+            esc(name)
+        );
+        x += 16.0 + name.chars().count() as f64 * CHAR_PX + 18.0;
+    }
+}
+
+#[allow(clippy::too_many_arguments)]
+fn x_axis(
+    s: &mut String,
+    scale: &Scale,
+    left: f64,
+    width: f64,
+    top: f64,
+    bottom: f64,
+    label: &str,
+    log: bool,
+) {
+    let _ = write!(
+        s,
+        r#"<line class="axis" x1="{left:.1}" y1="{bottom:.1}" x2="{:.1}" y2="{bottom:.1}"/>"#,
+        left + width
+    );
+    for t in scale.ticks() {
+        let x = left + scale.fraction(t) * width;
+        let _ = write!(
+            s,
+            r#"<line class="grid" x1="{x:.1}" y1="{top:.1}" x2="{x:.1}" y2="{bottom:.1}"/><text class="tick" x="{x:.1}" y="{:.1}" text-anchor="middle">{}</text>"#,
+            bottom + 15.0,
+            tick_label(t)
+        );
+    }
+    let _ = write!(
+        s,
+        r#"<text class="axis-label" x="{:.1}" y="{:.1}" text-anchor="middle">{}{}</text>"#,
+        left + width / 2.0,
+        bottom + 34.0,
+        esc(label),
+        if log { " (log scale)" } else { "" }
+    );
+}
+
+fn y_axis(
+    s: &mut String,
+    scale: &Scale,
+    left: f64,
+    width: f64,
+    top: f64,
+    height: f64,
+    label: &str,
+) {
+    let bottom = top + height;
+    let _ = write!(
+        s,
+        r#"<line class="axis" x1="{left:.1}" y1="{top:.1}" x2="{left:.1}" y2="{bottom:.1}"/>"#
+    );
+    for t in scale.ticks() {
+        let y = bottom - scale.fraction(t) * height;
+        let _ = write!(
+            s,
+            r#"<line class="grid" x1="{left:.1}" y1="{y:.1}" x2="{:.1}" y2="{y:.1}"/><text class="tick" x="{:.1}" y="{:.1}" text-anchor="end">{}</text>"#,
+            left + width,
+            left - 5.0,
+            y + 4.0,
+            tick_label(t)
+        );
+    }
+    let _ = write!(
+        s,
+        r#"<text class="axis-label" transform="translate(14 {:.1}) rotate(-90)" text-anchor="middle">{}{}</text>"#,
+        top + height / 2.0,
+        esc(label),
+        if scale.is_log() { " (log)" } else { "" }
+    );
+}
+
+fn whisker_h(s: &mut String, x0: f64, x1: f64, y: f64) {
+    let _ = write!(
+        s,
+        r#"<path class="ci" d="M{x0:.1} {:.1}V{:.1}M{x0:.1} {y:.1}H{x1:.1}M{x1:.1} {:.1}V{:.1}"/>"#,
+        y - 4.0,
+        y + 4.0,
+        y - 4.0,
+        y + 4.0
+    );
+}
+
+fn whisker_v(s: &mut String, x: f64, y0: f64, y1: f64) {
+    let _ = write!(
+        s,
+        r#"<path class="ci" d="M{:.1} {y0:.1}H{:.1}M{x:.1} {y0:.1}V{y1:.1}M{:.1} {y1:.1}H{:.1}"/>"#,
+        x - 3.0,
+        x + 3.0,
+        x - 3.0,
+        x + 3.0
+    );
+}
+
+fn truncate(s: &str, max: usize) -> String {
+    if s.chars().count() <= max {
+        return s.to_string();
+    }
+    let kept: String = s.chars().take(max.saturating_sub(1)).collect();
+    format!("{kept}…")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn wide_positive_ranges_get_a_log_scale_of_whole_decades() {
+        let s = Scale::covering(&[3.0, 40_000.0], 50.0);
+        assert!(s.is_log());
+        assert_eq!(
+            s.ticks(),
+            vec![1.0, 10.0, 100.0, 1000.0, 10_000.0, 100_000.0]
+        );
+        assert!((s.fraction(100.0) - 0.4).abs() < 1e-12);
+    }
+
+    #[test]
+    fn narrow_ranges_get_a_linear_scale_from_zero_with_round_ticks() {
+        let s = Scale::covering(&[12.0, 87.0], 50.0);
+        assert!(!s.is_log());
+        assert_eq!(s.ticks(), vec![0.0, 20.0, 40.0, 60.0, 80.0, 100.0]);
+        assert_eq!(s.fraction(50.0), 0.5);
+    }
+
+    #[test]
+    fn tick_labels_are_short() {
+        assert_eq!(tick_label(20_000.0), "20k");
+        assert_eq!(tick_label(0.25), "0.25");
+        assert_eq!(tick_label(3_000_000.0), "3M");
+    }
+
+    #[test]
+    fn every_bar_carries_its_figures_and_labels_are_escaped() {
+        let chart = BarChart {
+            title: "a <b>".into(),
+            subtitle: String::new(),
+            axis_label: "µs".into(),
+            bars: vec![Bar {
+                label: "x & y".into(),
+                value: 2.0,
+                ci: Some((1.5, 2.5)),
+                series: 0,
+                tooltip: "2.00 µs [1.50, 2.50]".into(),
+            }],
+            legend: vec![],
+        };
+        let svg = chart.svg();
+        assert!(svg.contains("<title>2.00 µs [1.50, 2.50]</title>"));
+        assert!(svg.contains("x &amp; y") && svg.contains("a &lt;b&gt;"));
+        assert_eq!(svg.matches("<rect class=\"bar\"").count(), 1);
+        assert!(svg.contains("class=\"ci\""));
+    }
+}

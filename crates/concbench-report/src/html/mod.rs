@@ -1,0 +1,298 @@
+//! HTML: one self-contained page — inline CSS, inline SVG charts, a few lines of inline script,
+//! no network (a Content-Security-Policy forbids every fetch) — that answers "processes, threads
+//! or coroutines: on this machine, for what?" without reading JSON.
+//!
+//! The page is a minijinja template (`page.html`) over a view model built here from the document;
+//! the answer section's arithmetic comes from `concbench_analysis::advice`, the charts from
+//! [`charts`].
+
+mod chart;
+mod charts;
+
+use crate::{format, runtimes, sections, Exporter};
+use concbench_analysis::advice::{self, kib_text, share, Cost, Kind};
+use concbench_core::ResultDoc;
+use minijinja::Environment;
+use serde::Serialize;
+
+const TEMPLATE: &str = include_str!("page.html");
+const STYLE: &str = include_str!("style.css");
+
+pub struct Html;
+
+impl Exporter for Html {
+    fn render(&self, doc: &ResultDoc) -> anyhow::Result<String> {
+        let mut env = Environment::new();
+        env.add_template("page.html", TEMPLATE)?;
+        let page = Page::from(doc);
+        Ok(env.get_template("page.html")?.render(&page)?)
+    }
+}
+
+#[derive(Serialize)]
+struct Page {
+    style: &'static str,
+    version: String,
+    started_at: String,
+    duration: String,
+    /// How the run measured, when not the full way (quick, smoke).
+    mode: Option<&'static str>,
+    host_line: String,
+    host: Vec<(String, String)>,
+    warnings: Vec<String>,
+    costs: Vec<CostRow>,
+    runtimes_header: [&'static str; 6],
+    runtimes: Vec<[String; 6]>,
+    runtime_notes: Vec<String>,
+    workloads: Vec<WorkloadAnswer>,
+    claims: Vec<sections::ClaimRow>,
+    dimensions: Vec<sections::DimensionRow>,
+    figures: Vec<charts::Figure>,
+    replication_header: [&'static str; 6],
+    replication: Vec<[String; 6]>,
+    result_header: [&'static str; 6],
+    results: Vec<[String; 6]>,
+    notes: Vec<String>,
+    skipped: Vec<String>,
+    failures: Vec<String>,
+    interrupted: bool,
+}
+
+#[derive(Serialize)]
+struct CostRow {
+    kind: &'static str,
+    create: Option<CostCell>,
+    switch: Option<CostCell>,
+    memory: Option<CostCell>,
+}
+
+#[derive(Serialize)]
+struct CostCell {
+    text: String,
+    source: String,
+}
+
+#[derive(Serialize)]
+struct WorkloadAnswer {
+    name: &'static str,
+    best: Option<&'static str>,
+    rows: Vec<[String; 4]>,
+    arithmetic: Vec<String>,
+    missing: Vec<String>,
+}
+
+impl From<&ResultDoc> for Page {
+    fn from(doc: &ResultDoc) -> Self {
+        let (results, notes) = sections::result_rows(doc);
+        let (claims, dimensions) = sections::claims_and_s0_table(doc);
+        Page {
+            style: STYLE,
+            version: doc.tool.version.clone(),
+            started_at: doc.started_at.clone(),
+            duration: format::value(doc.duration_s, "s"),
+            mode: mode(doc),
+            host_line: sections::host_line(doc),
+            host: host_facts(doc),
+            warnings: doc.warnings.clone(),
+            costs: cost_rows(doc),
+            runtimes_header: runtimes::RUNTIMES_HEADER,
+            runtimes: runtimes::runtime_rows(doc),
+            runtime_notes: runtimes::runtime_notes(doc),
+            workloads: workload_answers(doc),
+            claims,
+            dimensions,
+            figures: charts::figures(doc),
+            replication_header: sections::REPLICATION_HEADER,
+            replication: sections::replication_rows(doc),
+            result_header: sections::RESULT_HEADER,
+            results,
+            notes,
+            skipped: sections::skipped_lines(doc),
+            failures: sections::failure_lines(doc),
+            interrupted: doc.interrupted,
+        }
+    }
+}
+
+fn mode(doc: &ResultDoc) -> Option<&'static str> {
+    let flag = |k: &str| doc.settings.get(k).and_then(|v| v.as_bool()) == Some(true);
+    if flag("smoke") {
+        Some("smoke test: one repetition of a few iterations, to prove every experiment runs — not a measurement")
+    } else if flag("quick") {
+        Some(
+            "quick run: short samples and 5 repetitions; run without --quick for tighter intervals",
+        )
+    } else {
+        None
+    }
+}
+
+fn host_facts(doc: &ResultDoc) -> Vec<(String, String)> {
+    let h = &doc.host;
+    let opt = |v: &Option<String>| v.clone().unwrap_or_else(|| "-".into());
+    let limit = |v: Option<u64>| {
+        v.map(|n| n.to_string())
+            .unwrap_or_else(|| "unlimited".into())
+    };
+    let unmitigated: Vec<&str> = h
+        .mitigations
+        .iter()
+        .filter(|(_, v)| v.starts_with("Vulnerable"))
+        .map(|(k, _)| k.as_str())
+        .collect();
+    vec![
+        ("CPU".into(), h.cpu_model.clone()),
+        (
+            "logical CPUs".into(),
+            format!(
+                "{}{}",
+                h.logical_cpus,
+                if h.smt { " (SMT siblings active)" } else { "" }
+            ),
+        ),
+        (
+            "virtualization".into(),
+            match (h.virtualized, &h.hypervisor) {
+                (true, Some(n)) => format!("virtual machine ({n})"),
+                (true, None) => "virtual machine".into(),
+                (false, _) => "bare metal".into(),
+            },
+        ),
+        ("kernel".into(), h.kernel.clone()),
+        ("OS".into(), opt(&h.os)),
+        ("clocksource".into(), h.clocksource.clone()),
+        ("cpufreq governor".into(), opt(&h.governor)),
+        (
+            "CPU quota".into(),
+            h.cpu_quota
+                .map(|q| format!("{q:.2} CPUs"))
+                .unwrap_or_else(|| "none".into()),
+        ),
+        (
+            "load average at start".into(),
+            format!(
+                "{:.2} {:.2} {:.2}",
+                h.load_average[0], h.load_average[1], h.load_average[2]
+            ),
+        ),
+        (
+            "memory".into(),
+            format!(
+                "{} total, {} available",
+                kib_text(h.memory_total_kib as f64),
+                kib_text(h.memory_available_kib as f64)
+            ),
+        ),
+        (
+            "vulnerability mitigations".into(),
+            if unmitigated.is_empty() {
+                format!("{} checked, none unmitigated", h.mitigations.len())
+            } else {
+                format!("unmitigated: {}", unmitigated.join(", "))
+            },
+        ),
+        (
+            "limits".into(),
+            format!(
+                "threads-max {}, RLIMIT_NPROC {}, RLIMIT_NOFILE {}, default thread stack {}",
+                limit(h.threads_max),
+                limit(h.rlimit_nproc),
+                limit(h.rlimit_nofile),
+                kib_text(h.default_stack_kib as f64)
+            ),
+        ),
+        (
+            "privileges".into(),
+            format!(
+                "{}{}",
+                if h.is_root { "root" } else { "not root" },
+                if h.can_sched_fifo {
+                    ", SCHED_FIFO allowed"
+                } else {
+                    ", no SCHED_FIFO"
+                }
+            ),
+        ),
+    ]
+}
+
+fn cell(cost: &Option<Cost>, memory: bool) -> Option<CostCell> {
+    cost.as_ref().map(|c| CostCell {
+        text: if memory {
+            kib_text(c.value)
+        } else {
+            format::value(c.value, "ns")
+        },
+        source: c.source.clone(),
+    })
+}
+
+fn cost_rows(doc: &ResultDoc) -> Vec<CostRow> {
+    advice::unit_costs(doc)
+        .iter()
+        .map(|c| CostRow {
+            kind: match c.kind {
+                Kind::Process => "process",
+                Kind::Thread => "thread",
+                Kind::Coroutine => "coroutine / async task",
+            },
+            create: cell(&c.create_ns, false),
+            switch: cell(&c.switch_ns, false),
+            memory: cell(&c.memory_kib, true),
+        })
+        .collect()
+}
+
+fn workload_answers(doc: &ResultDoc) -> Vec<WorkloadAnswer> {
+    advice::typical_workloads()
+        .into_iter()
+        .map(|(name, w)| {
+            let a = advice::advise(doc, w);
+            let rows = a
+                .bills
+                .iter()
+                .map(|b| {
+                    [
+                        b.model.name().to_string(),
+                        b.overhead_cpu
+                            .map(share)
+                            .unwrap_or_else(|| "not measured".into()),
+                        b.memory_kib
+                            .map(kib_text)
+                            .unwrap_or_else(|| "not measured".into()),
+                        [
+                            match (&b.excluded, a.best == Some(b.model)) {
+                                (Some(why), _) => format!("excluded: {why}"),
+                                (None, true) => "cheapest".into(),
+                                _ => String::new(),
+                            },
+                            a.capacity_note(b).unwrap_or_default(),
+                        ]
+                        .into_iter()
+                        .filter(|n| !n.is_empty())
+                        .collect::<Vec<_>>()
+                        .join("; "),
+                    ]
+                })
+                .collect();
+            let mut missing: Vec<String> = a.bills.iter().flat_map(|b| b.missing.clone()).collect();
+            missing.sort();
+            missing.dedup();
+            WorkloadAnswer {
+                name,
+                best: a.best.map(|m| m.name()),
+                rows,
+                arithmetic: a
+                    .bills
+                    .iter()
+                    .flat_map(|b| {
+                        b.arithmetic
+                            .iter()
+                            .map(move |l| format!("{}: {l}", b.model.name()))
+                    })
+                    .collect(),
+                missing,
+            }
+        })
+        .collect()
+}

@@ -1,0 +1,65 @@
+//! `concbench replicate`: per seed, the published figures beside this machine's, and the
+//! verdicts on the seed's claims.
+
+use crate::{sections, terminal::table};
+use concbench_analysis::published::Published;
+use concbench_core::ResultDoc;
+use std::fmt::Write;
+
+/// One block per seed: its figures (published, machine, measured here, ratio) and verdicts.
+pub fn seeds_text(doc: &ResultDoc, published: &Published, seeds: &[&str]) -> String {
+    let replication = sections::replication_rows(doc);
+    let mut out = String::new();
+    for seed in seeds {
+        let _ = writeln!(out, "\n== {seed}");
+        let rows: Vec<[String; 6]> = replication
+            .iter()
+            .filter(|r| r[0] == *seed)
+            .cloned()
+            .collect();
+        let figures = published.figures.iter().filter(|f| f.seed == *seed).count();
+        if rows.is_empty() {
+            if figures > 0 {
+                let _ = writeln!(
+                    out,
+                    "No published figure of {seed} was measured in this run."
+                );
+            }
+        } else {
+            let _ = writeln!(out, "{}", table(sections::REPLICATION_HEADER, &rows, None));
+            if rows.len() < figures {
+                let _ = writeln!(
+                    out,
+                    "{} of {figures} published figures measured (the others are outside this run)",
+                    rows.len()
+                );
+            }
+        }
+        let in_table = |id: &str| published.dimensions.iter().any(|d| d.claim == id);
+        if published.claims_of(seed).any(|c| in_table(&c.id)) {
+            let rows = sections::s0_table_rows(doc);
+            let _ = writeln!(out, "{}", table(sections::S0_TABLE_HEADER, &rows, None));
+        }
+        for claim in published.claims_of(seed).filter(|c| !in_table(&c.id)) {
+            match doc.verdicts.iter().find(|v| v.source == claim.id) {
+                Some(v) => {
+                    let _ = writeln!(
+                        out,
+                        "verdict on \"{}\": {} — {}",
+                        claim.text,
+                        format!("{:?}", v.verdict).to_uppercase(),
+                        v.explanation
+                    );
+                }
+                None => {
+                    let _ = writeln!(
+                        out,
+                        "verdict on \"{}\": none (this run lacks its evidence)",
+                        claim.text
+                    );
+                }
+            }
+        }
+    }
+    out
+}

@@ -1,0 +1,132 @@
+//! Programs started with `std::process::Command` that cannot outlive the thread that started them.
+//!
+//! [`spawn_tied`] starts the program in a process group of its own (so a Ctrl-C at the terminal
+//! reaches concbench, which tears down in order, and not the program directly), asks the kernel
+//! to SIGKILL it when the starting thread dies (`PR_SET_PDEATHSIG`, as [`crate::fork_child`]
+//! does) and restricts it to the given CPUs. [`end_group`] ends it: a grace period to exit on its
+//! own, then SIGKILL to the whole group, so helpers it forked go too.
+
+use anyhow::{bail, Context, Result};
+use rustix::thread::CpuSet;
+use std::os::unix::process::CommandExt;
+use std::process::{Child, Command, ExitStatus};
+use std::time::{Duration, Instant};
+
+/// Start `cmd` tied to the calling thread, allowed only on `cpus` (inherited when empty).
+pub fn spawn_tied(cmd: &mut Command, cpus: &[usize]) -> Result<Child> {
+    let mut set = CpuSet::new();
+    for &c in cpus {
+        set.set(c);
+    }
+    let pin = !cpus.is_empty();
+    // SAFETY: getpid has no preconditions.
+    let parent = unsafe { libc::getpid() };
+    // SAFETY: the hook runs in the forked child before exec and only makes async-signal-safe
+    // system calls (setpgid, prctl, getppid, sched_setaffinity) on values prepared beforehand; it
+    // allocates nothing.
+    unsafe {
+        cmd.pre_exec(move || {
+            if libc::setpgid(0, 0) != 0 || libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL) != 0 {
+                return Err(std::io::Error::last_os_error());
+            }
+            // The parent may have died between fork and prctl: then nobody would signal us.
+            if libc::getppid() != parent {
+                libc::_exit(1);
+            }
+            if pin {
+                rustix::thread::sched_setaffinity(None, &set)?;
+            }
+            Ok(())
+        });
+    }
+    cmd.spawn()
+        .with_context(|| format!("starting {:?}", cmd.get_program()))
+}
+
+/// Whether `child` has exited, without reaping it (its pid, and so its group id, stay reserved).
+fn has_exited(child: &Child) -> Result<bool> {
+    // SAFETY: an all-zero siginfo_t is a valid value of this plain C struct.
+    let mut info: libc::siginfo_t = unsafe { std::mem::zeroed() };
+    // SAFETY: waitid writes one siginfo_t into `info`; WNOWAIT leaves the child waitable.
+    let rc = unsafe {
+        libc::waitid(
+            libc::P_PID,
+            child.id(),
+            &mut info,
+            libc::WEXITED | libc::WNOHANG | libc::WNOWAIT,
+        )
+    };
+    if rc != 0 {
+        bail!(
+            "waitid({}): {}",
+            child.id(),
+            std::io::Error::last_os_error()
+        );
+    }
+    // SAFETY: waitid filled `info`; si_pid is 0 when the child has not exited yet.
+    Ok(unsafe { info.si_pid() } != 0)
+}
+
+/// Give `child` (started by [`spawn_tied`]) up to `grace` to exit, then SIGKILL its whole
+/// process group, and reap it. Returns its exit status.
+pub fn end_group(child: &mut Child, grace: Duration) -> Result<ExitStatus> {
+    let deadline = Instant::now() + grace;
+    while !has_exited(child)? && Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    // The leader is not reaped yet, so its pid cannot have been reused as another group's id.
+    // SAFETY: kill with a negative pid signals the process group we created in spawn_tied.
+    unsafe { libc::kill(-(child.id() as libc::pid_t), libc::SIGKILL) };
+    child
+        .wait()
+        .with_context(|| format!("reaping {}", child.id()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_program_that_ignores_eof_is_killed_with_its_group() {
+        // `sh` starts a background sleeper in the same group, then sleeps itself.
+        let mut child = spawn_tied(
+            Command::new("sh")
+                .args(["-c", "sleep 60 & echo $!; sleep 60"])
+                .stdout(std::process::Stdio::piped()),
+            &[],
+        )
+        .unwrap();
+        let mut line = String::new();
+        std::io::BufRead::read_line(
+            &mut std::io::BufReader::new(child.stdout.take().unwrap()),
+            &mut line,
+        )
+        .unwrap();
+        let grandchild: i32 = line.trim().parse().unwrap();
+        let status = end_group(&mut child, Duration::from_millis(50)).unwrap();
+        assert!(!status.success());
+        std::thread::sleep(Duration::from_millis(50));
+        // The grandchild was killed; it may linger as a zombie of init, but not run.
+        let state = std::fs::read_to_string(format!("/proc/{grandchild}/stat")).unwrap_or_default();
+        assert!(
+            state.is_empty() || state.contains(") Z"),
+            "grandchild still running: {state}"
+        );
+    }
+
+    #[test]
+    fn pinning_applies_to_the_started_program() {
+        let cpu = *crate::allowed_cpus().unwrap().last().unwrap();
+        let out = spawn_tied(
+            Command::new("sh")
+                .args(["-c", "grep Cpus_allowed_list /proc/self/status"])
+                .stdout(std::process::Stdio::piped()),
+            &[cpu],
+        )
+        .unwrap()
+        .wait_with_output()
+        .unwrap();
+        let text = String::from_utf8_lossy(&out.stdout);
+        assert!(text.trim().ends_with(&format!("\t{cpu}")), "{text}");
+    }
+}

@@ -1,0 +1,54 @@
+//! `concbench history`: the runs stored in the history database, newest first.
+
+use crate::args::HistoryArgs;
+use crate::db;
+use anyhow::Result;
+use concbench_report::terminal::table;
+use std::process::ExitCode;
+
+const HEADER: [&str; 7] = [
+    "run", "started", "command", "host", "cpu", "results", "notes",
+];
+
+pub fn history(args: HistoryArgs) -> Result<ExitCode> {
+    let (path, store) = db::open_existing(args.db.as_deref())?;
+    let runs = match &store {
+        Some(store) => store.runs()?,
+        None => Vec::new(),
+    };
+    if runs.is_empty() {
+        println!(
+            "No runs stored in {} yet: `concbench run` stores every run there.",
+            path.display()
+        );
+        return Ok(ExitCode::SUCCESS);
+    }
+    let rows: Vec<[String; 7]> = runs
+        .iter()
+        .map(|r| {
+            let mut notes = Vec::new();
+            if r.quick {
+                notes.push("quick".to_string());
+            }
+            if r.interrupted {
+                notes.push("interrupted".to_string());
+            }
+            if r.failure_count > 0 {
+                notes.push(format!("{} failed", r.failure_count));
+            }
+            [
+                r.id.to_string(),
+                r.started_at.clone(),
+                r.command.clone(),
+                r.hostname.clone(),
+                r.cpu_model.clone(),
+                r.result_count.to_string(),
+                notes.join(", "),
+            ]
+        })
+        .collect();
+    println!("Runs in {} (newest first):", path.display());
+    println!("{}", table(HEADER, &rows, None));
+    println!("Compare two runs: `concbench compare RUN_A RUN_B` (B/A per result).");
+    Ok(ExitCode::SUCCESS)
+}
