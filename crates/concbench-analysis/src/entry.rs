@@ -26,7 +26,10 @@ pub fn build_entry(raw: &RawMeasurement) -> ResultEntry {
     };
     let stats = summarize(&values);
     let summary = summary(&stats);
-    let counters = counters(raw);
+    let mut counters = counters(raw);
+    if let Some(t) = throughput_mib_s(raw, &values) {
+        counters.insert("throughput_mib_s".to_string(), t);
+    }
     let mut entry = ResultEntry {
         id: raw.meta.id.to_string(),
         family: raw.meta.family.to_string(),
@@ -85,6 +88,21 @@ fn counters(raw: &RawMeasurement) -> BTreeMap<String, f64> {
     out
 }
 
+/// Experiments that move data report `bytes_per_op` (a metric per sample); the throughput is
+/// derived here, sample by sample from the net time per operation, and its median kept.
+fn throughput_mib_s(raw: &RawMeasurement, values: &[f64]) -> Option<f64> {
+    let bytes = raw.metrics.get("bytes_per_op")?;
+    let per_sample: Vec<f64> = values
+        .iter()
+        .zip(bytes)
+        .filter_map(|(&v, &b)| {
+            let seconds = crate::published::convert(v, raw.meta.unit, "s")?;
+            (seconds > 0.0).then(|| b / seconds / (1024.0 * 1024.0))
+        })
+        .collect();
+    (!per_sample.is_empty()).then(|| median(&per_sample))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -130,6 +148,20 @@ mod tests {
         assert_eq!(e.counters["voluntary_switches_per_op"], 1.0);
         assert_eq!(e.counters["m"], 2.0);
         assert!(e.overhead.is_none());
+    }
+
+    #[test]
+    fn throughput_is_derived_from_bytes_per_op() {
+        let mut r = raw(vec![1e6, 2e6, 1e6], None);
+        r.metrics = [("bytes_per_op".to_string(), vec![1048576.0; 3])]
+            .into_iter()
+            .collect();
+        // 1 MiB per millisecond = 1000 MiB/s (median over samples 1000, 500, 1000).
+        let e = build_entry(&r);
+        assert_eq!(e.counters["throughput_mib_s"], 1000.0);
+        assert!(!build_entry(&raw(vec![1.0], None))
+            .counters
+            .contains_key("throughput_mib_s"));
     }
 
     #[test]

@@ -6,6 +6,7 @@
 //! * [`published`] holds the seed articles' figures (`data/published.toml`) and matches them
 //!   to measured results.
 //! * [`verdicts`] judges the seed articles' claims from the measured results.
+//! * [`crossover`] finds where two models swap places along a sweep (S0.print).
 //! * [`comparison`] sets two runs side by side (`concbench compare`).
 //! * [`advice`] answers "which model costs least for this workload" from measured costs.
 //!
@@ -13,6 +14,7 @@
 
 pub mod advice;
 pub mod comparison;
+pub mod crossover;
 pub mod entry;
 pub mod published;
 pub mod verdicts;

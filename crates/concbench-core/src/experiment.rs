@@ -52,7 +52,8 @@ pub struct RunOutput {
     /// Resource usage of helper processes that are still alive (so not in RUSAGE_CHILDREN),
     /// read by the experiment over the sample. The harness adds it to its own reading.
     pub extra_usage: Option<Usage>,
-    /// Extra per-sample metrics; the harness reports the median of each in `counters`.
+    /// Extra per-sample metrics; the harness reports the median of each in `counters`. A metric
+    /// named `bytes_per_op` (data moved per operation) also yields `throughput_mib_s` there.
     pub metrics: Vec<(String, f64)>,
     /// Things the experiment noticed about this sample (deduplicated into the result's warnings).
     pub warnings: Vec<String>,

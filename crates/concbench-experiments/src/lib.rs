@@ -7,11 +7,16 @@
 pub mod contend;
 pub mod create;
 pub mod io;
+pub mod isolation;
+pub mod limits;
+pub mod memory;
 pub mod probes;
 mod registry;
 pub mod server;
+pub mod share;
 pub mod support;
 pub mod switch;
 pub mod syscall;
+pub mod workload;
 
 pub use registry::{all, at, families, select};

@@ -13,6 +13,11 @@ pub fn all() -> Vec<Box<dyn Experiment>> {
     v.extend(crate::io::all());
     v.extend(crate::probes::all());
     v.extend(crate::server::all());
+    v.extend(crate::workload::all());
+    v.extend(crate::memory::all());
+    v.extend(crate::limits::all());
+    v.extend(crate::isolation::all());
+    v.extend(crate::share::all());
     v
 }
 
@@ -91,6 +96,7 @@ mod tests {
 
     #[test]
     fn variants_of_one_id_differ_in_params() {
+        // Placement is a param too (the harness records it), so it tells variants apart.
         let mut seen = std::collections::HashSet::new();
         for e in all() {
             // Placement is a param too (the harness records it), so include it.

@@ -212,7 +212,10 @@ impl Harness {
             .context("calibration")?,
         };
         let reps = self.repetitions_for(exp, ctx);
-        let mut samples = Samples::default();
+        let mut samples = Samples {
+            ns_per_unit: ns_per_unit(exp.meta().unit),
+            ..Samples::default()
+        };
         for done in 0..reps {
             ctx.cancel.check()?;
             on_event(HarnessEvent::Sample { done, total: reps });
@@ -279,9 +282,23 @@ fn guarded<T>(f: impl FnOnce() -> Result<T>) -> Result<T> {
     }
 }
 
+/// Nanoseconds in one `unit` when the unit is a time (`us`, `ms`, `s`: batch experiments report
+/// seconds per batch), so the harness's time per operation comes out in the declared unit; 1
+/// for `ns` and for units that are not times (those experiments supply their own value).
+fn ns_per_unit(unit: &str) -> f64 {
+    match unit {
+        "us" | "µs" => 1e3,
+        "ms" => 1e6,
+        "s" => 1e9,
+        _ => 1.0,
+    }
+}
+
 /// Samples accumulated over the repetitions.
 #[derive(Default)]
 struct Samples {
+    /// See [`ns_per_unit`].
+    ns_per_unit: f64,
     values: Vec<f64>,
     sample_ns: Vec<f64>,
     usage_per_op: Vec<Usage>,
@@ -295,7 +312,10 @@ impl Samples {
     fn push(&mut self, iterations: u64, t: Timed) {
         let n = iterations as f64;
         let ops = t.output.operations.map_or(n, |o| o.max(1) as f64);
-        let value = t.output.value.unwrap_or(t.elapsed.as_nanos() as f64 / n);
+        let value = t
+            .output
+            .value
+            .unwrap_or(t.elapsed.as_nanos() as f64 / n / self.ns_per_unit);
         self.values.push(value);
         self.sample_ns.push(t.elapsed.as_nanos() as f64);
         self.usage_per_op.push(t.usage.per(ops));
@@ -313,7 +333,7 @@ impl Samples {
         let value = t
             .output
             .value
-            .unwrap_or(t.elapsed.as_nanos() as f64 / iterations as f64);
+            .unwrap_or(t.elapsed.as_nanos() as f64 / iterations as f64 / self.ns_per_unit);
         self.overhead
             .get_or_insert_with(|| (method.to_string(), Vec::new()))
             .1
@@ -342,5 +362,66 @@ impl Samples {
             target_sample_ns: target.as_nanos() as f64,
             info: self.info,
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use concbench_core::{Meta, SampleTimer};
+
+    const MS_META: Meta = Meta {
+        id: "t.batch",
+        family: "t",
+        title: "a batch reported in milliseconds",
+        op: "sleep 3 ms",
+        unit: "ms",
+        expected_switches_per_op: None,
+    };
+
+    struct SleepBatch;
+
+    impl Experiment for SleepBatch {
+        fn meta(&self) -> &Meta {
+            &MS_META
+        }
+        fn plan(&self, _ctx: &RunContext) -> Plan {
+            Plan::Fixed(1)
+        }
+        fn run(&mut self, _: &RunContext, _: u64, _: &mut dyn SampleTimer) -> Result<RunOutput> {
+            std::thread::sleep(Duration::from_millis(3));
+            Ok(RunOutput::default())
+        }
+    }
+
+    #[test]
+    fn time_per_op_is_reported_in_the_declared_time_unit() {
+        assert_eq!(ns_per_unit("s"), 1e9);
+        assert_eq!(ns_per_unit("ns"), 1.0);
+        assert_eq!(ns_per_unit("KiB"), 1.0);
+        let harness = Harness {
+            config: HarnessConfig {
+                quick: true,
+                smoke: false,
+                repetitions: Some(1),
+                pin: PinMode::None,
+            },
+            host: Arc::new(Host {
+                cpus_allowed: concbench_sys::allowed_cpus().unwrap(),
+                ..Host::default()
+            }),
+            cancel: CancelToken::new(),
+            scratch_dir: std::env::temp_dir(),
+            options: BTreeMap::new(),
+        };
+        let Outcome::Measured(raw) = harness.measure(&mut SleepBatch, &mut |_| {}) else {
+            panic!("not measured");
+        };
+        // A 3 ms sleep is >= 3 in ms; in ns it would be >= 3,000,000.
+        assert!(
+            raw.values[0] >= 3.0 && raw.values[0] < 1e5,
+            "{:?}",
+            raw.values
+        );
     }
 }

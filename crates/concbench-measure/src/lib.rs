@@ -7,6 +7,8 @@
 //! * [`usage`] reads getrusage and `/proc/<pid>` counters; [`tree`] sums them (and PSS) over a
 //!   process tree, such as a server and its workers.
 //! * [`host`] collects the machine's facts and confounders.
+//! * [`memory`] reads what a process tree holds (PSS, RSS, commit charge) from `/proc`.
+//! * [`headroom`] says how many more tasks, maps and KiB the limits allow, before big batches.
 //! * [`isolate`] runs each variant in a fresh worker process, so no experiment inherits another's
 //!   threads, heap or children, and a crash is a recorded failure instead of the end of the run.
 //! * [`signals`] turns Ctrl-C into a [`concbench_core::CancelToken`].
@@ -15,8 +17,10 @@ pub mod calibrate;
 pub mod clock;
 pub mod cpus;
 pub mod harness;
+pub mod headroom;
 pub mod host;
 pub mod isolate;
+pub mod memory;
 pub mod signals;
 pub mod tree;
 pub mod usage;

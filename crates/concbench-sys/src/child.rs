@@ -104,7 +104,8 @@ pub fn wait_pid(pid: libc::pid_t) -> Result<i32> {
 ///
 /// `body` runs in a copy of a possibly multi-threaded process: it must not wait for locks other
 /// threads could have held at fork time. glibc's fork handlers keep malloc usable, so allocating
-/// is fine; taking `stdout`'s lock is not (write to raw descriptors instead). A panic in `body`
+/// is fine; taking `stdout`'s lock is not (write to raw descriptors instead), and neither is
+/// creating an `anyhow` error while `RUST_BACKTRACE` is set (capturing takes a global lock). A panic in `body`
 /// exits the child with code 101 instead of unwinding into the parent's code.
 pub fn fork_child(body: impl FnOnce() -> i32) -> Result<Child> {
     // SAFETY: getpid has no preconditions.

@@ -23,6 +23,11 @@ fn list_shows_every_experiment_once() {
         "create.coroutine",
         "create.async_task",
         "create.process_100k",
+        "workload.print",
+        "memory.process",
+        "limits.threads",
+        "isolation.crash",
+        "share.shm.process",
     ] {
         assert_eq!(
             text.lines()

@@ -24,13 +24,32 @@ fn processes_with(marker: &str) -> Vec<i32> {
 
 #[test]
 fn ctrl_c_leaves_no_process_behind() {
+    // Full-size 100k fork batches keep the worker forking when the signal arrives.
+    ctrl_c_during(&["--only", "create.process_100k"]);
+}
+
+#[test]
+fn ctrl_c_during_a_print_batch_leaves_no_worker_behind() {
+    // 255 forked writers per batch: the signal lands while they write.
+    ctrl_c_during(&["--only", "workload.print"]);
+}
+
+#[test]
+fn ctrl_c_during_the_crash_experiment_leaves_no_pool_behind() {
+    // Many repetitions, so the run is still crashing and respawning pool workers at the signal.
+    ctrl_c_during(&["--only", "isolation", "--repeat", "1000"]);
+}
+
+/// Run with `args`, press Ctrl-C once it is measuring, and check that everything is gone.
+fn ctrl_c_during(args: &[&str]) {
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("out.json");
-    let marker = format!("CONCBENCH_TEST_MARKER={}", std::process::id());
+    let marker = format!("CONCBENCH_TEST_MARKER={}-{}", std::process::id(), args[1]);
     let (k, v) = marker.split_once('=').unwrap();
-    // Full-size 100k fork batches keep the worker forking when the signal arrives.
     let mut child = Command::new(assert_cmd::cargo::cargo_bin("concbench"))
-        .args(["run", "--only", "create.process_100k", "--json"])
+        .arg("run")
+        .args(args)
+        .arg("--json")
         .arg(&out)
         .env(k, v)
         .env("CI", "true")

@@ -25,16 +25,8 @@ pub fn create_destroy_switch(doc: &ResultDoc, published: &Published) -> Option<V
         Some((t, p, c)) => {
             evidence.extend([p.id.clone(), t.id.clone()]);
             explanation.push_str(&format!(
-                " Switch (pipe ping-pong, same CPU): a process switch costs {:.2}x a thread \
-                 switch (95% CI {:.2}-{:.2}){}.",
-                c.ratio,
-                c.ci.0,
-                c.ci.1,
-                if c.differs() {
-                    ""
-                } else {
-                    ", not a significant difference"
-                }
+                " Switch (pipe ping-pong, same CPU): a process switch costs {} a thread switch.",
+                c.describe()
             ));
             Some(c.differs() && c.ratio > 1.0)
         }

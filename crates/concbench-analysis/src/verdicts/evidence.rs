@@ -25,6 +25,21 @@ impl Comparison {
     pub fn differs(&self) -> bool {
         self.p_value < 0.05 && (self.ci.0 > 1.0 || self.ci.1 < 1.0)
     }
+
+    /// "1.23x (95% CI 1.10-1.40)", with ", not a significant difference" when it is not one.
+    pub fn describe(&self) -> String {
+        format!(
+            "{:.2}x (95% CI {:.2}-{:.2}){}",
+            self.ratio,
+            self.ci.0,
+            self.ci.1,
+            if self.differs() {
+                ""
+            } else {
+                ", not a significant difference"
+            }
+        )
+    }
 }
 
 /// Fewer samples than this on either side give no verdict: a rank test on two or three values

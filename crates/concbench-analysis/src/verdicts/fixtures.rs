@@ -1,4 +1,4 @@
-//! Synthetic results for the switch and contend judges' tests, built on [`crate::synthetic`].
+//! Synthetic results for the judges' tests, built on [`crate::synthetic`].
 
 use concbench_core::{Params, ResultEntry};
 use serde_json::Value;
@@ -38,4 +38,11 @@ pub fn switch_entry(id: &str, placement: &str, sched: &str, kib: u64, ns: f64) -
 /// The plain variant of a switch result: default policy, no working set.
 pub fn plain_switch(id: &str, placement: &str, ns: f64) -> ResultEntry {
     switch_entry(id, placement, "other", 0, ns)
+}
+
+/// `e` with these counters (experiment metrics such as `pool_survived`).
+pub fn with_counters(mut e: ResultEntry, counters: &[(&str, f64)]) -> ResultEntry {
+    e.counters
+        .extend(counters.iter().map(|(k, v)| (k.to_string(), *v)));
+    e
 }

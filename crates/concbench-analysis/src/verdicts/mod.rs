@@ -3,16 +3,26 @@
 //! One file per claim. A judge returns `None` when the run lacks its evidence (the family was not
 //! run, or was skipped); otherwise a [`Verdict`] citing the result ids it used and explaining the
 //! figures. Claim texts come from `data/published.toml` so the wording lives in one place.
+//!
+//! The S0.table row "programming and debugging" gets no verdict, deliberately: how hard code is
+//! to write and debug is not a property of the machine, and no measurement here bears on it. A
+//! "depends" would read as if something had been measured; the report can show the row as not
+//! measurable instead.
 
 mod alternate;
 mod create_switch;
+mod distribution;
 mod evidence;
 #[cfg(test)]
 mod fixtures;
 mod io_one_thread;
+mod memory_cpu;
+mod print;
 mod process_vs_thread;
+mod reliability;
 mod server_blocking;
 mod server_memory;
+mod sharing;
 mod stevens_order;
 mod switch_cost;
 mod switch_order;
@@ -37,6 +47,11 @@ const JUDGES: &[Judge] = &[
     server_blocking::coroutine_vs_event_loop,
     server_memory::memory_per_connection,
     stevens_order::design_order,
+    memory_cpu::memory_cpu,
+    sharing::sharing,
+    reliability::reliability,
+    distribution::distribution,
+    print::print_workload,
 ];
 
 /// All verdicts the results support.

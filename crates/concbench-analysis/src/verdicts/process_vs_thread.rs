@@ -15,7 +15,7 @@ pub fn thirty_times(doc: &ResultDoc, published: &Published) -> Option<Verdict> {
     } else {
         VerdictKind::Refuted
     };
-    let explanation = format!(
+    let mut explanation = format!(
         "Creating, running and reaping a process (fork) costs {:.1}x a thread (create + join, \
          default stack) here, 95% CI {:.1}-{:.1}x ({} vs {} per unit, {}). {}",
         c.ratio,
@@ -30,13 +30,13 @@ pub fn thirty_times(doc: &ResultDoc, published: &Published) -> Option<Verdict> {
             _ => "More than 30x on this machine.",
         }
     );
-    verdict(
-        published,
-        "S0.30x",
-        kind,
-        vec![fork.id.clone(), thread.id.clone()],
-        explanation,
-    )
+    let mut evidence = vec![fork.id.clone(), thread.id.clone()];
+    if let Some(memory) = super::memory_cpu::memory_sentence(doc) {
+        explanation.push(' ');
+        explanation.push_str(&memory);
+        evidence.extend(["memory.process".to_string(), "memory.thread".to_string()]);
+    }
+    verdict(published, "S0.30x", kind, evidence, explanation)
 }
 
 /// S0.create: 100,000 processes took 13x as long as 100,000 threads (8.684 s vs 0.661 s).

@@ -4,6 +4,7 @@
 //! The stack size is set explicitly in both cases because Rust's own default (2 MiB) is neither.
 
 use crate::support::repeat;
+use crate::support::stack::ThreadStack;
 use anyhow::{Context, Result};
 use concbench_core::{Experiment, Meta, Params, RunContext, RunOutput, SampleTimer};
 
@@ -16,25 +17,19 @@ const META: Meta = Meta {
     expected_switches_per_op: None,
 };
 
-/// The small stack: enough for an empty body, and what thread-per-connection servers use.
-pub const SMALL_STACK_KIB: u64 = 64;
-
 pub struct Thread {
-    kind: &'static str,
-    stack_kib: u64,
+    stack: ThreadStack,
 }
 
 impl Thread {
     pub fn default_stack() -> Self {
         Self {
-            kind: "default",
-            stack_kib: concbench_measure::host::default_thread_stack() / 1024,
+            stack: ThreadStack::pthread_default(),
         }
     }
     pub fn small_stack() -> Self {
         Self {
-            kind: "small",
-            stack_kib: SMALL_STACK_KIB,
+            stack: ThreadStack::small(),
         }
     }
 }
@@ -55,9 +50,7 @@ impl Experiment for Thread {
     }
 
     fn params(&self) -> Params {
-        Params::new()
-            .with("stack", self.kind)
-            .with("stack_kib", self.stack_kib)
+        self.stack.params()
     }
 
     fn run(
@@ -66,7 +59,7 @@ impl Experiment for Thread {
         iterations: u64,
         _t: &mut dyn SampleTimer,
     ) -> Result<RunOutput> {
-        let bytes = (self.stack_kib * 1024) as usize;
+        let bytes = self.stack.bytes();
         repeat(ctx, iterations, |_| spawn_and_join(bytes))?;
         Ok(RunOutput::default())
     }

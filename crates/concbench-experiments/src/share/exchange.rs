@@ -1,0 +1,84 @@
+//! The experiment every `share` mechanism runs: set up a link to a receiving unit pinned per the
+//! placement, then hand over `iterations` messages, each waiting for its acknowledgement (see
+//! `message.rs` for what is and is not copied). A mechanism supplies only its link.
+
+use super::message;
+use anyhow::{Context, Result};
+use concbench_core::{Experiment, Meta, Params, Placement, RunContext, RunOutput, SampleTimer};
+
+/// A sender's end of a link to a receiving unit (process or thread).
+pub trait Link: Sized + Send {
+    fn meta() -> &'static Meta;
+    /// Start the receiver for messages of `bytes`, pinned to `cpu` when given.
+    fn open(bytes: u64, cpu: Option<usize>) -> Result<Self>;
+    /// Hand over one message and wait for its acknowledgement.
+    fn exchange(&self, msg: &[u8]) -> Result<()>;
+    /// The receiving process, whose usage is added to the sample; `None` for a thread (already
+    /// in this process's usage).
+    fn partner_pid(&self) -> Option<i32>;
+    /// Stop the receiver and check it saw nothing wrong.
+    fn close(self) -> Result<()>;
+}
+
+pub struct Exchange<L: Link> {
+    bytes: u64,
+    placement: Placement,
+    msg: Vec<u8>,
+    link: Option<L>,
+}
+
+impl<L: Link> Exchange<L> {
+    pub fn new(bytes: u64, placement: Placement) -> Self {
+        Self {
+            bytes,
+            placement,
+            msg: Vec::new(),
+            link: None,
+        }
+    }
+}
+
+impl<L: Link> Experiment for Exchange<L> {
+    fn meta(&self) -> &Meta {
+        L::meta()
+    }
+
+    fn params(&self) -> Params {
+        Params::new().with("bytes", self.bytes)
+    }
+
+    fn placement(&self) -> Placement {
+        self.placement
+    }
+
+    fn setup(&mut self, ctx: &RunContext) -> Result<()> {
+        self.msg = message::message(self.bytes);
+        self.link = Some(L::open(self.bytes, ctx.partner_placement_cpu())?);
+        Ok(())
+    }
+
+    fn run(
+        &mut self,
+        ctx: &RunContext,
+        iterations: u64,
+        _timer: &mut dyn SampleTimer,
+    ) -> Result<RunOutput> {
+        let link = self.link.as_ref().context("setup did not run")?;
+        let partner = link.partner_pid();
+        let usage = || partner.and_then(concbench_measure::usage::pid_usage);
+        let before = usage();
+        crate::support::repeat(ctx, iterations, |_| link.exchange(&self.msg))?;
+        let after = usage();
+        // The message size, from which the analysis derives throughput (`throughput_mib_s`).
+        let mut out = RunOutput::default().metric("bytes_per_op", self.bytes as f64);
+        out.extra_usage = before.zip(after).map(|(b, a)| a.since(&b));
+        Ok(out)
+    }
+
+    fn teardown(&mut self, _ctx: &RunContext) -> Result<()> {
+        match self.link.take() {
+            Some(link) => link.close(),
+            None => Ok(()),
+        }
+    }
+}
