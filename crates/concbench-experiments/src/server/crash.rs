@@ -93,7 +93,7 @@ fn sizes(ctx: &RunContext) -> (usize, Duration) {
     if ctx.smoke {
         (5, Duration::from_millis(150))
     } else if ctx.quick {
-        (20, Duration::from_millis(400))
+        (20, Duration::from_millis(250))
     } else {
         (20, Duration::from_secs(1))
     }

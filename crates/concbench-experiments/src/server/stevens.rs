@@ -49,7 +49,7 @@ fn connections(ctx: &RunContext) -> u64 {
     if ctx.smoke {
         40
     } else if ctx.quick {
-        1000
+        500
     } else {
         CONNECTIONS
     }
