@@ -17,6 +17,7 @@ fn harness(scratch: &Path) -> Harness {
             smoke: true,
             repetitions: None,
             pin: PinMode::Auto,
+            rounds: 1,
         },
         host: Arc::new(concbench_measure::host::collect()),
         cancel: CancelToken::new(),

@@ -35,6 +35,14 @@ pub struct HarnessConfig {
     /// `--repeat`: overrides the default repetition count.
     pub repetitions: Option<usize>,
     pub pin: PinMode,
+    /// How many rounds the coordinator splits each variant's repetitions into (this worker
+    /// measures one round): `ceil(repetitions / rounds)` here.
+    #[serde(default = "one_round")]
+    pub rounds: usize,
+}
+
+fn one_round() -> usize {
+    1
 }
 
 impl HarnessConfig {
@@ -167,12 +175,14 @@ impl Harness {
     }
 
     /// The configured repetitions, capped by the variant unless the user asked for a number.
+    /// Divided by the rounds: this worker measures one round's share (at least one sample).
     fn repetitions_for(&self, exp: &dyn Experiment, ctx: &RunContext) -> usize {
         let default = self.config.repetitions();
-        match (self.config.repetitions, exp.max_repetitions(ctx)) {
+        let total = match (self.config.repetitions, exp.max_repetitions(ctx)) {
             (None, Some(cap)) => default.min(cap.max(MIN_CAPPED_REPETITIONS)),
             _ => default,
-        }
+        };
+        total.div_ceil(self.config.rounds.max(1))
     }
 
     /// Pin, set up, sample, and always tear down.
@@ -405,6 +415,7 @@ mod tests {
                 smoke: false,
                 repetitions: Some(1),
                 pin: PinMode::None,
+                rounds: 1,
             },
             host: Arc::new(Host {
                 cpus_allowed: concbench_sys::allowed_cpus().unwrap(),

@@ -88,6 +88,8 @@ pub fn device_read_bytes(scope: IoScope) -> Option<u64> {
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct SystemCpu {
     pub iowait: u64,
+    /// Time the hypervisor ran something else while this guest wanted the CPU.
+    pub steal: u64,
     pub total: u64,
 }
 
@@ -101,6 +103,15 @@ impl SystemCpu {
         }
         self.iowait.saturating_sub(earlier.iowait) as f64 / total as f64
     }
+
+    /// Share of CPU time stolen by the hypervisor between two readings (0 when no tick passed).
+    pub fn steal_share_since(&self, earlier: &SystemCpu) -> f64 {
+        let total = self.total.saturating_sub(earlier.total);
+        if total == 0 {
+            return 0.0;
+        }
+        self.steal.saturating_sub(earlier.steal) as f64 / total as f64
+    }
 }
 
 /// Read `/proc/stat`'s aggregate `cpu` line; `None` when it is unreadable.
@@ -110,6 +121,7 @@ pub fn system_cpu() -> Option<SystemCpu> {
     let opt = |v: Option<u64>| v.unwrap_or(0);
     Some(SystemCpu {
         iowait: opt(t.iowait),
+        steal: opt(t.steal),
         total: t.user
             + t.nice
             + t.system
@@ -124,6 +136,22 @@ pub fn system_cpu() -> Option<SystemCpu> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn steal_share_is_the_stolen_fraction_of_elapsed_ticks() {
+        let a = SystemCpu {
+            iowait: 0,
+            steal: 10,
+            total: 1000,
+        };
+        let b = SystemCpu {
+            iowait: 0,
+            steal: 40,
+            total: 1200,
+        };
+        assert!((b.steal_share_since(&a) - 0.15).abs() < 1e-12);
+        assert_eq!(a.steal_share_since(&a), 0.0);
+    }
 
     #[test]
     fn sleeping_counts_a_voluntary_switch() {

@@ -119,6 +119,7 @@ fn harness(reps: usize) -> Harness {
             smoke: false,
             repetitions: Some(reps),
             pin: PinMode::Auto,
+            rounds: 1,
         },
         host: Arc::new(concbench_measure::host::collect()),
         cancel: CancelToken::new(),
@@ -309,6 +310,27 @@ fn cancellation_stops_the_run_and_tears_down() {
     let (outcome, calls) = measure(&h, Fake::default());
     assert!(matches!(outcome, Outcome::Failed(f) if f.error.contains("interrupted")));
     assert_eq!(calls.last().map(String::as_str), Some("teardown"));
+}
+
+#[test]
+fn a_round_measures_its_share_of_the_repetitions() {
+    let mut h = harness(5);
+    h.config.rounds = 2;
+    let (outcome, _) = measure(
+        &h,
+        Fake {
+            plan: Some(Plan::Fixed(3)),
+            ..Default::default()
+        },
+    );
+    let Outcome::Measured(raw) = outcome else {
+        panic!()
+    };
+    assert_eq!(
+        raw.values.len(),
+        3,
+        "5 repetitions in 2 rounds: 3 in this one"
+    );
 }
 
 #[test]

@@ -83,6 +83,11 @@ pub struct MeasureArgs {
     /// Repetitions per variant (default 10, or 5 with --quick).
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=10_000))]
     pub repeat: Option<u32>,
+    /// Measure every variant in N rounds (A B C ... A B C ...), each round taking its share of
+    /// the repetitions, so slow drift of the machine falls on every variant alike and shows in
+    /// the intervals (default 2; 1 with --quick).
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=100))]
+    pub rounds: Option<u32>,
     /// Directory (on a disk, not tmpfs) for the io family's data files (default: a new directory
     /// in $TMPDIR, /var/tmp or the current directory, whichever is disk-backed).
     #[arg(long, value_name = "DIR")]

@@ -6,7 +6,7 @@ use crate::args::{MeasureArgs, Pin};
 use crate::progress::Progress;
 use anyhow::{Context, Result};
 use concbench_analysis::{build_entry, verdicts};
-use concbench_core::{Experiment, Outcome, ResultDoc};
+use concbench_core::{Experiment, Outcome, RawMeasurement, ResultDoc};
 use concbench_experiments::io::RunData;
 use concbench_measure::isolate::{supervisor::Supervisor, Job};
 use concbench_measure::{clock, host, recorded_params, signals, HarnessConfig, PinMode};
@@ -30,6 +30,17 @@ pub fn harness_config(args: &MeasureArgs) -> HarnessConfig {
             Pin::Auto => PinMode::Auto,
             Pin::None => PinMode::None,
         },
+        rounds: rounds(args),
+    }
+}
+
+/// Rounds per variant: `--rounds`, else 2 for a full run and 1 for `--quick` (where the whole
+/// suite lasts a minute and drift has little time to act).
+pub fn rounds(args: &MeasureArgs) -> usize {
+    match args.rounds {
+        Some(n) => n as usize,
+        None if is_quick(args) => 1,
+        None => 2,
     }
 }
 
@@ -82,6 +93,7 @@ pub fn measure(
         .context("creating a scratch directory")?;
     let started_at = clock::wall_now_rfc3339();
     let started = clock::now();
+    let cpu_at_start = concbench_measure::usage::system_cpu();
     let host = host::collect();
     let supervisor = Supervisor {
         program: std::env::current_exe().context("locating the concbench executable")?,
@@ -94,37 +106,62 @@ pub fn measure(
     doc.settings = settings;
     doc.warnings = host.confounder_warnings();
 
-    let mut progress = Progress::new(variants.len());
-    for (index, exp) in variants {
-        if cancel.is_cancelled() {
-            break;
-        }
-        let params = recorded_params(exp.as_ref(), config.pin);
-        let label = format!("{} {}", exp.meta().id, params.compact());
-        progress.begin(label.clone());
-        let job = Job {
-            index,
-            id: exp.meta().id.to_string(),
-            config: config.clone(),
-            host: host.clone(),
-            scratch_dir: scratch.path().to_path_buf(),
-            options: options.clone(),
-        };
-        match supervisor.measure(&job, &mut |e| progress.event(e)) {
-            Outcome::Measured(mut raw) => {
-                raw.meta = exp.meta().clone();
-                doc.results.push(build_entry(&raw));
+    let rounds = config.rounds.max(1);
+    let mut progress = Progress::new(variants.len() * rounds);
+    let job_for = |index: usize, exp: &dyn Experiment| Job {
+        index,
+        id: exp.meta().id.to_string(),
+        config: config.clone(),
+        host: host.clone(),
+        scratch_dir: scratch.path().to_path_buf(),
+        options: options.clone(),
+    };
+    // Each variant's samples so far; a variant that was skipped or failed is not measured again.
+    let mut merged: Vec<Option<RawMeasurement>> = vec![None; variants.len()];
+    let mut excluded = vec![false; variants.len()];
+    'rounds: for round in 1..=rounds {
+        for (slot, (index, exp)) in variants.iter().enumerate() {
+            if cancel.is_cancelled() {
+                break 'rounds;
             }
-            Outcome::Skipped(s) => doc.skipped.push(s),
-            Outcome::Failed(_) if cancel.is_cancelled() => {}
-            Outcome::Failed(mut f) => {
-                f.params = params;
-                progress.note(&format!("FAILED {label}: {}", f.error));
-                doc.failures.push(f);
+            if excluded[slot] {
+                progress.end_one();
+                continue;
             }
+            let params = recorded_params(exp.as_ref(), config.pin);
+            let label = format!("{} {}", exp.meta().id, params.compact());
+            let shown = if rounds > 1 {
+                format!("round {round}/{rounds}: {label}")
+            } else {
+                label.clone()
+            };
+            progress.begin(shown);
+            match supervisor.measure(&job_for(*index, exp.as_ref()), &mut |e| progress.event(e)) {
+                Outcome::Measured(mut raw) => {
+                    raw.meta = exp.meta().clone();
+                    match &mut merged[slot] {
+                        Some(so_far) => so_far.merge(*raw),
+                        None => merged[slot] = Some(*raw),
+                    }
+                }
+                Outcome::Skipped(s) => {
+                    excluded[slot] = true;
+                    doc.skipped.push(s);
+                }
+                Outcome::Failed(_) if cancel.is_cancelled() => {}
+                Outcome::Failed(mut f) => {
+                    // A variant that failed in any round is reported failed, not half-measured.
+                    excluded[slot] = true;
+                    merged[slot] = None;
+                    f.params = params;
+                    progress.note(&format!("FAILED {label}: {}", f.error));
+                    doc.failures.push(f);
+                }
+            }
+            progress.end_one();
         }
-        progress.end_one();
     }
+    doc.results = merged.iter().flatten().map(build_entry).collect();
     progress.finish();
     if let Some(io) = io_data.take() {
         let done = io.describe_end();
@@ -133,8 +170,30 @@ pub fn measure(
     }
     doc.interrupted = cancel.is_cancelled();
     doc.duration_s = started.elapsed().as_secs_f64();
+    let cpu_at_end = concbench_measure::usage::system_cpu();
+    if let Some(w) = cpu_at_start
+        .zip(cpu_at_end)
+        .and_then(|(a, b)| steal_warning(b.steal_share_since(&a)))
+    {
+        doc.warnings.push(w);
+    }
     doc.verdicts = verdicts::judge(&doc);
     Ok(doc)
+}
+
+/// The share of CPU time a hypervisor may steal before a run's figures deserve a warning.
+const STEAL_WARNING_SHARE: f64 = 0.02;
+
+/// A warning when the hypervisor took CPU time away during the run (other guests on the host).
+fn steal_warning(share: f64) -> Option<String> {
+    (share > STEAL_WARNING_SHARE).then(|| {
+        format!(
+            "the hypervisor took {:.1}% of the CPU time during the run (steal): other guests \
+             on the host competed with the measurement; rerun at a quieter time and compare the \
+             two runs (`concbench compare`) before trusting small differences",
+            share * 100.0
+        )
+    })
 }
 
 /// Write the document (`--json` or the default path) and store it in the history (unless
@@ -196,6 +255,7 @@ fn harness_settings(args: &MeasureArgs) -> BTreeMap<String, serde_json::Value> {
             .map(serde_json::Value::from)
             .unwrap_or(serde_json::Value::Null),
     );
+    s.insert("rounds".into(), rounds(args).into());
     s
 }
 
@@ -206,4 +266,19 @@ fn default_json_path(command: &str, started_at: &str) -> PathBuf {
         .filter(|c| c.is_ascii_alphanumeric())
         .collect();
     PathBuf::from("concbench-results").join(format!("{command}-{stamp}.json"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn steal_is_warned_about_only_above_the_threshold() {
+        assert!(steal_warning(0.01).is_none());
+        let w = steal_warning(0.125).expect("12.5% steal is worth a warning");
+        assert!(
+            w.contains("12.5%") && w.contains("concbench compare"),
+            "{w}"
+        );
+    }
 }

@@ -196,3 +196,31 @@ fn pin_none_records_unpinned_placement() {
     let doc = read_json(&out);
     assert_eq!(doc["results"][0]["params"]["placement"], "unpinned");
 }
+
+#[test]
+fn rounds_measure_each_variant_again_and_merge_the_samples() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("out.json");
+    concbench()
+        .args([
+            "run",
+            "--smoke",
+            "--no-store",
+            "--rounds",
+            "3",
+            "--only",
+            "syscall,create.fork_exec",
+            "--json",
+        ])
+        .arg(&out)
+        .assert()
+        .success();
+    let doc = read_json(&out);
+    assert_valid(&doc);
+    assert_eq!(doc["settings"]["rounds"], 3);
+    for r in doc["results"].as_array().unwrap() {
+        // Smoke takes one sample per variant; three rounds give three, merged into one result.
+        assert_eq!(r["samples"].as_array().unwrap().len(), 3, "{}", r["id"]);
+    }
+    assert_eq!(doc["results"].as_array().unwrap().len(), 2);
+}
