@@ -153,13 +153,26 @@ fn conclusion(kind: VerdictKind, helped: &[&str], not_helped: &[&str]) -> &'stat
     }
 }
 
-pub fn one_thread(doc: &ResultDoc, published: &Published) -> Option<Verdict> {
-    let file_mib = doc
-        .results
+/// The largest file size at which the headline pair (one thread and threads, ten files, cold)
+/// was measured. Not simply the largest size measured: a full run also reads 4 x 128 MiB for the
+/// side-by-side with fio, which has no ten-file pair and used to hide the verdict.
+fn headline_file_mib(doc: &ResultDoc) -> Option<u64> {
+    doc.results
         .iter()
         .filter(|e| e.id == "io.read" && e.params.get_str("cache") == Some("cold"))
         .filter_map(|e| e.params.get_f64("file_mib"))
-        .fold(None, |m: Option<f64>, v| Some(m.map_or(v, |m| m.max(v))))? as u64;
+        .map(|mib| mib as u64)
+        .filter(|&mib| {
+            ["byte", "block"].into_iter().any(|reader| {
+                cold(doc, mib, "one-thread-sequential", HEADLINE_FILES, reader).is_some()
+                    && cold(doc, mib, "threads", HEADLINE_FILES, reader).is_some()
+            })
+        })
+        .max()
+}
+
+pub fn one_thread(doc: &ResultDoc, published: &Published) -> Option<Verdict> {
+    let file_mib = headline_file_mib(doc)?;
     let findings: Vec<ReaderFinding> = ["byte", "block"]
         .into_iter()
         .filter_map(|r| judge_reader(doc, file_mib, r))
@@ -222,10 +235,20 @@ mod tests {
     use concbench_core::{Host, Meta, Params, RawMeasurement, Tool};
 
     fn entry(model: &str, files: u64, reader: &str, ms: [f64; 5]) -> ResultEntry {
+        sized_entry(model, files, 50, reader, ms)
+    }
+
+    fn sized_entry(
+        model: &str,
+        files: u64,
+        file_mib: u64,
+        reader: &str,
+        ms: [f64; 5],
+    ) -> ResultEntry {
         let params = Params::new()
             .with("model", model)
             .with("files", files)
-            .with("file_mib", 50)
+            .with("file_mib", file_mib)
             .with("read_kib", if reader == "byte" { 8 } else { 128 })
             .with("reader", reader)
             .with("cache", "cold")
@@ -333,6 +356,20 @@ mod tests {
         let v = one_thread(&d, &published()).unwrap();
         assert_eq!(v.verdict, VerdictKind::Depends, "{}", v.explanation);
         assert!(v.explanation.contains("Inconclusive"), "{}", v.explanation);
+    }
+
+    #[test]
+    fn regression_fio_sized_files_do_not_hide_the_verdict() {
+        // A full run also reads 4 x 128 MiB (beside fio); the verdict must still be judged on
+        // the 50 MiB ten-file pair.
+        let d = doc(vec![
+            entry("one-thread-sequential", 10, "byte", SEED_LIKE),
+            entry("threads", 10, "byte", SLIGHTLY_FASTER),
+            sized_entry("threads", 4, 128, "block", TWICE_AS_FAST),
+        ]);
+        let v = one_thread(&d, &published()).expect("judged on the 50 MiB pair");
+        assert_eq!(v.verdict, VerdictKind::Confirmed, "{}", v.explanation);
+        assert!(!v.explanation.contains("128 MiB"), "{}", v.explanation);
     }
 
     #[test]
