@@ -123,6 +123,10 @@ pub struct ReportArgs {
     /// Write one self-contained HTML page here (charts inline; opens offline in any browser).
     #[arg(long, value_name = "OUT")]
     pub html: Option<PathBuf>,
+    /// Judge the claims again from the stored samples with this build's rules, instead of
+    /// showing the verdicts the document was written with (for documents from older builds).
+    #[arg(long)]
+    pub rejudge: bool,
 }
 
 /// Where the run history lives.

@@ -224,3 +224,30 @@ fn rounds_measure_each_variant_again_and_merge_the_samples() {
     }
     assert_eq!(doc["results"].as_array().unwrap().len(), 2);
 }
+
+#[test]
+fn report_rejudge_recomputes_verdicts_from_the_samples() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut doc = read_json(&fixture());
+    doc["verdicts"] = serde_json::json!([]);
+    let stripped = dir.path().join("no-verdicts.json");
+    std::fs::write(&stripped, doc.to_string()).unwrap();
+    let render = |extra: &[&str]| {
+        let md = dir.path().join("out.md");
+        concbench()
+            .arg("report")
+            .arg(&stripped)
+            .args(extra)
+            .arg("--markdown")
+            .arg(&md)
+            .assert()
+            .success();
+        std::fs::read_to_string(md).unwrap()
+    };
+    assert!(!render(&[]).contains("## Verdicts"));
+    let rejudged = render(&["--rejudge"]);
+    assert!(
+        rejudged.contains("## Verdicts") && rejudged.contains("S0.30x"),
+        "{rejudged}"
+    );
+}

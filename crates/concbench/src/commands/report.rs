@@ -2,13 +2,19 @@
 
 use crate::args::ReportArgs;
 use anyhow::Result;
+use concbench_analysis::verdicts;
 use concbench_core::{ResultDoc, UsageError, SCHEMA_ID};
 use concbench_report::{Csv, Exporter, Html, Markdown, Terminal};
 use std::path::Path;
 use std::process::ExitCode;
 
 pub fn report(args: ReportArgs) -> Result<ExitCode> {
-    let doc = load(&args.file, "report")?;
+    let mut doc = load(&args.file, "report")?;
+    if args.rejudge {
+        // The samples are the record; verdicts are a reading of them, which a later build may
+        // make better. Nothing measured changes.
+        doc.verdicts = verdicts::judge(&doc);
+    }
     print!("{}", Terminal { width: None }.render(&doc)?);
     if let Some(path) = &args.markdown {
         super::write_output("--markdown", path, &Markdown.render(&doc)?)?;
