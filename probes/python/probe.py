@@ -178,8 +178,17 @@ def chunks(count):
     return total
 
 
-def cpu_process(ready_wr, go_rd, done_wr, count):
+def pin_worker(index, cpus):
+    """Worker `index` on its own CPU of the probe's set, when there are enough. Unpinned, a forked
+    worker starts on its parent's CPU and the scheduler may move it only after the timed job is
+    over: half the samples then showed no speed-up from two processes."""
+    if len(cpus) > 1:
+        os.sched_setaffinity(0, {cpus[index % len(cpus)]})
+
+
+def cpu_process(index, cpus, ready_wr, go_rd, done_wr, count):
     die_with_parent()
+    pin_worker(index, cpus)
     chunks(1)  # untimed: a forked worker's first touches of shared objects fault in its copies
     os.write(ready_wr, b"r")
     os.read(go_rd, 1)
@@ -189,7 +198,9 @@ def cpu_process(ready_wr, go_rd, done_wr, count):
 
 def cpu_processes(shares):
     ready, go, done = os.pipe(), os.pipe(), os.pipe()
-    procs = [FORK.Process(target=cpu_process, args=(ready[1], go[0], done[1], s)) for s in shares]
+    cpus = sorted(os.sched_getaffinity(0))
+    procs = [FORK.Process(target=cpu_process, args=(i, cpus, ready[1], go[0], done[1], s))
+             for i, s in enumerate(shares)]
     for p in procs:
         p.start()
     try:
@@ -209,13 +220,15 @@ def cpu_processes(shares):
 
 def cpu_threads(shares):
     barrier = threading.Barrier(len(shares) + 1)
+    cpus = sorted(os.sched_getaffinity(0))
 
-    def work(count):
+    def work(index, count):
+        pin_worker(index, cpus)  # as the processes are: only the GIL differs
         chunks(1)  # untimed, as in a process worker
         barrier.wait()
         chunks(count)
 
-    threads = [threading.Thread(target=work, args=(s,)) for s in shares]
+    threads = [threading.Thread(target=work, args=(i, s)) for i, s in enumerate(shares)]
     for t in threads:
         t.start()
     barrier.wait()
