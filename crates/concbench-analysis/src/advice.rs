@@ -171,16 +171,25 @@ fn time_cost(entry: &ResultEntry) -> Option<Cost> {
     })
 }
 
+/// The number of units held at once that memory figures are quoted at (the `--quick` point and
+/// the verdicts'): 100 units carry more of the fixed overhead, 10,000 are not always measured.
+const MEMORY_UNITS: f64 = 1000.0;
+
 /// Memory per unit: a `memory` result whose `model` param (or last id part) names the kind,
-/// in KiB, MiB or B.
+/// in KiB, MiB or B; the one held at [`MEMORY_UNITS`] when there is one, else the first.
 fn memory_cost(doc: &ResultDoc, kind: Kind) -> Option<Cost> {
     let names_kind = |r: &ResultEntry| {
         r.params.get_str("model") == Some(kind.name())
             || r.id.rsplit('.').next() == Some(kind.name())
     };
-    doc.results
-        .iter()
-        .filter(|r| r.family == "memory" && names_kind(r))
+    let candidates = || {
+        doc.results
+            .iter()
+            .filter(move |r| r.family == "memory" && names_kind(r))
+    };
+    candidates()
+        .filter(|r| r.params.get_f64("units") == Some(MEMORY_UNITS))
+        .chain(candidates())
         .find_map(|r| {
             let factor = match r.unit.as_str() {
                 "KiB" => 1.0,

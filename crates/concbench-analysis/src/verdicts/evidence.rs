@@ -26,10 +26,11 @@ impl Comparison {
         self.p_value < 0.05 && (self.ci.0 > 1.0 || self.ci.1 < 1.0)
     }
 
-    /// "1.23x (95% CI 1.10-1.40)", with ", not a significant difference" when it is not one.
+    /// "1.23x (95% CI 1.10-1.40)", with ", not a significant difference" inside the parentheses
+    /// when it is not one (so the phrase can sit mid-sentence: "costs 1.01x (...) a thread").
     pub fn describe(&self) -> String {
         format!(
-            "{:.2}x (95% CI {:.2}-{:.2}){}",
+            "{:.2}x (95% CI {:.2}-{:.2}{})",
             self.ratio,
             self.ci.0,
             self.ci.1,

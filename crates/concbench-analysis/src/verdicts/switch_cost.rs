@@ -57,8 +57,8 @@ pub fn switch_cost(doc: &ResultDoc, published: &Published) -> Option<Verdict> {
     let mut evidence = vec![process.id.clone(), syscall.id.clone()];
     let mut explanation = format!(
         "Here, on one CPU, a process switch (pipe ping-pong) costs {} (published 3.5 us), a \
-         system call {} (published 200 ns): a switch costs {:.0}x a system call (95% CI \
-         {:.0}-{:.0}x; the seed's figures say 17.5x).",
+         system call {} (published 200 ns): a switch costs {:.1}x a system call (95% CI \
+         {:.1}-{:.1}x; the seed's figures say 17.5x).",
         human_ns(process.summary.median),
         human_ns(syscall.summary.median),
         vs_syscall.ratio,
