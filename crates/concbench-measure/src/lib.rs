@@ -16,6 +16,8 @@
 pub mod calibrate;
 pub mod clock;
 pub mod cpus;
+#[cfg(test)]
+mod forked_check;
 pub mod harness;
 pub mod headroom;
 pub mod host;

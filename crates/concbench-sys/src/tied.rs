@@ -105,13 +105,18 @@ mod tests {
         let grandchild: i32 = line.trim().parse().unwrap();
         let status = end_group(&mut child, Duration::from_millis(50)).unwrap();
         assert!(!status.success());
-        std::thread::sleep(Duration::from_millis(50));
-        // The grandchild was killed; it may linger as a zombie of init, but not run.
-        let state = std::fs::read_to_string(format!("/proc/{grandchild}/stat")).unwrap_or_default();
-        assert!(
-            state.is_empty() || state.contains(") Z"),
-            "grandchild still running: {state}"
-        );
+        // The grandchild was killed; it may linger as a zombie of init, but not run. A killed
+        // task still has to be scheduled to die: on a loaded machine that takes a while, so poll
+        // (a grandchild that was never signalled sleeps its 60 s and fails this).
+        let stat =
+            || std::fs::read_to_string(format!("/proc/{grandchild}/stat")).unwrap_or_default();
+        let gone = |state: &str| state.is_empty() || state.contains(") Z");
+        let deadline = std::time::Instant::now() + Duration::from_secs(10);
+        while !gone(&stat()) && std::time::Instant::now() < deadline {
+            std::thread::sleep(Duration::from_millis(10));
+        }
+        let state = stat();
+        assert!(gone(&state), "grandchild still running: {state}");
     }
 
     #[test]
