@@ -58,7 +58,7 @@ pub fn build_entry(raw: &RawMeasurement) -> ResultEntry {
 pub fn summary(stats: &Stats) -> Summary {
     Summary {
         median: stats.median,
-        ci95: [stats.ci95.0, stats.ci95.1],
+        ci95: Some([stats.ci95.0, stats.ci95.1]),
         min: stats.min,
         max: stats.max,
         mad: stats.mad,

@@ -84,8 +84,10 @@ pub struct ResultEntry {
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 pub struct Summary {
     pub median: f64,
-    /// Bootstrap 95% confidence interval of the median.
-    pub ci95: [f64; 2],
+    /// 95% confidence interval of the median; `None` (JSON `null`) when there are too few
+    /// values for a finite interval. Read it through [`ResultEntry::interval`].
+    #[serde(default)]
+    pub ci95: Option<[f64; 2]>,
     pub min: f64,
     pub max: f64,
     /// Median absolute deviation (unscaled).
@@ -125,6 +127,9 @@ pub enum VerdictKind {
     Confirmed,
     Refuted,
     Depends,
+    /// The evidence straddles the rule's margin at the budget spent: neither confirmed nor
+    /// refuted. Never read as a refutation.
+    Inconclusive,
 }
 
 /// A judgement on one claim of a seed article, resting on result ids.
@@ -137,6 +142,13 @@ pub struct Verdict {
     /// Result ids the verdict rests on.
     pub evidence: Vec<String>,
     pub explanation: String,
+}
+
+impl ResultEntry {
+    /// The 95% interval of the median, when there were enough values for one.
+    pub fn interval(&self) -> Option<(f64, f64)> {
+        self.summary.ci95.map(|[lo, hi]| (lo, hi))
+    }
 }
 
 impl ResultDoc {

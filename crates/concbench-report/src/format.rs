@@ -9,7 +9,11 @@ pub fn value(v: f64, unit: &str) -> String {
 }
 
 /// A 95% interval in the scale of its centre value: `[2.61, 2.70] µs`.
-pub fn interval(centre: f64, ci: [f64; 2], unit: &str) -> String {
+/// "[1.2, 1.4] µs"; "no interval" when there were too few values for one.
+pub fn interval(centre: f64, ci: Option<[f64; 2]>, unit: &str) -> String {
+    let Some(ci) = ci else {
+        return "no interval".to_string();
+    };
     match time_scale(centre, unit) {
         Some((scaled, u)) => {
             let f = if centre == 0.0 { 1.0 } else { scaled / centre };
@@ -99,7 +103,10 @@ mod tests {
         assert_eq!(value(1.5e9, "ns"), "1.50 s");
         assert_eq!(value(20312.0, "ms"), "20.3 s");
         assert_eq!(value(12.0, "KiB"), "12.0 KiB");
-        assert_eq!(interval(2650.0, [2610.0, 2700.0], "ns"), "[2.61, 2.70] µs");
+        assert_eq!(
+            interval(2650.0, Some([2610.0, 2700.0]), "ns"),
+            "[2.61, 2.70] µs"
+        );
     }
 
     #[test]

@@ -245,7 +245,7 @@ mod tests {
             iterations: 1,
             summary: Summary {
                 median,
-                ci95: [median, median],
+                ci95: Some([median, median]),
                 min: median,
                 max: median,
                 mad: 0.0,

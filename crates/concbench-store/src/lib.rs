@@ -102,8 +102,8 @@ impl Store {
                     serde_json::to_string(&r.params)?,
                     r.unit,
                     r.summary.median,
-                    r.summary.ci95[0],
-                    r.summary.ci95[1],
+                    r.interval().map(|c| c.0),
+                    r.interval().map(|c| c.1),
                     serde_json::to_string(&r.samples)?,
                 ])?;
             }
@@ -235,7 +235,7 @@ mod tests {
             iterations: 1,
             summary: Summary {
                 median: 1.0,
-                ci95: [0.5, 1.5],
+                ci95: Some([0.5, 1.5]),
                 min: 0.5,
                 max: 1.5,
                 mad: 0.1,

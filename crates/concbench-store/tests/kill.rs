@@ -30,7 +30,7 @@ fn big_doc(n: usize) -> ResultDoc {
         iterations: 1000,
         summary: Summary {
             median: 1000.0 + i as f64,
-            ci95: [990.0, 1010.0],
+            ci95: Some([990.0, 1010.0]),
             min: 980.0,
             max: 1020.0,
             mad: 5.0,

@@ -146,7 +146,7 @@ fn conclusion(kind: VerdictKind, helped: &[&str], not_helped: &[&str]) -> &'stat
             "Threads helped only the byte-per-call reader: they pay off when reading is CPU-bound \
              (spread over the cores), not when the device is the limit."
         }
-        VerdictKind::Depends => {
+        VerdictKind::Depends | VerdictKind::Inconclusive => {
             "Threads helped only block reads, where the storage serves parallel streams faster; \
              the byte-per-call reader stayed bound by its CPU work."
         }

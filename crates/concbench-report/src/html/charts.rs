@@ -158,7 +158,7 @@ fn bars(
             Bar {
                 label: label(r, &shared, single, hide),
                 value: r.summary.median * factor,
-                ci: Some((r.summary.ci95[0] * factor, r.summary.ci95[1] * factor)),
+                ci: r.interval().map(|(lo, hi)| (lo * factor, hi * factor)),
                 series,
                 tooltip: tooltip(r),
             }
@@ -311,7 +311,7 @@ fn lines(
         let point = Point {
             x,
             y: r.summary.median * factor,
-            ci: Some((r.summary.ci95[0] * factor, r.summary.ci95[1] * factor)),
+            ci: r.interval().map(|(lo, hi)| (lo * factor, hi * factor)),
             tooltip: tooltip(r),
         };
         match series.iter_mut().find(|s| s.name == name) {
@@ -425,8 +425,9 @@ fn io(results: &[&ResultEntry]) -> Vec<Chart> {
         // The interval of a time t maps to MiB/s as (bytes / t_high, bytes / t_low).
         let ci = {
             let f = y * r.summary.median;
-            (r.summary.ci95[1] > 0.0 && r.summary.ci95[0] > 0.0 && r.unit != "MiB/s")
-                .then(|| (f / r.summary.ci95[1], f / r.summary.ci95[0]))
+            r.interval()
+                .filter(|(lo, hi)| *hi > 0.0 && *lo > 0.0 && r.unit != "MiB/s")
+                .map(|(lo, hi)| (f / hi, f / lo))
         };
         let name = label(r, &shared, true, &["files", "threads"]);
         let point = Point {
