@@ -225,7 +225,7 @@ pub fn runtime_notes(doc: &ResultDoc) -> Vec<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use concbench_core::{Params, Summary};
+    use concbench_core::Params;
 
     fn entry(
         id: &str,
@@ -234,31 +234,11 @@ mod tests {
         unit: &str,
         version: Option<&str>,
     ) -> ResultEntry {
-        ResultEntry {
-            id: id.into(),
-            family: id.split('.').next().unwrap().into(),
-            title: String::new(),
-            op: String::new(),
-            unit: unit.into(),
-            params,
-            cpus: vec![],
-            iterations: 1,
-            summary: Summary {
-                median,
-                ci95: Some([median, median]),
-                min: median,
-                max: median,
-                mad: 0.0,
-                mean: median,
-            },
-            samples: vec![median],
-            counters: Default::default(),
-            overhead: None,
-            warnings: vec![],
-            info: version
-                .map(|v| [("runtime_version".to_string(), v.to_string())].into())
-                .unwrap_or_default(),
-        }
+        let mut e = concbench_analysis::synthetic::entry_with(id, unit, params, &[median]);
+        e.info = version
+            .map(|v| [("runtime_version".to_string(), v.to_string())].into())
+            .unwrap_or_default();
+        e
     }
 
     fn doc(results: Vec<ResultEntry>) -> ResultDoc {

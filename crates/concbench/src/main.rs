@@ -6,6 +6,7 @@
 mod args;
 mod commands;
 mod db;
+mod output;
 mod progress;
 mod session;
 

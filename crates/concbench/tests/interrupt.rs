@@ -49,6 +49,7 @@ fn ctrl_c_during(args: &[&str]) {
     let mut child = Command::new(assert_cmd::cargo::cargo_bin("concbench"))
         .arg("run")
         .args(args)
+        .args(["--settle", "0"])
         .arg("--json")
         .arg(&out)
         .env(k, v)

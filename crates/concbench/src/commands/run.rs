@@ -24,10 +24,10 @@ pub fn run(args: RunArgs) -> Result<ExitCode> {
     print!("{}", Terminal { width: None }.render(&doc)?);
     session::keep(&doc, &args.measure, store.as_mut(), "run")?;
     if let Some(md) = &args.markdown {
-        super::write_output("--markdown", md, &Markdown.render(&doc)?)?;
+        crate::output::write_output("--markdown", md, &Markdown.render(&doc)?)?;
     }
     if let Some(html) = &args.html {
-        super::write_output("--html", html, &Html.render(&doc)?)?;
+        crate::output::write_output("--html", html, &Html.render(&doc)?)?;
         eprintln!("concbench: wrote {} (open it in a browser)", html.display());
     }
     Ok(session::exit_code(&doc))
