@@ -14,6 +14,7 @@ pub mod placement;
 pub mod raw;
 pub mod result;
 pub mod usage;
+pub mod vocab;
 
 pub use context::{CancelToken, RunContext};
 pub use error::UsageError;

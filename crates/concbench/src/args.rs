@@ -26,7 +26,8 @@ pub enum Command {
     Replicate(ReplicateArgs),
     /// Runs stored in the local history database, newest first.
     History(HistoryArgs),
-    /// Compare two runs (files or stored run ids): B/A per result with a 95% interval.
+    /// Compare runs (files or stored run ids): B/A per result with a 95% interval, and every
+    /// run's verdicts side by side with the changed ones flagged.
     Compare(CompareArgs),
     /// Which model (processes, threads, coroutines) costs least for a workload, on this machine.
     Advise(AdviseArgs),
@@ -171,9 +172,9 @@ pub struct CompareArgs {
     /// The baseline: a result document (FILE.json) or a stored run id (see `concbench history`).
     #[arg(value_name = "A")]
     pub a: String,
-    /// The run compared with A: a file or a stored run id. Ratios are B/A.
-    #[arg(value_name = "B")]
-    pub b: String,
+    /// The runs compared with A: files or stored run ids. Ratios are B/A, for each B.
+    #[arg(value_name = "B", required = true, num_args = 1..)]
+    pub b: Vec<String>,
     /// The history database stored run ids refer to.
     #[arg(long, value_name = "PATH")]
     pub db: Option<PathBuf>,

@@ -130,6 +130,7 @@ pub fn measure(
         options,
     };
     settings.extend(harness_settings(args, &plan));
+    let broken = broken_selectors();
     let machine = SystemMachine::default();
     let mut progress = Progress::new();
     let out = concbench_session::run(
@@ -150,6 +151,7 @@ pub fn measure(
     let mut doc = ResultDoc::new(host.clone(), started_at);
     doc.settings = settings;
     doc.warnings = host.confounder_warnings();
+    doc.warnings.extend(broken);
     doc.warnings.extend(out.warnings);
     if let Some(w) = out.load.and_then(|l| steal_warning(l.steal)) {
         doc.warnings.push(w);
@@ -169,6 +171,35 @@ pub fn measure(
         rounds_per_verdict(&doc)
     );
     Ok(doc)
+}
+
+/// Claims whose rule names a result this build does not register: a build defect (a renamed
+/// experiment or param), said at start-up rather than leaving a verdict silently unjudged.
+fn broken_selectors() -> Vec<String> {
+    let all = concbench_experiments::all();
+    // The registry as a two-CPU machine pinning as asked would record it, whatever this run does.
+    let keys: Vec<(&str, Params)> = all
+        .iter()
+        .map(|e| {
+            (
+                e.meta().id,
+                recorded_params(e.as_ref(), PinMode::Auto, &[0, 1]),
+            )
+        })
+        .collect();
+    let refs: Vec<(&str, &Params)> = keys.iter().map(|(id, p)| (*id, p)).collect();
+    let published = concbench_analysis::published::published();
+    concbench_analysis::verdicts::unmatched_selectors(&published, &refs)
+        .into_iter()
+        .map(|s| {
+            let w = format!(
+                "the rule of {s} names a result this build does not have; that check cannot be \
+                 judged (a renamed experiment or param: please report it)"
+            );
+            eprintln!("concbench: warning: {w}");
+            w
+        })
+        .collect()
 }
 
 fn machine_elapsed(m: &SystemMachine) -> f64 {

@@ -4,6 +4,7 @@
 use super::decide::num;
 use crate::crossover::{crossovers, Crossover, Leader, Point};
 use crate::published::Published;
+use concbench_core::vocab::{id, key};
 use concbench_core::{ResultDoc, Verdict};
 use concbench_stats::MIN_VALUES_95;
 use serde_json::json;
@@ -70,15 +71,15 @@ pub(crate) fn published_sweep(published: &Published) -> Vec<Point> {
     let figure = |model: &str, count: i64| {
         published.figures.iter().find(|f| {
             f.seed == "S0.print"
-                && f.params.get("model").and_then(|v| v.as_str()) == Some(model)
-                && f.params.get("count").and_then(|v| v.as_integer()) == Some(count)
+                && f.params.get(key::MODEL).and_then(|v| v.as_str()) == Some(model)
+                && f.params.get(key::COUNT).and_then(|v| v.as_integer()) == Some(count)
         })
     };
     let mut counts: Vec<i64> = published
         .figures
         .iter()
         .filter(|f| f.seed == "S0.print")
-        .filter_map(|f| f.params.get("count")?.as_integer())
+        .filter_map(|f| f.params.get(key::COUNT)?.as_integer())
         .collect();
     counts.sort_unstable();
     counts.dedup();
@@ -97,12 +98,12 @@ pub(crate) fn published_sweep(published: &Published) -> Vec<Point> {
 /// What an idle process and an idle thread hold (PSS, kernel memory, commit), from the memory
 /// family at 1000 units.
 pub(crate) fn memory_sentence(doc: &ResultDoc) -> Option<String> {
-    let units = [("units", json!(1000))];
-    let p = super::find(doc, "memory.process", &units)?;
+    let units = [(key::UNITS, json!(1000))];
+    let p = super::find(doc, id::MEMORY_PROCESS, &units)?;
     let t = super::find(
         doc,
-        "memory.thread",
-        &[("units", json!(1000)), ("stack", json!("default"))],
+        id::MEMORY_THREAD,
+        &[(key::UNITS, json!(1000)), (key::STACK, json!("default"))],
     )?;
     let c = |e: &concbench_core::ResultEntry, k: &str| e.counters.get(k).copied();
     let mut s = format!(
