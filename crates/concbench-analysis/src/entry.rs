@@ -36,10 +36,9 @@ pub fn build_entry(rounds: &[RoundRaw]) -> ResultEntry {
         .collect();
     let stats = summarize(&values);
     let overhead = subtracts.then(|| overhead(rounds, &usable, distinguishable));
-    let samples = rounds
-        .iter()
-        .flat_map(|r| sample_values(&r.raw, distinguishable))
-        .collect();
+    // The samples as measured: a difference is a statistic of rounds (value minus baseline),
+    // and one sample minus its paired baseline sample can be negative while every round's is not.
+    let samples = rounds.iter().flat_map(|r| r.raw.values.clone()).collect();
     let mut entry = ResultEntry {
         id: first.meta.id.to_string(),
         family: first.meta.family.to_string(),
@@ -320,7 +319,11 @@ mod tests {
         assert!(o.distinguishable);
         assert_eq!(clear.rounds[0].net(), 11.0 - 4.5);
         assert_eq!(clear.summary.median, (6.5 + 7.0) / 2.0);
-        assert_eq!(clear.samples, vec![6.0, 7.0, 7.0, 7.0]);
+        assert_eq!(
+            clear.samples,
+            vec![10.0, 12.0, 11.0, 11.0],
+            "samples as measured"
+        );
 
         // Regression: Stevens's prefork minus the iterative server came out at -61 us.
         let unclear = build_entry(&rounds(&[

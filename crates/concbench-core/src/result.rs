@@ -69,7 +69,9 @@ pub struct ResultEntry {
     pub iterations: u64,
     #[serde(flatten)]
     pub summary: Summary,
-    /// One value per sample (every round's samples, in order), per operation, in `unit`.
+    /// One value per sample (every round's samples, in order), per operation, in `unit`, as
+    /// measured: for a result that subtracts a baseline, before the subtraction (the baseline's
+    /// samples are in `overhead.samples`).
     pub samples: Vec<f64>,
     /// The rounds: each a fresh worker process measuring this variant. The unit of evidence:
     /// `median`, `ci95`, `min`, `max`, `mad` and `mean` are over the rounds' values.

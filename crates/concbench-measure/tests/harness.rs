@@ -380,3 +380,29 @@ fn usage_is_divided_by_the_operations_a_sample_reports() {
     let by_ops = per_op(Some(1000));
     assert!((1.0..2.0).contains(&by_ops), "{by_ops}");
 }
+
+#[test]
+fn regression_unpinned_on_a_one_cpu_mask_is_recorded_and_pinned_as_same_cpu() {
+    // Under `taskset -c 0`, 12 results said placement=unpinned with cpus [] though they could
+    // only run on CPU 0, and `compare` matched them with unpinned results of a normal run.
+    let mut h = harness(1);
+    let mut host = (*h.host).clone();
+    host.cpus_allowed = vec![host.cpus_allowed[0]];
+    let only = host.cpus_allowed[0];
+    h.host = Arc::new(host);
+    let unpinned = || Fake {
+        placement: Some(Placement::Unpinned),
+        ..Default::default()
+    };
+    let (outcome, _) = measure(&h, unpinned());
+    let Outcome::Measured(raw) = outcome else {
+        panic!("{outcome:?}")
+    };
+    assert_eq!(raw.params.get_str("placement"), Some("same-cpu"));
+    assert_eq!(raw.cpus, vec![only]);
+    // With two CPUs allowed, unpinned stays unpinned.
+    let two = concbench_measure::recorded_params(&unpinned(), PinMode::Auto, &[0, 1]);
+    assert_eq!(two.get_str("placement"), Some("unpinned"));
+    let none = concbench_measure::recorded_params(&unpinned(), PinMode::None, &[3]);
+    assert_eq!(none.get_str("placement"), Some("same-cpu"));
+}

@@ -52,9 +52,9 @@ impl RunPlan {
         }
         RunPlan {
             claim_rounds: if quick { 6 } else { 10 },
-            other_rounds: if quick { 3 } else { 6 },
+            other_rounds: 3,
             interval_rounds: 6,
-            cheap_round: Duration::from_millis(100),
+            cheap_round: Duration::from_millis(if quick { 100 } else { 300 }),
             max_rounds: if quick { 16 } else { 30 },
             budget: Duration::from_secs(if quick { 55 } else { 540 }),
             settle: Duration::from_secs(if quick { 10 } else { 30 }),

@@ -32,9 +32,6 @@ const META: Meta = Meta {
 
 /// Smoke runs prove the code paths on tiny files.
 const SMOKE_FILE_BYTES: u64 = 64 << 10;
-/// Configurations reading this much per repetition get fewer repetitions in a full run (a
-/// repetition then lasts seconds, and its spread is small next to its length).
-const REPETITION_CAPS: [(u64, usize); 2] = [(2 << 30, 3), (1 << 30, 5)];
 /// Descriptors and processes kept in reserve beyond one per file.
 const HEADROOM: u64 = 64;
 
@@ -219,10 +216,8 @@ impl Experiment for Read {
         if ctx.smoke {
             return None;
         }
-        REPETITION_CAPS
-            .iter()
-            .find(|(bytes, _)| self.cfg.total_bytes() >= *bytes)
-            .map(|(_, reps)| *reps)
+        // A batch of whole files per sample: the round (a fresh worker) is the replicate.
+        Some(1)
     }
 
     fn setup(&mut self, ctx: &RunContext) -> Result<()> {

@@ -53,9 +53,9 @@ impl Experiment for Threads {
         Plan::Fixed(1)
     }
 
-    /// A count that stops at the cap does not vary: three samples show it.
+    /// A count that stops at the cap does not vary: one sample per round.
     fn max_repetitions(&self, _ctx: &RunContext) -> Option<usize> {
-        Some(3)
+        Some(1)
     }
 
     fn run(

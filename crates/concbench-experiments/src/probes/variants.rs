@@ -6,7 +6,7 @@ use super::toolchain::Runtime;
 use concbench_core::{Meta, Placement, Plan, RunContext};
 
 /// A probe argument value.
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Arg {
     Str(&'static str),
     Int(i64),
@@ -62,8 +62,9 @@ pub struct Variant {
     pub flags: &'static [&'static str],
 }
 
-/// Long batches (a second or more per sample) are not worth more than this many repetitions.
-pub const BATCH_REPETITIONS: usize = 3;
+/// Long batches (a second or more per sample): one per round (a fresh worker and probe process);
+/// the rounds are the replicates.
+pub const BATCH_REPETITIONS: usize = 1;
 
 const fn meta(
     id: &'static str,
@@ -419,11 +420,28 @@ fn c() -> Vec<Variant> {
 }
 
 /// Every probe variant, in run order: C (the seeds' own programs) first, then Go, Java, Python.
+/// `--quick` keeps the seeds' C programs (the article-method evidence beside concbench's own)
+/// and one creation and one hand-over per other runtime: a runtime's start-up (a JVM's above all)
+/// is paid again in every round.
 pub fn all() -> Vec<Variant> {
     let mut out = c();
     out.extend(go());
     out.extend(java_kind("platform"));
     out.extend(java_kind("virtual"));
     out.extend(python());
+    for v in &mut out {
+        v.in_quick &= quick_subset(v);
+    }
     out
+}
+
+/// The runtimes' variants worth their start-up cost in `--quick`.
+fn quick_subset(v: &Variant) -> bool {
+    let arg = |k: &str| v.args.iter().find(|(name, _)| *name == k).map(|(_, a)| *a);
+    match v.runtime {
+        C => true,
+        Go => matches!(v.what, "create" | "pingpong") && arg("gomaxprocs") != Some(Int(2)),
+        Java => v.what == "create",
+        Python => v.what == "pingpong" && arg("model") == Some(Str("thread")),
+    }
 }

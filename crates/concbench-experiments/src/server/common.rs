@@ -19,10 +19,9 @@ pub const KEEPALIVE_CONNECTIONS: usize = 1000;
 /// The blocking call of scenario B (seed S2).
 pub const BLOCKING: Duration = Duration::from_millis(10);
 
-/// Durations and sizes, by mode. Quick: about 0.6 s per variant, so the whole family (57
-/// variants) takes well under a minute on 2 CPUs and the whole suite about a minute and a half;
-/// 150 ms windows still hold thousands of requests at keep-alive rates (enough for the median
-/// and p99; p99.9 wants a full run).
+/// Durations and sizes, by mode. One window per round (a fresh worker and server): the rounds
+/// are the replicates. Quick: about 0.35 s per round; 150 ms windows still hold thousands of
+/// requests at keep-alive rates (enough for the median and p99; p99.9 wants a full run).
 #[derive(Debug, Clone, Copy)]
 pub struct Sizes {
     pub connections: usize,
@@ -31,7 +30,6 @@ pub struct Sizes {
     /// Warm-up at the start of each sample, excluded from its statistics.
     pub sample_warmup: Duration,
     pub window: Duration,
-    pub repetitions: usize,
 }
 
 pub fn sizes(ctx: &RunContext) -> Sizes {
@@ -41,7 +39,6 @@ pub fn sizes(ctx: &RunContext) -> Sizes {
             warmup: Duration::from_millis(20),
             sample_warmup: Duration::from_millis(5),
             window: Duration::from_millis(40),
-            repetitions: 1,
         }
     } else if ctx.quick {
         Sizes {
@@ -49,17 +46,40 @@ pub fn sizes(ctx: &RunContext) -> Sizes {
             warmup: Duration::from_millis(80),
             sample_warmup: Duration::from_millis(10),
             window: Duration::from_millis(150),
-            repetitions: 3,
         }
     } else {
         Sizes {
             connections: KEEPALIVE_CONNECTIONS,
             warmup: Duration::from_millis(500),
             sample_warmup: Duration::from_millis(100),
-            window: Duration::from_secs(2),
-            repetitions: 5,
+            window: Duration::from_secs(1),
         }
     }
+}
+
+/// The designs a `--quick` run measures in each scenario: those a verdict compares (S2's
+/// coroutines against a blocking and a non-blocking event loop, their memory; Stevens's designs
+/// for his ordering) and a thread per connection for reference. A full run measures every design.
+pub fn in_quick(scenario: Scenario, design: Design) -> bool {
+    use Design::*;
+    match scenario {
+        Scenario::KeepAlive => matches!(design, Epoll | TokioCurrent | ThreadPerConnection),
+        Scenario::Blocking => matches!(design, EpollNaiveBlocking | Epoll | TokioMulti),
+        Scenario::Stevens => !matches!(
+            design,
+            Iterative | Epoll | EpollPerCpu | IoUring | TokioCurrent | TokioMulti
+        ),
+        Scenario::Crash => matches!(design, Prefork | ThreadPerConnection),
+    }
+}
+
+/// The four scenarios, for [`in_quick`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Scenario {
+    KeepAlive,
+    Blocking,
+    Stevens,
+    Crash,
 }
 
 /// (client CPUs, server CPUs) for this variant's placement.

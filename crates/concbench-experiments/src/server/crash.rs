@@ -112,12 +112,16 @@ impl Experiment for Crash {
         Placement::CrossCpu
     }
 
+    fn in_quick(&self) -> bool {
+        super::common::in_quick(super::common::Scenario::Crash, self.design)
+    }
+
     fn plan(&self, _ctx: &RunContext) -> Plan {
         Plan::Fixed(1)
     }
 
     fn max_repetitions(&self, _ctx: &RunContext) -> Option<usize> {
-        Some(3)
+        Some(1)
     }
 
     fn run(

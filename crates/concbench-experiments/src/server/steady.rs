@@ -62,6 +62,15 @@ impl Experiment for Steady {
         Placement::CrossCpu
     }
 
+    fn in_quick(&self) -> bool {
+        let scenario = if self.blocking.is_some() {
+            common::Scenario::Blocking
+        } else {
+            common::Scenario::KeepAlive
+        };
+        common::in_quick(scenario, self.design)
+    }
+
     fn supported(&self, host: &Host) -> Support {
         let needed = common::KEEPALIVE_CONNECTIONS as u64 + 100;
         match host.rlimit_nproc {
@@ -79,8 +88,9 @@ impl Experiment for Steady {
         Plan::Fixed(1)
     }
 
-    fn max_repetitions(&self, ctx: &RunContext) -> Option<usize> {
-        Some(common::sizes(ctx).repetitions)
+    /// One window per round; the rounds are the replicates.
+    fn max_repetitions(&self, _ctx: &RunContext) -> Option<usize> {
+        Some(1)
     }
 
     fn setup(&mut self, ctx: &RunContext) -> Result<()> {

@@ -49,7 +49,7 @@ fn connections(ctx: &RunContext) -> u64 {
     if ctx.smoke {
         40
     } else if ctx.quick {
-        500
+        200
     } else {
         CONNECTIONS
     }
@@ -96,8 +96,13 @@ impl Experiment for Stevens {
         Plan::Fixed(connections(ctx))
     }
 
-    fn max_repetitions(&self, ctx: &RunContext) -> Option<usize> {
-        Some(common::sizes(ctx).repetitions)
+    /// One batch (and its baseline) per round; the rounds are the replicates.
+    fn max_repetitions(&self, _ctx: &RunContext) -> Option<usize> {
+        Some(1)
+    }
+
+    fn in_quick(&self) -> bool {
+        common::in_quick(common::Scenario::Stevens, self.design)
     }
 
     fn run(

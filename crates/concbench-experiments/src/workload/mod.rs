@@ -3,7 +3,6 @@
 //! threads?
 
 mod batch;
-mod cost;
 mod print;
 mod sink;
 

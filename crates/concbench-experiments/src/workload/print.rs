@@ -101,9 +101,9 @@ impl Experiment for Print {
         Plan::Fixed(1)
     }
 
-    fn max_repetitions(&self, ctx: &RunContext) -> Option<usize> {
-        let (workers, count) = self.size(ctx);
-        Some(super::cost::repetitions(workers, count, self.point.sink))
+    /// One batch per round (a fresh worker); the rounds are the replicates.
+    fn max_repetitions(&self, _ctx: &RunContext) -> Option<usize> {
+        Some(1)
     }
 
     fn setup(&mut self, ctx: &RunContext) -> Result<()> {
