@@ -16,7 +16,7 @@ const HEADER: [&str; 7] = [
 ];
 
 /// The comparison as text: a table, what matched nothing, and the summary line.
-pub fn comparison_text(c: &RunComparison, a: &str, b: &str) -> String {
+pub fn comparison_text(c: &RunComparison<'_>, a: &str, b: &str) -> String {
     let mut out = String::new();
     let _ = writeln!(out, "A = {a}\nB = {b}");
     let rows: Vec<[String; 7]> = c

@@ -72,7 +72,7 @@ pub struct MeasureArgs {
     /// Short samples (>= 1 ms), 5 repetitions, smaller sweeps: the whole suite in about a minute.
     #[arg(long)]
     pub quick: bool,
-    /// Where to write the result document (default: concbench-results/<command>-<time>.json).
+    /// Where to write the result document (default: `concbench-results/<command>-<time>.json`).
     #[arg(long, value_name = "FILE")]
     pub json: Option<PathBuf>,
     #[command(flatten)]
