@@ -14,6 +14,7 @@ pub mod designs;
 pub mod listener;
 pub mod process;
 pub mod protocol;
+mod termination;
 
 pub use designs::Design;
 pub use process::{start, RunningServer};

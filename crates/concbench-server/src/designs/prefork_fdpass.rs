@@ -5,7 +5,7 @@
 //! and forks a replacement.
 
 use crate::conn::{self, Buffers};
-use crate::process::reset_child_signals;
+use crate::termination::reset_child_signals;
 use crate::{listener, Handler, Ready};
 use anyhow::{Context, Result};
 use rustix::event::{poll, PollFd, PollFlags};
