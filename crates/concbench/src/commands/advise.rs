@@ -3,6 +3,7 @@
 
 use crate::args::AdviseArgs;
 use crate::db;
+use crate::stdout::out;
 use anyhow::Result;
 use concbench_analysis::advice::{advise as bill_models, Workload};
 use concbench_core::UsageError;
@@ -32,7 +33,7 @@ pub fn advise(args: AdviseArgs) -> Result<ExitCode> {
             (doc, format!("run {id} of {}", path.display()))
         }
     };
-    print!("{}", advice_text(&bill_models(&doc, workload), &source));
+    out!("{}", advice_text(&bill_models(&doc, workload), &source));
     Ok(ExitCode::SUCCESS)
 }
 

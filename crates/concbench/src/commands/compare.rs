@@ -2,6 +2,7 @@
 
 use crate::args::CompareArgs;
 use crate::db;
+use crate::stdout::out;
 use anyhow::Result;
 use concbench_analysis::comparison::compare_runs;
 use concbench_core::{ResultDoc, UsageError};
@@ -12,7 +13,7 @@ use std::process::ExitCode;
 pub fn compare(args: CompareArgs) -> Result<ExitCode> {
     let (a, a_label) = resolve(&args.a, "A", args.db.as_deref())?;
     let (b, b_label) = resolve(&args.b, "B", args.db.as_deref())?;
-    print!(
+    out!(
         "{}",
         comparison_text(&compare_runs(&a, &b), &a_label, &b_label)
     );

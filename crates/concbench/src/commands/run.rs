@@ -4,6 +4,7 @@
 use crate::args::RunArgs;
 use crate::db;
 use crate::session::{self, Variant};
+use crate::stdout::out;
 use anyhow::Result;
 use concbench_core::{Params, UsageError};
 use concbench_report::{Exporter, Html, Markdown, Terminal};
@@ -21,7 +22,7 @@ pub fn run(args: RunArgs) -> Result<ExitCode> {
     }
     let mut store = db::for_writing(&args.measure.store)?;
     let doc = session::measure(variants, &args.measure, settings(&args))?;
-    print!("{}", Terminal { width: None }.render(&doc)?);
+    out!("{}", Terminal { width: None }.render(&doc)?);
     session::keep(&doc, &args.measure, store.as_mut(), "run")?;
     if let Some(md) = &args.markdown {
         super::write_output("--markdown", md, &Markdown.render(&doc)?)?;

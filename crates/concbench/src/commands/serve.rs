@@ -1,6 +1,7 @@
 //! `concbench serve DESIGN`: one server design in the foreground, on loopback by default.
 
 use crate::args::ServeArgs;
+use crate::stdout::outln;
 use concbench_core::UsageError;
 use concbench_server::{Design, Handler, ServerConfig};
 use std::net::SocketAddr;
@@ -31,9 +32,7 @@ pub fn serve(args: ServeArgs) -> anyhow::Result<ExitCode> {
             format!(" ({note})")
         };
         // Printed once, flushed at once: scripts wait for this line to learn the port.
-        println!("concbench: serving {design} on {addr}{note}");
-        use std::io::Write;
-        let _ = std::io::stdout().flush();
+        outln!("concbench: serving {design} on {addr}{note}");
     })?;
     Ok(ExitCode::SUCCESS)
 }

@@ -15,6 +15,15 @@ pub fn concbench() -> Command {
     c
 }
 
+/// The binary as a plain process (for tests that wire its stdio or signal it themselves), with
+/// the environment of [`concbench`].
+pub fn concbench_process() -> std::process::Command {
+    let mut c = std::process::Command::new(assert_cmd::cargo::cargo_bin("concbench"));
+    c.env("CI", "true");
+    c.env("XDG_DATA_HOME", test_data_home());
+    c
+}
+
 /// `$XDG_DATA_HOME` for the binary under test.
 pub fn test_data_home() -> PathBuf {
     PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("xdg-data")
