@@ -6,17 +6,18 @@ use crate::db;
 use crate::session::{self, Variant};
 use crate::stdout::out;
 use anyhow::Result;
-use concbench_core::{Params, UsageError};
+use concbench_core::{Experiment, Params, UsageError};
+use concbench_measure::recorded_params;
 use concbench_report::{Exporter, Html, Markdown, Terminal};
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::process::ExitCode;
 
 pub fn run(args: RunArgs) -> Result<ExitCode> {
     let variants = session::prepare(select(&args)?, &args.measure);
     if variants.is_empty() && !args.where_params.is_empty() {
         return Err(UsageError::new(
-            "--where: no selected variant has these params; `concbench list` shows the ids, and a \
-             run's table shows each variant's params (sweep points outside --quick need a full run)",
+            "--where: the variants with these params are not in the --quick subset (sweep points \
+             outside --quick need a full run); run without --quick",
         )
         .into());
     }
@@ -34,12 +35,32 @@ pub fn run(args: RunArgs) -> Result<ExitCode> {
     Ok(session::exit_code(&doc))
 }
 
-/// The variants `--only` and `--where` select.
+/// The variants `--only` and `--where` select. `--where` sees the params a result shows,
+/// `placement` included (the harness adds it: [`recorded_params`]).
 fn select(args: &RunArgs) -> Result<Vec<Variant>> {
-    Ok(concbench_experiments::select(&args.only)?
+    let only = concbench_experiments::select(&args.only)?;
+    if args.where_params.is_empty() {
+        return Ok(only);
+    }
+    let pin = session::harness_config(&args.measure).pin;
+    let shown = |e: &dyn Experiment| recorded_params(e, pin);
+    let keys: BTreeSet<String> = only
+        .iter()
+        .flat_map(|(_, e)| shown(e.as_ref()).0.into_keys())
+        .collect();
+    let kept: Vec<Variant> = only
         .into_iter()
-        .filter(|(_, e)| params_match(&e.params(), &args.where_params))
-        .collect())
+        .filter(|(_, e)| params_match(&shown(e.as_ref()), &args.where_params))
+        .collect();
+    if kept.is_empty() {
+        return Err(UsageError::new(format!(
+            "--where: no selected variant has these params; the selected variants' params are \
+             {} (a run's table shows each variant's values)",
+            keys.into_iter().collect::<Vec<_>>().join(", ")
+        ))
+        .into());
+    }
+    Ok(kept)
 }
 
 /// Whether every `KEY=VALUE` is among `params` (values compared as printed: `files=10`).
