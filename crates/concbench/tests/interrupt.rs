@@ -3,24 +3,9 @@
 
 mod common;
 
+use common::processes_with;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
-
-/// Processes whose environment carries `marker` (children inherit it).
-fn processes_with(marker: &str) -> Vec<i32> {
-    let mut pids = Vec::new();
-    for entry in std::fs::read_dir("/proc").unwrap().flatten() {
-        let Ok(pid) = entry.file_name().to_string_lossy().parse::<i32>() else {
-            continue;
-        };
-        if let Ok(env) = std::fs::read(entry.path().join("environ")) {
-            if env.split(|b| *b == 0).any(|kv| kv == marker.as_bytes()) {
-                pids.push(pid);
-            }
-        }
-    }
-    pids
-}
 
 #[test]
 fn ctrl_c_leaves_no_process_behind() {

@@ -2,6 +2,7 @@
 
 mod advise;
 mod compare;
+pub(crate) mod cpus;
 mod history;
 mod list;
 mod load;

@@ -86,3 +86,19 @@ where
         assert!(stderr.contains(n), "stderr lacks {n:?}:\n{stderr}");
     }
 }
+
+/// Processes whose environment carries `marker` (children inherit it).
+pub fn processes_with(marker: &str) -> Vec<i32> {
+    let mut pids = Vec::new();
+    for entry in std::fs::read_dir("/proc").unwrap().flatten() {
+        let Ok(pid) = entry.file_name().to_string_lossy().parse::<i32>() else {
+            continue;
+        };
+        if let Ok(env) = std::fs::read(entry.path().join("environ")) {
+            if env.split(|b| *b == 0).any(|kv| kv == marker.as_bytes()) {
+                pids.push(pid);
+            }
+        }
+    }
+    pids
+}
