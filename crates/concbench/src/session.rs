@@ -3,6 +3,7 @@
 //! exit code.
 
 use crate::args::{MeasureArgs, Pin};
+use crate::commands::outputs;
 use crate::progress::Progress;
 use anyhow::{Context, Result};
 use concbench_analysis::{build_entry, verdicts};
@@ -209,7 +210,8 @@ pub fn keep(
         .json
         .clone()
         .unwrap_or_else(|| default_json_path(command, &doc.started_at));
-    crate::commands::write_output("--json", &path, &Json.render(doc)?)?;
+    let label = outputs::document_label(args.json.as_deref());
+    let path = outputs::write_or_fallback(label, &path, &Json.render(doc)?)?;
     eprintln!(
         "concbench: wrote {} (as a page with charts: `concbench report {} --html report.html`)",
         path.display(),
@@ -265,7 +267,7 @@ fn default_json_path(command: &str, started_at: &str) -> PathBuf {
         .chars()
         .filter(|c| c.is_ascii_alphanumeric())
         .collect();
-    PathBuf::from("concbench-results").join(format!("{command}-{stamp}.json"))
+    PathBuf::from(outputs::DEFAULT_DIR).join(format!("{command}-{stamp}.json"))
 }
 
 #[cfg(test)]

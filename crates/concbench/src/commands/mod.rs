@@ -6,6 +6,7 @@ pub(crate) mod cpus;
 mod history;
 mod list;
 mod load;
+pub(crate) mod outputs;
 mod replicate;
 mod report;
 mod run;

@@ -2,6 +2,7 @@
 //! [`crate::session`]), print the table, write the result document and store it in the history.
 
 use crate::args::RunArgs;
+use crate::commands::outputs;
 use crate::db;
 use crate::session::{self, Variant};
 use crate::stdout::out;
@@ -10,6 +11,7 @@ use concbench_core::{Experiment, Params, UsageError};
 use concbench_measure::recorded_params;
 use concbench_report::{Exporter, Html, Markdown, Terminal};
 use std::collections::{BTreeMap, BTreeSet};
+use std::path::Path;
 use std::process::ExitCode;
 
 pub fn run(args: RunArgs) -> Result<ExitCode> {
@@ -21,16 +23,24 @@ pub fn run(args: RunArgs) -> Result<ExitCode> {
         )
         .into());
     }
+    let pages: Vec<(&str, &Path)> = [("--markdown", &args.markdown), ("--html", &args.html)]
+        .into_iter()
+        .filter_map(|(flag, path)| Some((flag, path.as_deref()?)))
+        .collect();
+    outputs::check_before_measuring(args.measure.json.as_deref(), &pages)?;
     let mut store = db::for_writing(&args.measure.store)?;
     let doc = session::measure(variants, &args.measure, settings(&args))?;
     out!("{}", Terminal { width: None }.render(&doc)?);
     session::keep(&doc, &args.measure, store.as_mut(), "run")?;
     if let Some(md) = &args.markdown {
-        super::write_output("--markdown", md, &Markdown.render(&doc)?)?;
+        outputs::write_or_fallback("--markdown", md, &Markdown.render(&doc)?)?;
     }
     if let Some(html) = &args.html {
-        super::write_output("--html", html, &Html.render(&doc)?)?;
-        eprintln!("concbench: wrote {} (open it in a browser)", html.display());
+        let written = outputs::write_or_fallback("--html", html, &Html.render(&doc)?)?;
+        eprintln!(
+            "concbench: wrote {} (open it in a browser)",
+            written.display()
+        );
     }
     Ok(session::exit_code(&doc))
 }
