@@ -78,7 +78,7 @@ fn a_document_that_cannot_be_written_at_the_end_lands_in_tmpdir() {
     let out_dir = dir.path().join("results");
     let marker = format!("CONCBENCH_TEST_MARKER={}-fallback", std::process::id());
     let (k, v) = marker.split_once('=').unwrap();
-    let mut child = concbench_process()
+    let child = concbench_process()
         .args([
             "run",
             "--no-store",
