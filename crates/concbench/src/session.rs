@@ -92,6 +92,7 @@ pub fn measure(
         .prefix("concbench-")
         .tempdir()
         .context("creating a scratch directory")?;
+    concbench_sys::owner::claim(scratch.path())?;
     let started_at = clock::wall_now_rfc3339();
     let started = clock::now();
     let cpu_at_start = concbench_measure::usage::system_cpu();

@@ -4,6 +4,7 @@ mod advise;
 mod compare;
 pub(crate) mod cpus;
 mod history;
+mod leftovers;
 mod list;
 mod load;
 pub(crate) mod outputs;

@@ -23,6 +23,7 @@ pub fn replicate(args: ReplicateArgs) -> Result<ExitCode> {
     let published = published();
     let seeds = requested_seeds(&published, &args.seeds)?;
     super::outputs::check_before_measuring(args.measure.json.as_deref(), &[])?;
+    super::leftovers::sweep_before_measuring();
     let quick = session::is_quick(&args.measure);
     let mut chosen: BTreeSet<usize> = BTreeSet::new();
     let mut available: Vec<&str> = Vec::new();

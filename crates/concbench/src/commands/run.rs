@@ -28,6 +28,7 @@ pub fn run(args: RunArgs) -> Result<ExitCode> {
         .filter_map(|(flag, path)| Some((flag, path.as_deref()?)))
         .collect();
     outputs::check_before_measuring(args.measure.json.as_deref(), &pages)?;
+    super::leftovers::sweep_before_measuring();
     let mut store = db::for_writing(&args.measure.store)?;
     let doc = session::measure(variants, &args.measure, settings(&args))?;
     out!("{}", Terminal { width: None }.render(&doc)?);
