@@ -13,6 +13,7 @@
 //! breaks ties. Models that cannot isolate units are excluded when isolation is needed.
 
 use crate::published::convert;
+use concbench_core::vocab::{id, key};
 use concbench_core::{ResultDoc, ResultEntry};
 
 /// How units of work are run.
@@ -110,17 +111,17 @@ fn create_sources(
 ) -> &'static [(&'static str, &'static [(&'static str, &'static str)])] {
     match kind {
         Kind::Process => &[
-            ("create.fork", &[("parent", "single-threaded")]),
-            ("create.fork", &[]),
+            (id::CREATE_FORK, &[(key::PARENT, "single-threaded")]),
+            (id::CREATE_FORK, &[]),
         ],
         Kind::Thread => &[
-            ("create.thread", &[("stack", "default")]),
-            ("create.thread", &[]),
+            (id::CREATE_THREAD, &[(key::STACK, "default")]),
+            (id::CREATE_THREAD, &[]),
         ],
         Kind::Coroutine => &[
-            ("create.coroutine", &[("stack_alloc", "reused")]),
-            ("create.coroutine", &[]),
-            ("create.async_task", &[]),
+            (id::CREATE_COROUTINE, &[(key::STACK_ALLOC, "reused")]),
+            (id::CREATE_COROUTINE, &[]),
+            (id::CREATE_ASYNC_TASK, &[]),
         ],
     }
 }
@@ -128,18 +129,21 @@ fn create_sources(
 fn switch_sources(
     kind: Kind,
 ) -> &'static [(&'static str, &'static [(&'static str, &'static str)])] {
-    const SAME: &[(&str, &str)] = &[("placement", "same-cpu")];
+    const SAME: &[(&str, &str)] = &[(key::PLACEMENT, "same-cpu")];
     match kind {
-        Kind::Process => &[("switch.pipe.process", SAME), ("switch.pipe.process", &[])],
+        Kind::Process => &[
+            (id::SWITCH_PIPE_PROCESS, SAME),
+            (id::SWITCH_PIPE_PROCESS, &[]),
+        ],
         Kind::Thread => &[
-            ("switch.pipe.thread", SAME),
-            ("switch.futex.thread", SAME),
-            ("switch.pipe.thread", &[]),
+            (id::SWITCH_PIPE_THREAD, SAME),
+            (id::SWITCH_FUTEX_THREAD, SAME),
+            (id::SWITCH_PIPE_THREAD, &[]),
         ],
         Kind::Coroutine => &[
-            ("switch.coroutine", SAME),
-            ("switch.coroutine", &[]),
-            ("switch.async_task", &[]),
+            (id::SWITCH_COROUTINE, SAME),
+            (id::SWITCH_COROUTINE, &[]),
+            (id::SWITCH_ASYNC_TASK, &[]),
         ],
     }
 }
@@ -179,7 +183,7 @@ const MEMORY_UNITS: f64 = 1000.0;
 /// in KiB, MiB or B; the one held at [`MEMORY_UNITS`] when there is one, else the first.
 fn memory_cost(doc: &ResultDoc, kind: Kind) -> Option<Cost> {
     let names_kind = |r: &ResultEntry| {
-        r.params.get_str("model") == Some(kind.name())
+        r.params.get_str(key::MODEL) == Some(kind.name())
             || r.id.rsplit('.').next() == Some(kind.name())
     };
     let candidates = || {
@@ -188,7 +192,7 @@ fn memory_cost(doc: &ResultDoc, kind: Kind) -> Option<Cost> {
             .filter(move |r| r.family == "memory" && names_kind(r))
     };
     candidates()
-        .filter(|r| r.params.get_f64("units") == Some(MEMORY_UNITS))
+        .filter(|r| r.params.get_f64(key::UNITS) == Some(MEMORY_UNITS))
         .chain(candidates())
         .find_map(|r| {
             let factor = match r.unit.as_str() {

@@ -1,32 +1,44 @@
-//! `concbench compare A B`: two runs set side by side, result by result.
+//! `concbench compare`: runs set side by side, result by result and verdict by verdict.
 //!
-//! Results match when they have the same id and the same params (placement included). For each
-//! pair: the ratio of medians B/A, its percentile-bootstrap 95% interval (A and B resampled
-//! independently) and a two-sided Mann-Whitney U p-value; a difference with p >= 0.05 is marked
-//! not significant. The summary is the geometric mean of the ratios (the mean of ratios that
-//! treats 2x and 0.5x symmetrically).
+//! Results match when they have the same id and the same params (placement included). Each pair
+//! is compared on its rounds (two independent runs): B/A as the Hodges-Lehmann ratio with the
+//! interval that inverts the Mann-Whitney test, so a ratio and its significance mark can never
+//! disagree. Over a hundred pairs, p < 0.05 alone would mark five identical ones "different":
+//! significance is decided on Benjamini-Hochberg adjusted p-values. Summaries are geometric
+//! means of B/A per unit (lower-is-better times and higher-is-better rates never mixed).
 
-use crate::verdicts::{compare, Comparison};
-use concbench_core::{ResultDoc, ResultEntry};
-use concbench_stats::geometric_mean;
+use concbench_core::{ResultDoc, ResultEntry, VerdictKind};
+use concbench_stats::{benjamini_hochberg, geometric_mean, shift_ratio};
 
-/// The significance level of the Mann-Whitney test.
+/// The false discovery rate the significance marks control.
 pub const ALPHA: f64 = 0.05;
+
+/// B relative to A for one result.
+#[derive(Debug, Clone, Copy)]
+pub struct Comparison {
+    /// Hodges-Lehmann estimate of B/A.
+    pub ratio: f64,
+    /// 95% interval of the ratio; `None` when the runs have too few rounds (3 and 3).
+    pub ci: Option<(f64, f64)>,
+    /// Mann-Whitney p-value, and the same adjusted over every pair of the comparison.
+    pub p_value: f64,
+    pub q_value: f64,
+}
 
 /// One result present in both runs.
 #[derive(Debug, Clone)]
 pub struct Pair<'a> {
     pub a: &'a ResultEntry,
     pub b: &'a ResultEntry,
-    /// `None` when the two cannot be compared: too few samples (under 3 per side), a zero
-    /// median in A, or different units.
+    /// `None` when the two cannot be compared: different units, or a value that is not positive.
     pub comparison: Option<Comparison>,
 }
 
 impl Pair<'_> {
-    /// Mann-Whitney p < [`ALPHA`].
+    /// A difference that survives the false-discovery control and whose interval excludes 1.
     pub fn significant(&self) -> bool {
-        self.comparison.is_some_and(|c| c.p_value < ALPHA)
+        self.comparison
+            .is_some_and(|c| c.q_value < ALPHA && c.ci.is_some_and(|(lo, hi)| lo > 1.0 || hi < 1.0))
     }
 
     /// Why the pair has no comparison, when it has none.
@@ -36,17 +48,20 @@ impl Pair<'_> {
         }
         Some(if self.a.unit != self.b.unit {
             format!("units differ ({} vs {})", self.a.unit, self.b.unit)
-        } else if self.a.summary.median == 0.0 {
-            "A's median is zero".to_string()
         } else {
-            format!(
-                "too few samples ({} and {}; at least {} each)",
-                self.a.samples.len(),
-                self.b.samples.len(),
-                crate::verdicts::MIN_SAMPLES
-            )
+            "a value is not positive: no ratio".to_string()
         })
     }
+}
+
+/// The geometric mean of B/A over the compared results of one unit.
+#[derive(Debug, Clone, PartialEq)]
+pub struct UnitSummary {
+    pub unit: String,
+    /// Rates (req/s, MiB/s) improve upward; times and sizes downward.
+    pub higher_is_better: bool,
+    pub geometric_mean: f64,
+    pub count: usize,
 }
 
 /// Two runs compared.
@@ -59,15 +74,31 @@ pub struct RunComparison<'a> {
 }
 
 impl RunComparison<'_> {
-    /// The geometric mean of B/A over the compared pairs, and how many pairs it covers.
-    pub fn geometric_mean(&self) -> Option<(f64, usize)> {
-        let ratios: Vec<f64> = self
-            .pairs
-            .iter()
-            .filter_map(|p| p.comparison.map(|c| c.ratio))
-            .filter(|r| *r > 0.0 && r.is_finite())
-            .collect();
-        Some((geometric_mean(&ratios)?, ratios.len()))
+    /// The geometric mean of B/A per unit, in order of first appearance.
+    pub fn by_unit(&self) -> Vec<UnitSummary> {
+        let mut units: Vec<&str> = Vec::new();
+        for p in &self.pairs {
+            if p.comparison.is_some() && !units.contains(&p.a.unit.as_str()) {
+                units.push(&p.a.unit);
+            }
+        }
+        units
+            .into_iter()
+            .filter_map(|unit| {
+                let ratios: Vec<f64> = self
+                    .pairs
+                    .iter()
+                    .filter(|p| p.a.unit == unit)
+                    .filter_map(|p| p.comparison.map(|c| c.ratio))
+                    .collect();
+                Some(UnitSummary {
+                    unit: unit.to_string(),
+                    higher_is_better: higher_is_better(unit),
+                    geometric_mean: geometric_mean(&ratios)?,
+                    count: ratios.len(),
+                })
+            })
+            .collect()
     }
 
     /// How many compared pairs differ significantly.
@@ -76,15 +107,50 @@ impl RunComparison<'_> {
     }
 }
 
+/// Whether a larger value of `unit` is better (a rate).
+pub fn higher_is_better(unit: &str) -> bool {
+    unit.ends_with("/s")
+}
+
+/// The values a result's statistics rest on: its usable rounds (net of a distinguishable
+/// baseline), or its samples for documents written before rounds.
+pub fn round_values(e: &ResultEntry) -> Vec<f64> {
+    let net = e.overhead.as_ref().is_some_and(|o| o.distinguishable);
+    let clean: Vec<f64> = e
+        .rounds
+        .iter()
+        .filter(|r| r.excluded.is_none())
+        .map(|r| if net { r.net() } else { r.value })
+        .collect();
+    if !clean.is_empty() {
+        clean
+    } else if !e.rounds.is_empty() {
+        e.rounds
+            .iter()
+            .map(|r| if net { r.net() } else { r.value })
+            .collect()
+    } else {
+        e.samples.clone()
+    }
+}
+
 /// Match `b`'s results to `a`'s and compare each pair (ratios are B/A).
 pub fn compare_runs<'a>(a: &'a ResultDoc, b: &'a ResultDoc) -> RunComparison<'a> {
     let same = |x: &ResultEntry, y: &ResultEntry| x.id == y.id && x.params == y.params;
-    let pairs = a
+    let mut pairs: Vec<Pair<'_>> = a
         .results
         .iter()
         .filter_map(|ra| {
             let rb = b.results.iter().find(|rb| same(ra, rb))?;
-            let comparison = (ra.unit == rb.unit).then(|| compare(ra, rb)).flatten();
+            let comparison = (ra.unit == rb.unit)
+                .then(|| shift_ratio(&round_values(ra), &round_values(rb), 0.95))
+                .flatten()
+                .map(|s| Comparison {
+                    ratio: s.ratio,
+                    ci: s.ci,
+                    p_value: s.p_value,
+                    q_value: s.p_value,
+                });
             Some(Pair {
                 a: ra,
                 b: rb,
@@ -92,6 +158,14 @@ pub fn compare_runs<'a>(a: &'a ResultDoc, b: &'a ResultDoc) -> RunComparison<'a>
             })
         })
         .collect();
+    let ps: Vec<f64> = pairs
+        .iter()
+        .filter_map(|p| p.comparison.map(|c| c.p_value))
+        .collect();
+    let mut qs = benjamini_hochberg(&ps).into_iter();
+    for c in pairs.iter_mut().filter_map(|p| p.comparison.as_mut()) {
+        c.q_value = qs.next().unwrap_or(1.0);
+    }
     RunComparison {
         pairs,
         only_in_a: a
@@ -105,6 +179,45 @@ pub fn compare_runs<'a>(a: &'a ResultDoc, b: &'a ResultDoc) -> RunComparison<'a>
             .filter(|rb| !a.results.iter().any(|ra| same(ra, rb)))
             .collect(),
     }
+}
+
+/// One claim across several runs.
+#[derive(Debug, Clone, PartialEq)]
+pub struct VerdictRow {
+    pub source: String,
+    pub claim: String,
+    /// Each run's decision, in the runs' order; `None` where the run did not judge the claim.
+    pub decisions: Vec<Option<VerdictKind>>,
+}
+
+impl VerdictRow {
+    /// Whether the runs that judged the claim disagree.
+    pub fn changed(&self) -> bool {
+        let judged: Vec<VerdictKind> = self.decisions.iter().flatten().copied().collect();
+        judged.windows(2).any(|w| w[0] != w[1])
+    }
+}
+
+/// Every claim judged by any of `docs`, with each run's decision, in first-appearance order.
+pub fn verdicts_side_by_side(docs: &[&ResultDoc]) -> Vec<VerdictRow> {
+    let mut rows: Vec<VerdictRow> = Vec::new();
+    for (i, doc) in docs.iter().enumerate() {
+        for v in &doc.verdicts {
+            let pos = match rows.iter().position(|r| r.source == v.source) {
+                Some(p) => p,
+                None => {
+                    rows.push(VerdictRow {
+                        source: v.source.clone(),
+                        claim: v.claim.clone(),
+                        decisions: vec![None; docs.len()],
+                    });
+                    rows.len() - 1
+                }
+            };
+            rows[pos].decisions[i] = Some(v.verdict);
+        }
+    }
+    rows
 }
 
 #[cfg(test)]
@@ -129,16 +242,18 @@ mod tests {
         let c = compare_runs(&a, &b);
         let pair = &c.pairs[0];
         let cmp = pair.comparison.unwrap();
-        assert!((cmp.ratio - 1.5).abs() < 1e-9, "{}", cmp.ratio);
-        assert!(cmp.ci.0 <= 1.5 && 1.5 <= cmp.ci.1 && cmp.ci.0 > 1.4 && cmp.ci.1 < 1.6);
+        assert!((cmp.ratio - 1.5).abs() < 0.01, "{}", cmp.ratio);
+        let (lo, hi) = cmp.ci.unwrap();
+        assert!(lo <= cmp.ratio && cmp.ratio <= hi && lo > 1.4 && hi < 1.6);
         assert!(pair.significant(), "p = {}", cmp.p_value);
         assert_eq!(c.significant_count(), 1);
-        let (g, n) = c.geometric_mean().unwrap();
-        assert!((g - 1.5).abs() < 1e-9 && n == 1);
+        let u = c.by_unit();
+        assert_eq!(u.len(), 1);
+        assert!((u[0].geometric_mean - cmp.ratio).abs() < 1e-9 && !u[0].higher_is_better);
     }
 
     #[test]
-    fn overlapping_samples_are_not_significant() {
+    fn overlapping_samples_are_not_significant_and_the_interval_says_so_too() {
         let a = doc(vec![entry(
             "create.fork",
             &[100.0, 120.0, 90.0, 110.0, 105.0, 95.0],
@@ -150,7 +265,45 @@ mod tests {
         let c = compare_runs(&a, &b);
         let pair = &c.pairs[0];
         assert!(!pair.significant(), "{:?}", pair.comparison);
-        assert!(pair.comparison.unwrap().ci.0 < 1.0 && pair.comparison.unwrap().ci.1 > 1.0);
+        let (lo, hi) = pair.comparison.unwrap().ci.unwrap();
+        assert!(lo < 1.0 && hi > 1.0);
+    }
+
+    #[test]
+    fn regression_a_ratio_is_never_not_significant_beside_an_interval_excluding_one() {
+        // compare printed "1.40x (n.s.)" beside [1.25, 1.71]: the interval and the mark now
+        // come from the same test.
+        let a = doc(vec![entry("t.x", &[10.0, 11.0, 12.0, 10.5, 11.5, 10.2])]);
+        let b = doc(vec![entry("t.x", &[14.0, 15.5, 16.0, 14.5, 15.0, 14.2])]);
+        let c = compare_runs(&a, &b);
+        let cmp = c.pairs[0].comparison.unwrap();
+        let (lo, _) = cmp.ci.unwrap();
+        assert!(lo > 1.0);
+        assert!(c.pairs[0].significant() && cmp.p_value < 0.05);
+    }
+
+    #[test]
+    fn many_identical_pairs_are_not_marked_different() {
+        let mut ra = Vec::new();
+        let mut rb = Vec::new();
+        let mut rng = fastrand::Rng::with_seed(3);
+        for i in 0..100 {
+            let mut x = entry(
+                "t.x",
+                &(0..6).map(|_| 100.0 + rng.f64()).collect::<Vec<_>>(),
+            );
+            x.params.set("n", i);
+            let mut y = entry(
+                "t.x",
+                &(0..6).map(|_| 100.0 + rng.f64()).collect::<Vec<_>>(),
+            );
+            y.params.set("n", i);
+            ra.push(x);
+            rb.push(y);
+        }
+        let (a, b) = (doc(ra), doc(rb));
+        let c = compare_runs(&a, &b);
+        assert_eq!(c.pairs.len(), 100);
         assert_eq!(c.significant_count(), 0);
     }
 
@@ -167,43 +320,64 @@ mod tests {
         assert_eq!(c.pairs.len(), 1);
         assert_eq!(c.only_in_a.len(), 1);
         assert_eq!(c.only_in_b[0].id, "io.read");
+        // Three rounds against three: a ratio, but no 95% interval and never significant.
+        let cmp = c.pairs[0].comparison.unwrap();
+        assert!(cmp.ci.is_none() && !c.pairs[0].significant());
     }
 
     #[test]
-    fn geometric_mean_is_symmetric_in_doubling_and_halving() {
-        let s = [10.0, 10.0, 10.0, 10.0, 10.0];
-        let double: Vec<f64> = s.iter().map(|x| x * 2.0).collect();
-        let half: Vec<f64> = s.iter().map(|x| x / 2.0).collect();
-        let mut x = entry("t.x", &s);
-        x.params.set("n", 1);
-        let mut y = entry("t.x", &s);
-        y.params.set("n", 2);
-        let mut x2 = entry("t.x", &double);
-        x2.params.set("n", 1);
-        let mut y2 = entry("t.x", &half);
-        y2.params.set("n", 2);
-        let (a, b) = (doc(vec![x, y]), doc(vec![x2, y2]));
-        let c = compare_runs(&a, &b);
-        let (g, n) = c.geometric_mean().unwrap();
-        assert_eq!(n, 2);
-        assert!((g - 1.0).abs() < 1e-9, "{g}");
+    fn units_are_summarised_apart_and_rates_point_up() {
+        let mut rate_a = entry("server.keepalive", &[1000.0; 6]);
+        rate_a.unit = "req/s".into();
+        let mut rate_b = entry("server.keepalive", &[2000.0; 6]);
+        rate_b.unit = "req/s".into();
+        let a = doc(vec![entry("t.x", &[10.0; 6]), rate_a]);
+        let b = doc(vec![entry("t.x", &[5.0; 6]), rate_b]);
+        let u = compare_runs(&a, &b).by_unit();
+        assert_eq!(u.len(), 2);
+        assert_eq!((u[0].unit.as_str(), u[0].higher_is_better), ("ns", false));
+        assert_eq!((u[1].unit.as_str(), u[1].higher_is_better), ("req/s", true));
+        assert!(
+            (u[0].geometric_mean - 0.5).abs() < 1e-9 && (u[1].geometric_mean - 2.0).abs() < 1e-9
+        );
     }
 
     #[test]
-    fn too_few_samples_or_other_units_give_no_comparison_and_say_why() {
-        let a = doc(vec![entry("t.x", &[1.0, 2.0])]);
-        let b = doc(vec![entry("t.x", &[1.0, 2.0])]);
-        let c = compare_runs(&a, &b);
-        assert!(c.pairs[0].comparison.is_none());
-        assert!(c.pairs[0].why_not_compared().unwrap().contains("too few"));
+    fn other_units_give_no_comparison_and_say_why() {
         let mut other = entry("t.x", &[1.0, 2.0, 3.0]);
         other.unit = "KiB".into();
-        let (a2, b2) = (doc(vec![entry("t.x", &[1.0, 2.0, 3.0])]), doc(vec![other]));
-        let c2 = compare_runs(&a2, &b2);
-        assert!(c2.pairs[0]
+        let (a, b) = (doc(vec![entry("t.x", &[1.0, 2.0, 3.0])]), doc(vec![other]));
+        let c = compare_runs(&a, &b);
+        assert!(c.pairs[0]
             .why_not_compared()
             .unwrap()
             .contains("units differ"));
-        assert!(c2.geometric_mean().is_none());
+        assert!(c.by_unit().is_empty());
+    }
+
+    #[test]
+    fn verdicts_side_by_side_flag_a_change() {
+        use concbench_core::Verdict;
+        let v = |k| Verdict {
+            claim: "c".into(),
+            source: "S0.30x".into(),
+            verdict: k,
+            evidence: vec!["create.fork".into()],
+            explanation: "e".into(),
+            checks: vec![],
+            robustness: None,
+            rounds: None,
+        };
+        let mut a = doc(vec![]);
+        a.verdicts.push(v(VerdictKind::Refuted));
+        let mut b = doc(vec![]);
+        b.verdicts.push(v(VerdictKind::Refuted));
+        let mut c = doc(vec![]);
+        c.verdicts.push(v(VerdictKind::Inconclusive));
+        let rows = verdicts_side_by_side(&[&a, &b]);
+        assert!(!rows[0].changed());
+        let rows = verdicts_side_by_side(&[&a, &b, &c, &doc(vec![])]);
+        assert!(rows[0].changed());
+        assert_eq!(rows[0].decisions[3], None);
     }
 }

@@ -1,52 +1,72 @@
-//! Summarising one variant's raw samples into a [`ResultEntry`].
+//! Summarising one variant's rounds into a [`ResultEntry`].
+//!
+//! Each round (a fresh worker) contributes one value — the median of its samples — and the
+//! statistics are taken across rounds: they describe what a rerun would show, not how steady
+//! one worker was. When the variant subtracts a baseline measured interleaved with it (a ring's
+//! self-test, Stevens's iterative server), each round's value and baseline are kept, and the
+//! result is their difference only when every round shows a positive one.
 
 use crate::warnings;
-use concbench_core::{Overhead, RawMeasurement, ResultEntry, Summary};
-use concbench_stats::{median, summarize, Stats};
+use concbench_core::{
+    Mode, Overhead, RawMeasurement, ResultEntry, Round, RoundRaw, Spread, Summary,
+};
+use concbench_stats::{mad, median, median_interval, modes, summarize, Stats};
 use std::collections::BTreeMap;
 
-/// Statistics, counters and warnings for one measured variant.
-///
-/// When the method has a measured overhead, each sample is paired with the overhead sample taken
-/// right after it and the difference is what gets summarised (`overhead.raw_median` keeps the
-/// figure before subtraction).
-pub fn build_entry(raw: &RawMeasurement) -> ResultEntry {
-    let (values, overhead) = match &raw.overhead {
-        Some((method, over)) if over.len() == raw.values.len() && !over.is_empty() => {
-            let net: Vec<f64> = raw.values.iter().zip(over).map(|(v, o)| v - o).collect();
-            let overhead = Overhead {
-                method: method.clone(),
-                median: median(over),
-                raw_median: median(&raw.values),
-                samples: over.clone(),
-            };
-            (net, Some(overhead))
+/// Statistics, counters and warnings for one measured variant from its rounds (at least one).
+/// Rounds marked excluded are kept in the entry but left out of the statistics, unless every
+/// round is.
+pub fn build_entry(rounds: &[RoundRaw]) -> ResultEntry {
+    assert!(!rounds.is_empty(), "an entry needs at least one round");
+    let first = &rounds[0].raw;
+    let kept: Vec<Round> = rounds.iter().map(round).collect();
+    let usable: Vec<&Round> = {
+        let clean: Vec<&Round> = kept.iter().filter(|r| r.excluded.is_none()).collect();
+        if clean.is_empty() {
+            kept.iter().collect()
+        } else {
+            clean
         }
-        _ => (raw.values.clone(), None),
     };
+    let subtracts = kept.iter().all(|r| r.baseline.is_some());
+    let distinguishable = subtracts && usable.iter().all(|r| r.net() > 0.0);
+    let values: Vec<f64> = usable
+        .iter()
+        .map(|r| if distinguishable { r.net() } else { r.value })
+        .collect();
     let stats = summarize(&values);
-    let summary = summary(&stats);
-    let mut counters = counters(raw);
-    if let Some(t) = throughput_mib_s(raw, &values) {
-        counters.insert("throughput_mib_s".to_string(), t);
-    }
+    let overhead = subtracts.then(|| overhead(rounds, &usable, distinguishable));
+    let samples = rounds
+        .iter()
+        .flat_map(|r| sample_values(&r.raw, distinguishable))
+        .collect();
     let mut entry = ResultEntry {
-        id: raw.meta.id.to_string(),
-        family: raw.meta.family.to_string(),
-        title: raw.meta.title.to_string(),
-        op: raw.meta.op.to_string(),
-        unit: raw.meta.unit.to_string(),
-        params: raw.params.clone(),
-        cpus: raw.cpus.clone(),
-        iterations: raw.iterations,
-        summary,
-        samples: values,
-        counters,
+        id: first.meta.id.to_string(),
+        family: first.meta.family.to_string(),
+        title: first.meta.title.to_string(),
+        op: first.meta.op.to_string(),
+        unit: first.meta.unit.to_string(),
+        params: first.params.clone(),
+        cpus: first.cpus.clone(),
+        iterations: rounds.iter().map(|r| r.raw.iterations).min().unwrap_or(0),
+        summary: summary(&stats),
+        samples,
+        counters: median_counters(&usable),
+        spread: Some(spread(&values, &usable)),
+        modes: result_modes(&values, stats.median),
+        rounds: kept,
         overhead,
-        warnings: raw.warnings.clone(),
-        info: raw.info.clone(),
+        warnings: Vec::new(),
+        info: first.info.clone(),
     };
-    for w in warnings::for_measurement(raw, &entry, &stats) {
+    for r in rounds {
+        for w in &r.raw.warnings {
+            if !entry.warnings.contains(w) {
+                entry.warnings.push(w.clone());
+            }
+        }
+    }
+    for w in warnings::for_entry(rounds, &entry, &stats) {
         if !entry.warnings.contains(&w) {
             entry.warnings.push(w);
         }
@@ -54,11 +74,11 @@ pub fn build_entry(raw: &RawMeasurement) -> ResultEntry {
     entry
 }
 
-/// The document's summary of a sample set's statistics.
+/// The document's summary of a set of values.
 pub fn summary(stats: &Stats) -> Summary {
     Summary {
         median: stats.median,
-        ci95: Some([stats.ci95.0, stats.ci95.1]),
+        ci95: stats.ci95.map(|(lo, hi)| [lo, hi]),
         min: stats.min,
         max: stats.max,
         mad: stats.mad,
@@ -66,17 +86,61 @@ pub fn summary(stats: &Stats) -> Summary {
     }
 }
 
-/// Median over repetitions of each per-operation usage counter and each experiment metric.
-fn counters(raw: &RawMeasurement) -> BTreeMap<String, f64> {
+/// Each sample's value; net of its paired baseline sample when the result is a difference.
+fn sample_values(raw: &RawMeasurement, net: bool) -> Vec<f64> {
+    match (&raw.overhead, net) {
+        (Some((_, over)), true) if over.len() == raw.values.len() => {
+            raw.values.iter().zip(over).map(|(v, o)| v - o).collect()
+        }
+        _ => raw.values.clone(),
+    }
+}
+
+/// One round summarised: its median, its baseline's, its counters.
+fn round(r: &RoundRaw) -> Round {
+    let raw = &r.raw;
+    let value = median(&raw.values);
+    let baseline = raw
+        .overhead
+        .as_ref()
+        .filter(|(_, o)| o.len() == raw.values.len() && !o.is_empty())
+        .map(|(_, o)| median(o));
+    let spread_of = if baseline.is_some() {
+        sample_values(raw, true)
+    } else {
+        raw.values.clone()
+    };
+    let centre = median(&spread_of);
+    Round {
+        pass: r.facts.pass,
+        value,
+        baseline,
+        samples: raw.values.len(),
+        iterations: raw.iterations,
+        within_spread: if centre != 0.0 {
+            mad(&spread_of) / centre.abs()
+        } else {
+            0.0
+        },
+        counters: round_counters(raw),
+        interference: r.facts.interference,
+        steal: r.facts.steal,
+        wall_s: r.facts.wall_s,
+        excluded: r.facts.excluded.clone(),
+    }
+}
+
+/// Median over a round's samples of each usage counter and experiment metric, and the
+/// throughput of experiments that move data (`bytes_per_op`).
+fn round_counters(raw: &RawMeasurement) -> BTreeMap<String, f64> {
     let mut out = BTreeMap::new();
-    if !raw.usage_per_op.is_empty() {
-        let per_counter: Vec<Vec<(&'static str, f64)>> = raw
-            .usage_per_op
-            .iter()
-            .map(|u| u.as_counters().to_vec())
-            .collect();
-        for (i, (name, _)) in per_counter[0].iter().enumerate() {
-            let column: Vec<f64> = per_counter.iter().map(|row| row[i].1).collect();
+    if let Some(first) = raw.usage_per_op.first() {
+        for (i, (name, _)) in first.as_counters().iter().enumerate() {
+            let column: Vec<f64> = raw
+                .usage_per_op
+                .iter()
+                .map(|u| u.as_counters()[i].1)
+                .collect();
             out.insert(name.to_string(), median(&column));
         }
     }
@@ -85,14 +149,16 @@ fn counters(raw: &RawMeasurement) -> BTreeMap<String, f64> {
             out.insert(name.clone(), median(values));
         }
     }
+    if let Some(t) = throughput_mib_s(raw) {
+        out.insert("throughput_mib_s".to_string(), t);
+    }
     out
 }
 
-/// Experiments that move data report `bytes_per_op` (a metric per sample); the throughput is
-/// derived here, sample by sample from the net time per operation, and its median kept.
-fn throughput_mib_s(raw: &RawMeasurement, values: &[f64]) -> Option<f64> {
+/// MiB/s per sample from `bytes_per_op` and the sample's time per operation; the median.
+fn throughput_mib_s(raw: &RawMeasurement) -> Option<f64> {
     let bytes = raw.metrics.get("bytes_per_op")?;
-    let per_sample: Vec<f64> = values
+    let per_sample: Vec<f64> = sample_values(raw, true)
         .iter()
         .zip(bytes)
         .filter_map(|(&v, &b)| {
@@ -103,14 +169,78 @@ fn throughput_mib_s(raw: &RawMeasurement, values: &[f64]) -> Option<f64> {
     (!per_sample.is_empty()).then(|| median(&per_sample))
 }
 
+/// Each counter's median over the rounds that have it.
+fn median_counters(rounds: &[&Round]) -> BTreeMap<String, f64> {
+    let mut columns: BTreeMap<&str, Vec<f64>> = BTreeMap::new();
+    for r in rounds {
+        for (k, v) in &r.counters {
+            columns.entry(k).or_default().push(*v);
+        }
+    }
+    columns
+        .into_iter()
+        .map(|(k, v)| (k.to_string(), median(&v)))
+        .collect()
+}
+
+fn spread(values: &[f64], rounds: &[&Round]) -> Spread {
+    let m = median(values);
+    let within: Vec<f64> = rounds.iter().map(|r| r.within_spread).collect();
+    Spread {
+        between_rounds: if m != 0.0 { mad(values) / m.abs() } else { 0.0 },
+        within_round: median(&within),
+    }
+}
+
+fn result_modes(values: &[f64], centre: f64) -> Vec<Mode> {
+    let found = modes(values);
+    if found.len() < 2 {
+        return Vec::new();
+    }
+    found
+        .iter()
+        .map(|m| Mode {
+            median: m.median,
+            low: m.low,
+            high: m.high,
+            share: m.share,
+            holds_median: m.low <= centre && centre <= m.high,
+        })
+        .collect()
+}
+
+/// The subtracted baseline: its median over rounds, the raw figure, and the difference with its
+/// interval.
+fn overhead(rounds: &[RoundRaw], usable: &[&Round], distinguishable: bool) -> Overhead {
+    let method = rounds
+        .iter()
+        .find_map(|r| r.raw.overhead.as_ref().map(|(m, _)| m.clone()))
+        .unwrap_or_default();
+    let nets: Vec<f64> = usable.iter().map(|r| r.net()).collect();
+    let baselines: Vec<f64> = usable.iter().filter_map(|r| r.baseline).collect();
+    let raws: Vec<f64> = usable.iter().map(|r| r.value).collect();
+    Overhead {
+        method,
+        median: median(&baselines),
+        raw_median: median(&raws),
+        samples: rounds
+            .iter()
+            .flat_map(|r| r.raw.overhead.iter().flat_map(|(_, o)| o.iter().copied()))
+            .collect(),
+        distinguishable,
+        difference: Some(median(&nets)),
+        difference_ci95: median_interval(&nets, 0.95).map(|(lo, hi)| [lo, hi]),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
-    use concbench_core::{Meta, Params, Usage};
+    use concbench_core::{Meta, Params, RoundFacts, Usage};
 
     fn raw(values: Vec<f64>, overhead: Option<Vec<f64>>) -> RawMeasurement {
-        RawMeasurement {
-            meta: Meta {
+        let mut r = RawMeasurement::from_values(
+            Meta {
                 id: "t.x",
                 family: "t",
                 title: "test",
@@ -118,59 +248,115 @@ mod tests {
                 unit: "ns",
                 expected_switches_per_op: None,
             },
-            params: Params::new().with("placement", "same-cpu"),
-            cpus: vec![1],
-            iterations: 1000,
-            sample_ns: vec![20e6; values.len()],
-            usage_per_op: vec![
-                Usage {
-                    voluntary_switches: 1.0,
-                    ..Default::default()
-                };
-                values.len()
-            ],
-            metrics: [("m".to_string(), vec![1.0, 3.0, 2.0])]
-                .into_iter()
-                .collect(),
-            overhead: overhead.map(|o| ("self-test".to_string(), o)),
-            warnings: vec![],
-            target_sample_ns: 10e6,
-            info: Default::default(),
+            Params::new().with("placement", "same-cpu"),
             values,
-        }
+        );
+        r.cpus = vec![1];
+        r.usage_per_op = vec![
+            Usage {
+                voluntary_switches: 1.0,
+                ..Default::default()
+            };
+            r.values.len()
+        ];
+        r.overhead = overhead.map(|o| ("self-test".to_string(), o));
+        r
+    }
+
+    fn rounds(per_round: &[(Vec<f64>, Option<Vec<f64>>)]) -> Vec<RoundRaw> {
+        per_round
+            .iter()
+            .enumerate()
+            .map(|(pass, (v, o))| RoundRaw {
+                raw: raw(v.clone(), o.clone()),
+                facts: RoundFacts {
+                    pass,
+                    ..Default::default()
+                },
+            })
+            .collect()
     }
 
     #[test]
-    fn summarises_and_collects_counters() {
-        let e = build_entry(&raw(vec![10.0, 12.0, 11.0, 13.0, 9.0], None));
-        assert_eq!(e.summary.median, 11.0);
-        assert_eq!(e.summary.min, 9.0);
-        assert_eq!(e.counters["voluntary_switches_per_op"], 1.0);
-        assert_eq!(e.counters["m"], 2.0);
-        assert!(e.overhead.is_none());
-    }
-
-    #[test]
-    fn throughput_is_derived_from_bytes_per_op() {
-        let mut r = raw(vec![1e6, 2e6, 1e6], None);
-        r.metrics = [("bytes_per_op".to_string(), vec![1048576.0; 3])]
-            .into_iter()
-            .collect();
-        // 1 MiB per millisecond = 1000 MiB/s (median over samples 1000, 500, 1000).
+    fn statistics_are_across_rounds_not_samples() {
+        // Six rounds whose own samples are tight but whose medians differ.
+        let r = rounds(&[
+            (vec![10.0, 10.1, 9.9], None),
+            (vec![12.0, 12.1, 11.9], None),
+            (vec![11.0; 3], None),
+            (vec![13.0; 3], None),
+            (vec![9.0; 3], None),
+            (vec![14.0; 3], None),
+        ]);
         let e = build_entry(&r);
-        assert_eq!(e.counters["throughput_mib_s"], 1000.0);
-        assert!(!build_entry(&raw(vec![1.0], None))
-            .counters
-            .contains_key("throughput_mib_s"));
+        assert_eq!(e.rounds.len(), 6);
+        assert_eq!(e.summary.median, 11.5);
+        assert_eq!(e.summary.min, 9.0);
+        let [lo, hi] = e.summary.ci95.expect("six rounds give an interval");
+        assert!(lo < 11.5 && hi > 11.5 && lo >= 9.0 && hi <= 14.0);
+        assert_eq!(e.samples.len(), 18);
+        let s = e.spread.unwrap();
+        assert!(s.between_rounds > s.within_round, "{s:?}");
+        assert_eq!(e.counters["voluntary_switches_per_op"], 1.0);
     }
 
     #[test]
-    fn subtracts_paired_overhead() {
-        let e = build_entry(&raw(vec![10.0, 12.0, 11.0], Some(vec![4.0, 5.0, 4.0])));
-        assert_eq!(e.samples, vec![6.0, 7.0, 7.0]);
-        assert_eq!(e.summary.median, 7.0);
-        let o = e.overhead.unwrap();
-        assert_eq!(o.raw_median, 11.0);
-        assert_eq!(o.median, 4.0);
+    fn fewer_than_six_rounds_give_no_interval() {
+        let e = build_entry(&rounds(&[(vec![1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0], None)]));
+        assert_eq!(
+            e.summary.ci95, None,
+            "seven samples in one round are one round"
+        );
+        assert_eq!(e.summary.median, 4.0);
+    }
+
+    #[test]
+    fn a_baseline_is_subtracted_only_when_every_round_exceeds_it() {
+        let clear = build_entry(&rounds(&[
+            (vec![10.0, 12.0], Some(vec![4.0, 5.0])),
+            (vec![11.0, 11.0], Some(vec![4.0, 4.0])),
+        ]));
+        let o = clear.overhead.as_ref().unwrap();
+        assert!(o.distinguishable);
+        assert_eq!(clear.rounds[0].net(), 11.0 - 4.5);
+        assert_eq!(clear.summary.median, (6.5 + 7.0) / 2.0);
+        assert_eq!(clear.samples, vec![6.0, 7.0, 7.0, 7.0]);
+
+        // Regression: Stevens's prefork minus the iterative server came out at -61 us.
+        let unclear = build_entry(&rounds(&[
+            (vec![100.0], Some(vec![90.0])),
+            (vec![100.0], Some(vec![110.0])),
+        ]));
+        let o = unclear.overhead.as_ref().unwrap();
+        assert!(!o.distinguishable);
+        assert_eq!(
+            unclear.summary.median, 100.0,
+            "the raw figure, never a negative one"
+        );
+        assert!(unclear.samples.iter().all(|s| *s > 0.0));
+        assert_eq!(o.difference, Some(0.0));
+    }
+
+    #[test]
+    fn excluded_rounds_stay_in_the_entry_but_out_of_the_statistics() {
+        let mut r = rounds(&[(vec![10.0], None), (vec![10.0], None), (vec![50.0], None)]);
+        r[2].facts.excluded = Some("taken under interference".into());
+        let e = build_entry(&r);
+        assert_eq!(e.summary.median, 10.0);
+        assert_eq!(e.rounds.len(), 3);
+    }
+
+    #[test]
+    fn two_far_apart_groups_of_rounds_are_reported_as_modes() {
+        let r = rounds(&[
+            (vec![2.6], None),
+            (vec![4.2], None),
+            (vec![4.0], None),
+            (vec![116.0], None),
+            (vec![63.0], None),
+        ]);
+        let e = build_entry(&r);
+        assert_eq!(e.modes.len(), 2);
+        assert!(e.modes[0].holds_median && !e.modes[1].holds_median);
     }
 }

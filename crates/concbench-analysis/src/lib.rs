@@ -1,7 +1,9 @@
 //! Analysis: from raw samples to the answer.
 //!
-//! * [`entry`] summarises a [`concbench_core::RawMeasurement`] into a result entry (statistics,
-//!   overhead subtraction, counters).
+//! * [`entry`] summarises a variant's rounds into a result entry (statistics across rounds,
+//!   baseline subtraction, counters, modes).
+//! * [`validate`](mod@validate) is the gate every result passes: an impossible number is
+//!   reported as invalid with its reason, never shown as a measurement.
 //! * [`warnings`] says when a number should not be trusted, and what to do about it.
 //! * [`published`] holds the seed articles' figures (`data/published.toml`) and matches them
 //!   to measured results.
@@ -17,9 +19,13 @@ pub mod comparison;
 pub mod crossover;
 pub mod entry;
 pub mod published;
+pub mod validate;
 pub mod verdicts;
 pub mod warnings;
 
+/// The fewest rounds that give a finite 95% interval.
+pub use concbench_stats::MIN_VALUES_95;
 pub use entry::build_entry;
+pub use validate::validate;
 
 pub mod synthetic;

@@ -84,11 +84,22 @@ pub enum Quantity {
     Overhead,
 }
 
+/// A claim of a seed article and the rule that judges it (see [`crate::verdicts::spec`]).
 #[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct Claim {
     pub id: String,
     pub seed: String,
     pub text: String,
+    /// How the checks combine into the verdict.
+    #[serde(default)]
+    pub combine: crate::verdicts::Combine,
+    /// The checks; none: a claim no measurement bears on (shown, never judged).
+    #[serde(default, rename = "check")]
+    pub checks: Vec<crate::verdicts::CheckSpec>,
+    /// A sentence added to the explanation per verdict (`confirmed = "..."`).
+    #[serde(default)]
+    pub explain: BTreeMap<String, String>,
 }
 
 impl Figure {
@@ -141,7 +152,7 @@ fn trim_float(v: f64) -> String {
     s.strip_suffix(".0").map(str::to_string).unwrap_or(s)
 }
 
-fn toml_eq_json(t: &toml::Value, j: &serde_json::Value) -> bool {
+pub(crate) fn toml_eq_json(t: &toml::Value, j: &serde_json::Value) -> bool {
     match (t, j) {
         (toml::Value::String(a), serde_json::Value::String(b)) => a == b,
         (toml::Value::Integer(a), serde_json::Value::Number(b)) => b.as_f64() == Some(*a as f64),
@@ -256,6 +267,24 @@ mod tests {
             assert!(f.central().is_some(), "figure without a value: {}", f.what);
         }
         assert!(p.claims.iter().any(|c| c.id == "S0.30x"));
+    }
+
+    #[test]
+    fn every_claim_rule_is_well_formed() {
+        for c in &published().claims {
+            for check in &c.checks {
+                check
+                    .validate()
+                    .unwrap_or_else(|e| panic!("{} / {}: {e:#}", c.id, check.condition));
+            }
+            for key in c.explain.keys() {
+                assert!(
+                    ["confirmed", "refuted", "depends", "inconclusive"].contains(&key.as_str()),
+                    "{}: explain.{key}",
+                    c.id
+                );
+            }
+        }
     }
 
     #[test]

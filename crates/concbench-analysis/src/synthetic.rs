@@ -2,10 +2,11 @@
 //! of every crate build results the one way real ones are summarised.
 
 use crate::entry::summary;
-use concbench_core::{Host, Params, ResultDoc, ResultEntry};
+use concbench_core::{Host, Params, ResultDoc, ResultEntry, Round};
 use concbench_stats::summarize;
 
-/// A result with `samples` (unit ns, same-cpu), summarised like a real one.
+/// A result whose `samples` are the values of as many rounds (pass 0, 1, ...; unit ns,
+/// same-cpu), summarised like a real one.
 pub fn entry(id: &str, samples: &[f64]) -> ResultEntry {
     entry_with(
         id,
@@ -15,7 +16,7 @@ pub fn entry(id: &str, samples: &[f64]) -> ResultEntry {
     )
 }
 
-/// A result with the given unit, params (include `placement`) and samples.
+/// A result with the given unit, params (include `placement`) and one round per sample value.
 pub fn entry_with(id: &str, unit: &str, params: Params, samples: &[f64]) -> ResultEntry {
     ResultEntry {
         id: id.into(),
@@ -28,6 +29,25 @@ pub fn entry_with(id: &str, unit: &str, params: Params, samples: &[f64]) -> Resu
         iterations: 1,
         summary: summary(&summarize(samples)),
         samples: samples.to_vec(),
+        rounds: samples
+            .iter()
+            .enumerate()
+            .map(|(pass, &value)| Round {
+                pass,
+                value,
+                baseline: None,
+                samples: 1,
+                iterations: 1,
+                within_spread: 0.0,
+                counters: Default::default(),
+                interference: None,
+                steal: None,
+                wall_s: 0.0,
+                excluded: None,
+            })
+            .collect(),
+        spread: None,
+        modes: Vec::new(),
         counters: Default::default(),
         overhead: None,
         warnings: vec![],

@@ -2,7 +2,7 @@
 //!
 //! Each warning is one sentence naming the problem and the remedy (hyperfine's style).
 
-use concbench_core::{RawMeasurement, ResultEntry};
+use concbench_core::{RawMeasurement, ResultEntry, RoundRaw};
 use concbench_stats::{tukey_outliers, Stats};
 
 /// The CI half-width, relative to the median, above which a result is called noisy.
@@ -12,35 +12,68 @@ pub const NOISY_RELATIVE_HALF_WIDTH: f64 = 0.10;
 /// did not exercise the mechanism it names.
 pub const SWITCH_SHORTFALL: f64 = 0.5;
 
-/// Warnings about one measured variant, from its samples and counters.
-pub fn for_measurement(raw: &RawMeasurement, entry: &ResultEntry, stats: &Stats) -> Vec<String> {
+/// Warnings about one measured variant, from its rounds, samples and counters.
+pub fn for_entry(rounds: &[RoundRaw], entry: &ResultEntry, stats: &Stats) -> Vec<String> {
     let mut out = Vec::new();
-    if let Some(w) = mechanism_not_exercised(raw, entry) {
+    if let Some(w) = rounds
+        .first()
+        .and_then(|r| mechanism_not_exercised(&r.raw, entry))
+    {
         out.push(w);
     }
-    if raw.values.len() > 1 && stats.relative_ci_half_width() > NOISY_RELATIVE_HALF_WIDTH {
+    if let Some(width) = stats
+        .relative_ci_half_width()
+        .filter(|w| *w > NOISY_RELATIVE_HALF_WIDTH)
+    {
         out.push(format!(
-            "noisy: the 95% CI spans +-{:.0}% of the median; close other programs or rerun with \
-             more repetitions (--repeat 30)",
-            stats.relative_ci_half_width() * 100.0
+            "noisy: the 95% interval spans +-{:.0}% of the median across rounds; close other \
+             programs or rerun with more rounds (--rounds 20)",
+            width * 100.0
         ));
     }
-    let outliers = tukey_outliers(&raw.values);
+    let outliers = tukey_outliers(&entry.samples);
     if outliers.high_severe + outliers.low_severe > 0 {
         out.push(format!(
             "{} of {} samples are severe outliers (something else ran during them); the median \
-             is robust to them, but rerun if the CI is wide",
+             is robust to them, but rerun if the interval is wide",
             outliers.high_severe + outliers.low_severe,
-            raw.values.len()
+            entry.samples.len()
         ));
     }
-    let shortest = raw.sample_ns.iter().cloned().fold(f64::INFINITY, f64::min);
-    if shortest.is_finite() && shortest < 0.1 * raw.target_sample_ns && raw.target_sample_ns > 0.0 {
+    if entry.modes.len() > 1 {
+        let where_ = entry
+            .modes
+            .iter()
+            .map(|m| format!("{:.0}% near {:.3}", m.share * 100.0, m.median))
+            .collect::<Vec<_>>()
+            .join(", ");
+        out.push(format!(
+            "the rounds fall in {} separate modes ({where_} {}): one median hides which mode a \
+             run lands in; on a VM a wake-up that finds the other vCPU halted costs far more — \
+             compare with the same-cpu placement",
+            entry.modes.len(),
+            entry.unit
+        ));
+    }
+    let excluded = entry.rounds.iter().filter(|r| r.excluded.is_some()).count();
+    if excluded > 0 {
+        out.push(format!(
+            "{excluded} of {} rounds were taken while other processes used the CPU and are \
+             left out of the statistics; close other programs for a clean run",
+            entry.rounds.len()
+        ));
+    }
+    let target = rounds.first().map_or(0.0, |r| r.raw.target_sample_ns);
+    let shortest = rounds
+        .iter()
+        .flat_map(|r| r.raw.sample_ns.iter().copied())
+        .fold(f64::INFINITY, f64::min);
+    if shortest.is_finite() && target > 0.0 && shortest < 0.1 * target {
         out.push(format!(
             "samples lasted only {:.0} us (target {:.0} us): timer resolution and scheduling \
              noise weigh on each one",
             shortest / 1e3,
-            raw.target_sample_ns / 1e3
+            target / 1e3
         ));
     }
     out
@@ -105,10 +138,13 @@ mod tests {
     }
 
     fn warned(raw: &RawMeasurement) -> bool {
-        build_entry(raw)
-            .warnings
-            .iter()
-            .any(|w| w.starts_with("mechanism not exercised"))
+        build_entry(&[concbench_core::RoundRaw {
+            raw: raw.clone(),
+            facts: Default::default(),
+        }])
+        .warnings
+        .iter()
+        .any(|w| w.starts_with("mechanism not exercised"))
     }
 
     #[test]

@@ -113,9 +113,10 @@ pub trait Experiment: Send {
         Plan::Calibrated
     }
 
-    /// For long fixed batches (seconds per sample): the most repetitions worth spending on this
-    /// variant. The harness takes `min(default, cap)` but never fewer than 3, and an explicit
-    /// `--repeat` from the user always wins.
+    /// For long fixed batches (seconds per sample): the most samples worth taking in one round
+    /// (a fresh worker). The harness takes `min(default, cap)`, at least 1, and an explicit
+    /// `--repeat` from the user always wins. More evidence comes from more rounds, not more
+    /// samples in one.
     fn max_repetitions(&self, _ctx: &RunContext) -> Option<usize> {
         None
     }

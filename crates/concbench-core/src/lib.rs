@@ -14,6 +14,7 @@ pub mod placement;
 pub mod raw;
 pub mod result;
 pub mod usage;
+pub mod vocab;
 
 pub use context::{CancelToken, RunContext};
 pub use error::UsageError;
@@ -21,11 +22,18 @@ pub use experiment::{Experiment, Meta, Plan, RunOutput, SampleTimer, Support};
 pub use host::Host;
 pub use params::Params;
 pub use placement::Placement;
-pub use raw::{Outcome, RawMeasurement};
+pub use raw::{Outcome, RawMeasurement, RoundFacts, RoundRaw};
 pub use result::{
-    Failure, Overhead, ResultDoc, ResultEntry, Skipped, Summary, Tool, Verdict, VerdictKind,
+    Check, Failure, Invalid, Mode, Overhead, ResultDoc, ResultEntry, Round, Skipped, Spread,
+    Summary, Tool, Verdict, VerdictKind,
 };
 pub use usage::Usage;
+
+/// A calibrated sample times at least this many operations, however slow one is: a figure
+/// "per operation" from one or two operations is dominated by whatever surrounds them (the
+/// timer, the start of the loop, a wake-up). The harness enforces it; the validation gate
+/// rejects a result that does not meet it.
+pub const MIN_OPERATIONS_PER_SAMPLE: u64 = 10;
 
 /// The schema identifier written into every result document.
 pub const SCHEMA_ID: &str = "concbench/result/v1";

@@ -34,42 +34,13 @@ pub struct RawMeasurement {
     /// [`crate::Experiment::info`]: facts that are not parameters (a runtime's version).
     #[serde(default)]
     pub info: BTreeMap<String, String>,
+    /// Whether the iteration count was calibrated (one operation is a small unit of work timed
+    /// many times per sample) rather than fixed by the experiment (one operation is a batch).
+    #[serde(default)]
+    pub calibrated: bool,
 }
 
 impl RawMeasurement {
-    /// Append another round's samples of the same variant (the coordinator measures each variant
-    /// in several rounds so slow drift of the machine falls on every variant alike).
-    ///
-    /// Per-operation values stay comparable even when the rounds calibrated different iteration
-    /// counts; `iterations` keeps the smallest. Warnings are united, metrics and overhead samples
-    /// concatenated (an overhead series is kept only if every round has one, so values and
-    /// overheads stay paired).
-    pub fn merge(&mut self, other: RawMeasurement) {
-        let had_values = self.values.len();
-        self.iterations = self.iterations.min(other.iterations);
-        self.values.extend(other.values);
-        self.sample_ns.extend(other.sample_ns);
-        self.usage_per_op.extend(other.usage_per_op);
-        for (name, v) in other.metrics {
-            self.metrics.entry(name).or_default().extend(v);
-        }
-        self.overhead = match (self.overhead.take(), other.overhead) {
-            (Some((m, mut a)), Some((_, b))) if a.len() == had_values => {
-                a.extend(b);
-                Some((m, a))
-            }
-            _ => None,
-        };
-        for w in other.warnings {
-            if !self.warnings.contains(&w) {
-                self.warnings.push(w);
-            }
-        }
-        for (k, v) in other.info {
-            self.info.entry(k).or_insert(v);
-        }
-    }
-
     /// A measurement made of known values, as tests and synthetic documents need: one sample per
     /// value, one iteration per sample, 20 ms per sample (above every target), no counters.
     pub fn from_values(meta: Meta, params: Params, values: Vec<f64>) -> Self {
@@ -86,6 +57,7 @@ impl RawMeasurement {
             warnings: Vec::new(),
             target_sample_ns: 10e6,
             info: BTreeMap::new(),
+            calibrated: false,
             values,
         }
     }
@@ -100,37 +72,24 @@ pub enum Outcome {
     Failed(Failure),
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
+/// What the coordinator knows about one round besides its samples.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct RoundFacts {
+    /// The pass of the run the round belongs to.
+    pub pass: usize,
+    /// CPUs' worth of time other processes used around the round (over at least a second).
+    pub interference: Option<f64>,
+    /// Share of CPU time stolen by the hypervisor around the round.
+    pub steal: Option<f64>,
+    /// Seconds from starting the worker to its report.
+    pub wall_s: f64,
+    /// Why the round should be left out of the statistics, if it should.
+    pub excluded: Option<String>,
+}
 
-    #[test]
-    fn merging_rounds_concatenates_samples_and_keeps_overheads_paired() {
-        let mut a = RawMeasurement::from_values(Meta::default(), Params::new(), vec![1.0, 2.0]);
-        a.overhead = Some(("self-test".into(), vec![0.5, 0.5]));
-        a.warnings.push("w1".into());
-        let mut b = RawMeasurement::from_values(Meta::default(), Params::new(), vec![3.0]);
-        b.overhead = Some(("self-test".into(), vec![0.7]));
-        b.iterations = 0;
-        b.warnings = vec!["w1".into(), "w2".into()];
-        a.merge(b);
-        assert_eq!(a.values, vec![1.0, 2.0, 3.0]);
-        assert_eq!(a.sample_ns.len(), 3);
-        assert_eq!(a.usage_per_op.len(), 3);
-        assert_eq!(a.overhead.as_ref().unwrap().1, vec![0.5, 0.5, 0.7]);
-        assert_eq!(a.warnings, vec!["w1", "w2"]);
-        assert_eq!(a.iterations, 0);
-    }
-
-    #[test]
-    fn an_overhead_missing_in_one_round_is_dropped_rather_than_misaligned() {
-        let mut a = RawMeasurement::from_values(Meta::default(), Params::new(), vec![1.0]);
-        a.overhead = Some(("self-test".into(), vec![0.5]));
-        a.merge(RawMeasurement::from_values(
-            Meta::default(),
-            Params::new(),
-            vec![2.0],
-        ));
-        assert!(a.overhead.is_none());
-    }
+/// One round of one variant: a fresh worker's raw samples and the coordinator's facts.
+#[derive(Debug, Clone)]
+pub struct RoundRaw {
+    pub raw: RawMeasurement,
+    pub facts: RoundFacts,
 }

@@ -29,6 +29,11 @@ pub struct ResultDoc {
     /// Variants that failed, with the error chain.
     #[serde(default)]
     pub failures: Vec<Failure>,
+    /// Variants whose measurement cannot be right (a negative time, a per-operation figure
+    /// from too few operations, a placement its CPUs contradict): shown with the reason, never
+    /// judged, never compared with a published figure.
+    #[serde(default)]
+    pub invalid: Vec<Invalid>,
     /// Verdicts on the seed articles' claims.
     #[serde(default)]
     pub verdicts: Vec<Verdict>,
@@ -64,8 +69,18 @@ pub struct ResultEntry {
     pub iterations: u64,
     #[serde(flatten)]
     pub summary: Summary,
-    /// One value per repetition, per operation, in `unit`.
+    /// One value per sample (every round's samples, in order), per operation, in `unit`.
     pub samples: Vec<f64>,
+    /// The rounds: each a fresh worker process measuring this variant. The unit of evidence:
+    /// `median`, `ci95`, `min`, `max`, `mad` and `mean` are over the rounds' values.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub rounds: Vec<Round>,
+    /// How much the value moves between rounds and within one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub spread: Option<Spread>,
+    /// Separate modes among the rounds' values (only when there is more than one).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub modes: Vec<Mode>,
     /// Per-operation counters (`voluntary_switches_per_op`, ...) and experiment metrics,
     /// each the median over repetitions.
     pub counters: BTreeMap<String, f64>,
@@ -78,6 +93,83 @@ pub struct ResultEntry {
     /// Never used to match results across runs (params are).
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub info: BTreeMap<String, String>,
+}
+
+/// One round: a fresh worker process's calibration, warm-up and samples of one variant.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Round {
+    /// The pass of the run this round belongs to. Rounds of different variants in the same pass
+    /// were measured back to back (in shuffled order) and are compared in pairs.
+    pub pass: usize,
+    /// The median of the round's samples, per operation, in the result's unit (before any
+    /// baseline is subtracted).
+    pub value: f64,
+    /// The median of the baseline measured interleaved in the same round, when the result is a
+    /// difference (see [`Overhead`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub baseline: Option<f64>,
+    /// Samples the round took.
+    pub samples: usize,
+    /// Operations per sample.
+    pub iterations: u64,
+    /// Median absolute deviation of the round's samples relative to their median.
+    pub within_spread: f64,
+    /// Each counter's median over the round's samples.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub counters: BTreeMap<String, f64>,
+    /// CPUs' worth of time other processes used around this round (0 = none, 1 = a whole CPU),
+    /// over a window of at least a second.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub interference: Option<f64>,
+    /// Share of CPU time the hypervisor stole around this round.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub steal: Option<f64>,
+    /// Seconds from starting the worker to its report.
+    #[serde(default)]
+    pub wall_s: f64,
+    /// Why the round is left out of the statistics (taken under interference), if it is.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub excluded: Option<String>,
+}
+
+impl Round {
+    /// The round's value net of its baseline, when it has one.
+    pub fn net(&self) -> f64 {
+        self.value - self.baseline.unwrap_or(0.0)
+    }
+}
+
+/// Relative spread (MAD / median) between rounds and within them: a between-round spread far
+/// above the within-round one means the machine, not the sampling, moves the figure.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct Spread {
+    pub between_rounds: f64,
+    /// The median over rounds of each round's own relative spread.
+    pub within_round: f64,
+}
+
+/// One mode of a result's round values.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct Mode {
+    pub median: f64,
+    pub low: f64,
+    pub high: f64,
+    /// Share of the rounds in this mode (0..=1).
+    pub share: f64,
+    /// Whether the result's median lies in this mode.
+    pub holds_median: bool,
+}
+
+/// A measurement that cannot be right, kept with the reason instead of being shown as a result.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Invalid {
+    pub id: String,
+    pub params: Params,
+    pub unit: String,
+    /// What the measurement would have shown (its median), for the record.
+    pub median: Option<f64>,
+    /// Why it cannot be right, and what to do about it.
+    pub reason: String,
 }
 
 /// The statistics of a sample set (see `concbench-stats`).
@@ -95,15 +187,31 @@ pub struct Summary {
     pub mean: f64,
 }
 
-/// A subtracted method overhead (e.g. the pipe write+read of a ring of pipes).
+/// A subtracted baseline (the pipe write+read of a ring of pipes, Stevens's iterative server),
+/// measured paired and interleaved with the result's own samples.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Overhead {
     pub method: String,
-    /// Median overhead per operation, in the result's unit.
+    /// Median baseline per operation over the rounds, in the result's unit.
     pub median: f64,
-    /// The median before subtraction.
+    /// The median before subtraction (over the rounds' raw values).
     pub raw_median: f64,
     pub samples: Vec<f64>,
+    /// Whether every round's value exceeded its baseline. When not, the difference is "not
+    /// distinguishable from the baseline": the result's summary is then the raw figure, and
+    /// the difference is only given as its interval below.
+    #[serde(default = "yes")]
+    pub distinguishable: bool,
+    /// The median difference over the rounds and its 95% interval (a difference may be
+    /// negative: it is an interval of a difference, not a time).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub difference: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub difference_ci95: Option<[f64; 2]>,
+}
+
+fn yes() -> bool {
+    true
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -142,6 +250,36 @@ pub struct Verdict {
     /// Result ids the verdict rests on.
     pub evidence: Vec<String>,
     pub explanation: String,
+    /// The checks the claim's rule makes (one per condition), each with its own decision.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub checks: Vec<Check>,
+    /// Share of resamples of the rounds that give the same verdict (1.0: every one).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub robustness: Option<f64>,
+    /// The most rounds any of its checks rests on.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rounds: Option<usize>,
+}
+
+/// One check of a claim's rule on one condition: the rule with its numbers, what was measured,
+/// and the decision.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Check {
+    /// The condition checked ("creating and destroying", "COUNT = 1000").
+    pub condition: String,
+    /// The rule with its numbers ("fork / thread >= 1.15").
+    pub rule: String,
+    /// The measured quantity (median over rounds) and its 95% interval.
+    pub estimate: Option<f64>,
+    pub ci95: Option<[f64; 2]>,
+    /// The unit of `estimate` ("x" for ratios).
+    pub unit: String,
+    /// Rounds (paired across the quantity's results) the estimate rests on.
+    pub rounds: usize,
+    /// Confirmed, refuted or inconclusive for this condition.
+    pub decision: VerdictKind,
+    /// Why, in a sentence; modes or interference the evidence showed.
+    pub note: String,
 }
 
 impl ResultEntry {
@@ -167,6 +305,7 @@ impl ResultDoc {
             results: Vec::new(),
             skipped: Vec::new(),
             failures: Vec::new(),
+            invalid: Vec::new(),
             verdicts: Vec::new(),
             warnings: Vec::new(),
             interrupted: false,

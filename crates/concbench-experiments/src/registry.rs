@@ -100,8 +100,11 @@ mod tests {
         let mut seen = std::collections::HashSet::new();
         for e in all() {
             // Placement is a param too (the harness records it), so include it.
-            let params =
-                concbench_measure::recorded_params(e.as_ref(), concbench_measure::PinMode::Auto);
+            let params = concbench_measure::recorded_params(
+                e.as_ref(),
+                concbench_measure::PinMode::Auto,
+                &[0, 1],
+            );
             let key = format!("{} {}", e.meta().id, params.compact());
             assert!(seen.insert(key.clone()), "duplicate variant {key}");
         }

@@ -21,7 +21,6 @@ fn harness(io_dir: &Path, smoke: bool) -> Harness {
             smoke,
             repetitions: (!smoke).then_some(2),
             pin: PinMode::Auto,
-            rounds: 1,
         },
         host: Arc::new(concbench_measure::host::collect()),
         cancel: CancelToken::new(),

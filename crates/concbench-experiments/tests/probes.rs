@@ -17,7 +17,6 @@ fn harness(scratch: &Path) -> Harness {
             smoke: true,
             repetitions: None,
             pin: PinMode::Auto,
-            rounds: 1,
         },
         host: Arc::new(concbench_measure::host::collect()),
         cancel: CancelToken::new(),

@@ -14,7 +14,6 @@ fn every_experiment_runs_in_smoke_mode() {
             smoke: true,
             repetitions: None,
             pin: PinMode::Auto,
-            rounds: 1,
         },
         host: Arc::new(concbench_measure::host::collect()),
         cancel: CancelToken::new(),

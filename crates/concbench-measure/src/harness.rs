@@ -27,32 +27,27 @@ pub enum PinMode {
     None,
 }
 
+/// How one worker measures one round of a variant.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct HarnessConfig {
     pub quick: bool,
     /// Tests: one repetition of a few iterations, just to prove an experiment works.
     pub smoke: bool,
-    /// `--repeat`: overrides the default repetition count.
+    /// `--repeat`: samples per round, overriding the default.
     pub repetitions: Option<usize>,
     pub pin: PinMode,
-    /// How many rounds the coordinator splits each variant's repetitions into (this worker
-    /// measures one round): `ceil(repetitions / rounds)` here.
-    #[serde(default = "one_round")]
-    pub rounds: usize,
-}
-
-fn one_round() -> usize {
-    1
 }
 
 impl HarnessConfig {
+    /// Samples per round. Few: the round, not the sample, is the unit of evidence (samples
+    /// inside one worker measure its precision, not what a rerun would show).
     pub fn repetitions(&self) -> usize {
         self.repetitions.unwrap_or(if self.smoke {
             1
         } else if self.quick {
-            5
+            3
         } else {
-            10
+            5
         })
     }
 
@@ -79,8 +74,7 @@ impl HarnessConfig {
     }
 }
 
-/// A variant's repetition cap never goes below this: fewer samples give no interval worth printing.
-pub const MIN_CAPPED_REPETITIONS: usize = 3;
+pub use concbench_core::MIN_OPERATIONS_PER_SAMPLE;
 
 /// What the harness is doing, for progress displays.
 #[derive(Debug, Clone, Copy, Serialize, Deserialize)]
@@ -105,18 +99,31 @@ struct Timed {
     output: RunOutput,
 }
 
-/// The placement a variant actually gets under a pin mode.
-pub fn effective_placement(exp: &dyn Experiment, pin: PinMode) -> Placement {
-    match pin {
+/// The placement a variant actually gets under a pin mode, on the CPUs this process may use.
+///
+/// "Unpinned" on a single allowed CPU (`taskset -c 0`, a one-CPU cgroup) is same-cpu in
+/// fact: every unit runs on that CPU, so it is labelled — and pinned — as such, and a
+/// comparison with an unpinned run elsewhere never matches it.
+pub fn effective_placement(exp: &dyn Experiment, pin: PinMode, allowed: &[usize]) -> Placement {
+    let asked = match pin {
         PinMode::Auto => exp.placement(),
         PinMode::None => Placement::Unpinned,
+    };
+    if asked == Placement::Unpinned && allowed.len() == 1 {
+        Placement::SameCpu
+    } else {
+        asked
     }
 }
 
 /// The variant's params as recorded: its own plus `placement`.
-pub fn recorded_params(exp: &dyn Experiment, pin: PinMode) -> concbench_core::Params {
+pub fn recorded_params(
+    exp: &dyn Experiment,
+    pin: PinMode,
+    allowed: &[usize],
+) -> concbench_core::Params {
     exp.params()
-        .with("placement", effective_placement(exp, pin).as_str())
+        .with("placement", effective_placement(exp, pin, allowed).as_str())
 }
 
 impl Harness {
@@ -140,8 +147,9 @@ impl Harness {
         on_event: &mut dyn FnMut(HarnessEvent),
     ) -> Outcome {
         let meta = exp.meta().clone();
-        let placement = effective_placement(exp, self.config.pin);
-        let params = recorded_params(exp, self.config.pin);
+        let allowed = &self.host.cpus_allowed;
+        let placement = effective_placement(exp, self.config.pin, allowed);
+        let params = recorded_params(exp, self.config.pin, allowed);
         let skipped = |reason: String| {
             Outcome::Skipped(Skipped {
                 id: meta.id.to_string(),
@@ -159,13 +167,12 @@ impl Harness {
         let ctx = self.context(placement, cpus.clone());
         let measured = self.measure_pinned(exp, &ctx, on_event);
         match measured {
-            Ok((iterations, samples)) => Outcome::Measured(Box::new(samples.into_raw(
-                meta,
-                params,
-                cpus,
-                iterations,
-                self.config.target_sample(),
-            ))),
+            Ok((iterations, samples)) => {
+                let mut raw =
+                    samples.into_raw(meta, params, cpus, iterations, self.config.target_sample());
+                raw.calibrated = exp.plan(&ctx) == Plan::Calibrated;
+                Outcome::Measured(Box::new(raw))
+            }
             Err(e) => Outcome::Failed(Failure {
                 id: meta.id.to_string(),
                 params,
@@ -174,15 +181,14 @@ impl Harness {
         }
     }
 
-    /// The configured repetitions, capped by the variant unless the user asked for a number.
-    /// Divided by the rounds: this worker measures one round's share (at least one sample).
+    /// Samples for this round: the configured number, capped by the variant (long batches take
+    /// one per round) unless the user asked for a number.
     fn repetitions_for(&self, exp: &dyn Experiment, ctx: &RunContext) -> usize {
         let default = self.config.repetitions();
-        let total = match (self.config.repetitions, exp.max_repetitions(ctx)) {
-            (None, Some(cap)) => default.min(cap.max(MIN_CAPPED_REPETITIONS)),
+        match (self.config.repetitions, exp.max_repetitions(ctx)) {
+            (None, Some(cap)) => default.min(cap.max(1)),
             _ => default,
-        };
-        total.div_ceil(self.config.rounds.max(1))
+        }
     }
 
     /// Pin, set up, sample, and always tear down.
@@ -219,7 +225,8 @@ impl Harness {
                 self.config.target_sample(),
                 self.config.warmup(),
             )
-            .context("calibration")?,
+            .context("calibration")?
+            .max(MIN_OPERATIONS_PER_SAMPLE),
         };
         let reps = self.repetitions_for(exp, ctx);
         let mut samples = Samples {
@@ -371,6 +378,7 @@ impl Samples {
             warnings: self.warnings,
             target_sample_ns: target.as_nanos() as f64,
             info: self.info,
+            calibrated: false,
         }
     }
 }
@@ -415,7 +423,6 @@ mod tests {
                 smoke: false,
                 repetitions: Some(1),
                 pin: PinMode::None,
-                rounds: 1,
             },
             host: Arc::new(Host {
                 cpus_allowed: concbench_sys::allowed_cpus().unwrap(),

@@ -87,6 +87,8 @@ pub fn device_read_bytes(scope: IoScope) -> Option<u64> {
 /// The machine's CPU time since boot, in clock ticks, summed over CPUs (`/proc/stat`).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct SystemCpu {
+    /// Time spent running anything: user, nice, system, irq, softirq.
+    pub busy: u64,
     pub iowait: u64,
     /// Time the hypervisor ran something else while this guest wanted the CPU.
     pub steal: u64,
@@ -120,6 +122,7 @@ pub fn system_cpu() -> Option<SystemCpu> {
     let t = procfs::KernelStats::current().ok()?.total;
     let opt = |v: Option<u64>| v.unwrap_or(0);
     Some(SystemCpu {
+        busy: t.user + t.nice + t.system + opt(t.irq) + opt(t.softirq),
         iowait: opt(t.iowait),
         steal: opt(t.steal),
         total: t.user
@@ -140,11 +143,13 @@ mod tests {
     #[test]
     fn steal_share_is_the_stolen_fraction_of_elapsed_ticks() {
         let a = SystemCpu {
+            busy: 0,
             iowait: 0,
             steal: 10,
             total: 1000,
         };
         let b = SystemCpu {
+            busy: 0,
             iowait: 0,
             steal: 40,
             total: 1200,

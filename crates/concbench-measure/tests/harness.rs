@@ -32,6 +32,8 @@ struct Fake {
     max_reps: Option<usize>,
     extra_usage: Option<concbench_core::Usage>,
     operations: Option<u64>,
+    /// Each operation sleeps this long (a slow operation).
+    op_cost: Option<std::time::Duration>,
 }
 
 impl Fake {
@@ -83,6 +85,9 @@ impl Experiment for Fake {
         let mut x = 0u64;
         for i in 0..iterations {
             x = std::hint::black_box(x.wrapping_add(i));
+            if let Some(d) = self.op_cost {
+                std::thread::sleep(d);
+            }
         }
         Ok(RunOutput {
             value: self.value,
@@ -119,7 +124,6 @@ fn harness(reps: usize) -> Harness {
             smoke: false,
             repetitions: Some(reps),
             pin: PinMode::Auto,
-            rounds: 1,
         },
         host: Arc::new(concbench_measure::host::collect()),
         cancel: CancelToken::new(),
@@ -313,30 +317,28 @@ fn cancellation_stops_the_run_and_tears_down() {
 }
 
 #[test]
-fn a_round_measures_its_share_of_the_repetitions() {
-    let mut h = harness(5);
-    h.config.rounds = 2;
+fn a_calibrated_sample_times_at_least_the_minimum_of_operations() {
+    // An operation slower than the whole target sample still gets ten per sample, so a figure
+    // "per operation" never rests on one or two (issue: contend.lock counted to 1 per sample).
+    let h = harness(1);
     let (outcome, _) = measure(
         &h,
         Fake {
-            plan: Some(Plan::Fixed(3)),
+            op_cost: Some(std::time::Duration::from_millis(3)),
             ..Default::default()
         },
     );
     let Outcome::Measured(raw) = outcome else {
         panic!()
     };
-    assert_eq!(
-        raw.values.len(),
-        3,
-        "5 repetitions in 2 rounds: 3 in this one"
-    );
+    assert!(raw.calibrated);
+    assert_eq!(raw.iterations, concbench_core::MIN_OPERATIONS_PER_SAMPLE);
 }
 
 #[test]
 fn a_repetition_cap_applies_unless_the_user_chose_a_count() {
     let mut h = harness(8);
-    h.config.repetitions = None; // quick default: 5
+    h.config.repetitions = None; // quick default: 3
     let fake = || Fake {
         max_reps: Some(1),
         plan: Some(Plan::Fixed(3)),
@@ -346,7 +348,7 @@ fn a_repetition_cap_applies_unless_the_user_chose_a_count() {
     let Outcome::Measured(raw) = outcome else {
         panic!()
     };
-    assert_eq!(raw.values.len(), 3, "capped at 1 but never below 3");
+    assert_eq!(raw.values.len(), 1, "capped at 1 sample per round");
     h.config.repetitions = Some(8);
     let (outcome, _) = measure(&h, fake());
     let Outcome::Measured(raw) = outcome else {

@@ -14,7 +14,6 @@ fn job() -> Job {
             smoke: true,
             repetitions: None,
             pin: PinMode::Auto,
-            rounds: 1,
         },
         host: Default::default(),
         scratch_dir: std::env::temp_dir(),

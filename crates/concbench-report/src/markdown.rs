@@ -8,7 +8,7 @@ pub struct Markdown;
 
 /// Escape a cell: pipes would end it, newlines would end the row.
 fn cell(s: &str) -> String {
-    s.replace('|', "\\|").replace('\n', " ")
+    s.replace('|', "\\|").replace('\n', "<br>")
 }
 
 fn table<const N: usize>(
@@ -78,13 +78,17 @@ impl Exporter for Markdown {
         }
         let skipped = sections::skipped_lines(doc);
         let failed = sections::failure_lines(doc);
-        if !skipped.is_empty() || !failed.is_empty() {
+        let invalid = sections::invalid_lines(doc);
+        if !skipped.is_empty() || !failed.is_empty() || !invalid.is_empty() {
             writeln!(out, "\n## Not measured\n")?;
             for s in skipped {
                 writeln!(out, "- skipped: {}", cell(&s))?;
             }
             for f in failed {
                 writeln!(out, "- **failed**: {}", cell(&f))?;
+            }
+            for i in invalid {
+                writeln!(out, "- **invalid** (not a measurement): {}", cell(&i))?;
             }
         }
         Ok(out)

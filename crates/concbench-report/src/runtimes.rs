@@ -4,6 +4,7 @@
 //! none of whose results is in the document is left out.
 
 use crate::format;
+use concbench_core::vocab::{id, key};
 use concbench_core::{ResultDoc, ResultEntry};
 
 pub const RUNTIMES_HEADER: [&str; 6] = [
@@ -43,8 +44,8 @@ const fn row(
     }
 }
 
-const SAME_CPU: (&str, &str) = ("placement", "same-cpu");
-const THOUSAND: (&str, &str) = ("units", "1000");
+const SAME_CPU: (&str, &str) = (key::PLACEMENT, "same-cpu");
+const THOUSAND: (&str, &str) = (key::UNITS, "1000");
 
 const ROWS: &[Row] = &[
     // Process and thread switch through the same mechanism (a pipe ping-pong on one CPU, plain:
@@ -53,105 +54,126 @@ const ROWS: &[Row] = &[
     row(
         "native",
         "process (fork)",
-        Some(Pick("create.fork", &[("parent", "single-threaded")])),
-        Some(Pick("switch.pipe.process", &[SAME_CPU])),
-        Some(Pick("memory.process", &[THOUSAND])),
+        Some(Pick(id::CREATE_FORK, &[(key::PARENT, "single-threaded")])),
+        Some(Pick(id::SWITCH_PIPE_PROCESS, &[SAME_CPU])),
+        Some(Pick(id::MEMORY_PROCESS, &[THOUSAND])),
     ),
     row(
         "native",
         "OS thread",
-        Some(Pick("create.thread", &[("stack", "default")])),
-        Some(Pick("switch.pipe.thread", &[SAME_CPU])),
-        Some(Pick("memory.thread", &[("stack", "default"), THOUSAND])),
+        Some(Pick(id::CREATE_THREAD, &[(key::STACK, "default")])),
+        Some(Pick(id::SWITCH_PIPE_THREAD, &[SAME_CPU])),
+        Some(Pick(
+            id::MEMORY_THREAD,
+            &[(key::STACK, "default"), THOUSAND],
+        )),
     ),
     row(
         "native",
         "stackful coroutine",
-        Some(Pick("create.coroutine", &[("stack_alloc", "reused")])),
-        Some(Pick("switch.coroutine", &[])),
-        Some(Pick("memory.coroutine", &[THOUSAND])),
+        Some(Pick(id::CREATE_COROUTINE, &[(key::STACK_ALLOC, "reused")])),
+        Some(Pick(id::SWITCH_COROUTINE, &[])),
+        Some(Pick(id::MEMORY_COROUTINE, &[THOUSAND])),
     ),
     row(
         "native",
         "async task (tokio)",
-        Some(Pick("create.async_task", &[])),
-        Some(Pick("switch.async_task", &[])),
-        Some(Pick("memory.async_task", &[THOUSAND])),
+        Some(Pick(id::CREATE_ASYNC_TASK, &[])),
+        Some(Pick(id::SWITCH_ASYNC_TASK, &[])),
+        Some(Pick(id::MEMORY_ASYNC_TASK, &[THOUSAND])),
     ),
     row(
         "C (seed programs)",
         "process",
-        Some(Pick("probes.c.process_100k", &[])),
-        Some(Pick("probes.c.pipe_token", &[])),
+        Some(Pick(id::PROBES_C_PROCESS_100K, &[])),
+        Some(Pick(id::PROBES_C_PIPE_TOKEN, &[])),
         None,
     ),
     row(
         "C (seed programs)",
         "thread",
-        Some(Pick("probes.c.thread_100k", &[])),
-        Some(Pick("probes.c.ring", &[])),
+        Some(Pick(id::PROBES_C_THREAD_100K, &[])),
+        Some(Pick(id::PROBES_C_RING, &[])),
         None,
     ),
     row(
         "Go",
         "goroutine (GOMAXPROCS=1)",
-        Some(Pick("probes.go.create", &[])),
-        Some(Pick("probes.go.pingpong", &[("gomaxprocs", "1")])),
-        Some(Pick("probes.go.memory", &[])),
+        Some(Pick(id::PROBES_GO_CREATE, &[])),
+        Some(Pick(id::PROBES_GO_PINGPONG, &[(key::GOMAXPROCS, "1")])),
+        Some(Pick(id::PROBES_GO_MEMORY, &[])),
     ),
     row(
         "Go",
         "goroutine (GOMAXPROCS=2, two CPUs)",
         None,
-        Some(Pick("probes.go.pingpong", &[("gomaxprocs", "2")])),
+        Some(Pick(id::PROBES_GO_PINGPONG, &[(key::GOMAXPROCS, "2")])),
         None,
     ),
     row(
         "Go",
         "goroutine locked to an OS thread",
         None,
-        Some(Pick("probes.go.pingpong_locked", &[])),
+        Some(Pick(id::PROBES_GO_PINGPONG_LOCKED, &[])),
         None,
     ),
     row(
         "Java",
         "platform thread",
-        Some(Pick("probes.java.create", &[("thread_kind", "platform")])),
-        Some(Pick("probes.java.pingpong", &[("thread_kind", "platform")])),
-        Some(Pick("probes.java.memory", &[("thread_kind", "platform")])),
+        Some(Pick(
+            id::PROBES_JAVA_CREATE,
+            &[(key::THREAD_KIND, "platform")],
+        )),
+        Some(Pick(
+            id::PROBES_JAVA_PINGPONG,
+            &[(key::THREAD_KIND, "platform")],
+        )),
+        Some(Pick(
+            id::PROBES_JAVA_MEMORY,
+            &[(key::THREAD_KIND, "platform")],
+        )),
     ),
     row(
         "Java",
         "virtual thread",
-        Some(Pick("probes.java.create", &[("thread_kind", "virtual")])),
-        Some(Pick("probes.java.pingpong", &[("thread_kind", "virtual")])),
-        Some(Pick("probes.java.memory", &[("thread_kind", "virtual")])),
+        Some(Pick(
+            id::PROBES_JAVA_CREATE,
+            &[(key::THREAD_KIND, "virtual")],
+        )),
+        Some(Pick(
+            id::PROBES_JAVA_PINGPONG,
+            &[(key::THREAD_KIND, "virtual")],
+        )),
+        Some(Pick(
+            id::PROBES_JAVA_MEMORY,
+            &[(key::THREAD_KIND, "virtual")],
+        )),
     ),
     row(
         "Python",
         "thread",
-        Some(Pick("probes.python.create", &[("model", "thread")])),
-        Some(Pick("probes.python.pingpong", &[("model", "thread")])),
+        Some(Pick(id::PROBES_PYTHON_CREATE, &[(key::MODEL, "thread")])),
+        Some(Pick(id::PROBES_PYTHON_PINGPONG, &[(key::MODEL, "thread")])),
         None,
     ),
     row(
         "Python",
         "process",
-        Some(Pick("probes.python.create", &[("model", "process")])),
-        Some(Pick("probes.python.pingpong", &[("model", "process")])),
+        Some(Pick(id::PROBES_PYTHON_CREATE, &[(key::MODEL, "process")])),
+        Some(Pick(id::PROBES_PYTHON_PINGPONG, &[(key::MODEL, "process")])),
         None,
     ),
     row(
         "Python",
         "asyncio task",
-        Some(Pick("probes.python.create", &[("model", "asyncio")])),
-        Some(Pick("probes.python.pingpong", &[("model", "asyncio")])),
+        Some(Pick(id::PROBES_PYTHON_CREATE, &[(key::MODEL, "asyncio")])),
+        Some(Pick(id::PROBES_PYTHON_PINGPONG, &[(key::MODEL, "asyncio")])),
         None,
     ),
 ];
 
 /// Params a result may have that pick its plain variant: no working set, no real-time policy.
-const BASELINE: [(&str, &str); 2] = [("working_set_kib", "0"), ("sched", "other")];
+const BASELINE: [(&str, &str); 2] = [(key::WORKING_SET_KIB, "0"), (key::SCHED, "other")];
 
 fn text(v: &serde_json::Value) -> String {
     match v {
@@ -206,8 +228,8 @@ pub fn runtime_notes(doc: &ResultDoc) -> Vec<String> {
     let median = |model: &'static str, workers: &'static str| {
         find(
             doc,
-            "probes.python.cpu",
-            &[("model", model), ("workers", workers)],
+            id::PROBES_PYTHON_CPU,
+            &[(key::MODEL, model), (key::WORKERS, workers)],
         )
         .map(|e| e.summary.median)
     };
@@ -225,7 +247,7 @@ pub fn runtime_notes(doc: &ResultDoc) -> Vec<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use concbench_core::{Params, Summary};
+    use concbench_core::Params;
 
     fn entry(
         id: &str,
@@ -234,31 +256,11 @@ mod tests {
         unit: &str,
         version: Option<&str>,
     ) -> ResultEntry {
-        ResultEntry {
-            id: id.into(),
-            family: id.split('.').next().unwrap().into(),
-            title: String::new(),
-            op: String::new(),
-            unit: unit.into(),
-            params,
-            cpus: vec![],
-            iterations: 1,
-            summary: Summary {
-                median,
-                ci95: Some([median, median]),
-                min: median,
-                max: median,
-                mad: 0.0,
-                mean: median,
-            },
-            samples: vec![median],
-            counters: Default::default(),
-            overhead: None,
-            warnings: vec![],
-            info: version
-                .map(|v| [("runtime_version".to_string(), v.to_string())].into())
-                .unwrap_or_default(),
-        }
+        let mut e = concbench_analysis::synthetic::entry_with(id, unit, params, &[median]);
+        e.info = version
+            .map(|v| [("runtime_version".to_string(), v.to_string())].into())
+            .unwrap_or_default();
+        e
     }
 
     fn doc(results: Vec<ResultEntry>) -> ResultDoc {

@@ -6,23 +6,50 @@ use concbench_analysis::published::{published, replications, Figure};
 use concbench_core::{ResultDoc, ResultEntry};
 use serde::Serialize;
 
-pub const RESULT_HEADER: [&str; 6] = ["id", "params", "median", "95% CI", "switches/op", "notes"];
+pub const RESULT_HEADER: [&str; 8] = [
+    "id",
+    "params",
+    "median",
+    "95% CI",
+    "rounds",
+    "spread between / within rounds",
+    "switches/op",
+    "notes",
+];
+
+/// The interval cell: the interval, or why there is none.
+pub fn interval_cell(r: &ResultEntry) -> String {
+    match r.summary.ci95 {
+        Some(_) => format::interval(r.summary.median, r.summary.ci95, &r.unit),
+        None => format!(
+            "none: {} round(s), {} needed",
+            r.rounds.len().max(1),
+            concbench_analysis::MIN_VALUES_95
+        ),
+    }
+}
+
+/// "4.1% / 0.8%": how much the value moves between rounds and within one.
+pub fn spread_cell(r: &ResultEntry) -> String {
+    r.spread
+        .map(|s| {
+            format!(
+                "{:.1}% / {:.1}%",
+                s.between_rounds * 100.0,
+                s.within_round * 100.0
+            )
+        })
+        .unwrap_or_else(|| "-".into())
+}
 
 /// One row per result; `notes` refers to numbered warnings.
-pub fn result_rows(doc: &ResultDoc) -> (Vec<[String; 6]>, Vec<String>) {
+pub fn result_rows(doc: &ResultDoc) -> (Vec<[String; 8]>, Vec<String>) {
     let mut rows = Vec::new();
     let mut notes = Vec::new();
     for r in &doc.results {
         let mut refs = Vec::new();
         if let Some(o) = &r.overhead {
-            notes.push(format!(
-                "{} {}: {} subtracted ({}); raw median {}",
-                r.id,
-                r.params.compact(),
-                format::value(o.median, &r.unit),
-                o.method,
-                format::value(o.raw_median, &r.unit)
-            ));
+            notes.push(overhead_note(r, o));
             refs.push(notes.len());
         }
         for w in &r.warnings {
@@ -41,7 +68,9 @@ pub fn result_rows(doc: &ResultDoc) -> (Vec<[String; 6]>, Vec<String>) {
             r.id.clone(),
             r.params.compact(),
             format::value(r.summary.median, &r.unit),
-            format::interval(r.summary.median, r.summary.ci95, &r.unit),
+            interval_cell(r),
+            r.rounds.len().to_string(),
+            spread_cell(r),
             switches.unwrap_or_else(|| "-".into()),
             refs.iter()
                 .map(|n| format!("[{n}]"))
@@ -50,6 +79,39 @@ pub fn result_rows(doc: &ResultDoc) -> (Vec<[String; 6]>, Vec<String>) {
         ]);
     }
     (rows, notes)
+}
+
+/// What was subtracted, the raw figure beside the net one, or why nothing was.
+fn overhead_note(r: &ResultEntry, o: &concbench_core::Overhead) -> String {
+    let difference = match (o.difference, o.difference_ci95) {
+        (Some(d), Some(ci)) => format!(
+            "{} {}",
+            format::value(d, &r.unit),
+            format::interval(d, Some(ci), &r.unit)
+        ),
+        (Some(d), None) => format::value(d, &r.unit),
+        _ => "-".into(),
+    };
+    if o.distinguishable {
+        format!(
+            "{} {}: {} subtracted ({}); raw median {}, net {difference}",
+            r.id,
+            r.params.compact(),
+            format::value(o.median, &r.unit),
+            o.method,
+            format::value(o.raw_median, &r.unit)
+        )
+    } else {
+        format!(
+            "{} {}: not distinguishable from the baseline ({}): raw {} against a baseline of \
+             {}, difference {difference}; the median shown is the raw figure",
+            r.id,
+            r.params.compact(),
+            o.method,
+            format::value(o.raw_median, &r.unit),
+            format::value(o.median, &r.unit)
+        )
+    }
 }
 
 pub const REPLICATION_HEADER: [&str; 6] = [
@@ -99,18 +161,95 @@ fn distinguishing_params(figure: &Figure, entry: &ResultEntry) -> String {
     extra.compact()
 }
 
-pub const VERDICT_HEADER: [&str; 4] = ["claim", "source", "verdict", "evidence and explanation"];
+pub const VERDICT_HEADER: [&str; 5] = [
+    "claim",
+    "verdict",
+    "rule, measured -> decision",
+    "rounds",
+    "robustness",
+];
 
-pub fn verdict_rows(doc: &ResultDoc) -> Vec<[String; 4]> {
+/// "COUNT = 1000: thread / process >= 0.870; measured 0.93 [0.89, 0.97] -> confirmed".
+pub fn check_line(c: &concbench_core::Check) -> String {
+    let unit = if c.unit == "x" {
+        "x".to_string()
+    } else {
+        format!(" {}", c.unit)
+    };
+    let measured = match (c.estimate, c.ci95) {
+        (Some(e), Some([lo, hi])) => format!(
+            "{}{unit} [{}, {}]",
+            format::sig3(e),
+            format::sig3(lo),
+            format::sig3(hi)
+        ),
+        (Some(e), None) => format!("{}{unit}, no interval", format::sig3(e)),
+        (None, _) => "nothing".into(),
+    };
+    let note = if c.note.is_empty() {
+        String::new()
+    } else {
+        format!(" ({})", c.note)
+    };
+    format!(
+        "{}: rule {}; measured {measured} over {} rounds -> {}{note}",
+        c.condition,
+        c.rule,
+        c.rounds,
+        verdict_word(c.decision)
+    )
+}
+
+pub fn verdict_word(k: concbench_core::VerdictKind) -> &'static str {
+    use concbench_core::VerdictKind::*;
+    match k {
+        Confirmed => "confirmed",
+        Refuted => "refuted",
+        Depends => "depends",
+        Inconclusive => "inconclusive",
+    }
+}
+
+/// "97%" of resamples agreeing, or "-" for documents without the figure.
+pub fn robustness_cell(v: &concbench_core::Verdict) -> String {
+    v.robustness
+        .map(|r| format!("{:.0}%", r * 100.0))
+        .unwrap_or_else(|| "-".into())
+}
+
+pub fn verdict_rows(doc: &ResultDoc) -> Vec<[String; 5]> {
     doc.verdicts
         .iter()
         .map(|v| {
+            let checks: Vec<String> = v.checks.iter().map(check_line).collect();
+            let detail = if checks.is_empty() {
+                v.explanation.clone()
+            } else {
+                checks.join("\n")
+            };
             [
-                v.claim.clone(),
-                v.source.clone(),
-                format!("{:?}", v.verdict).to_lowercase(),
-                format!("{} (evidence: {})", v.explanation, v.evidence.join(", ")),
+                format!("{} ({})", v.claim, v.source),
+                verdict_word(v.verdict).to_string(),
+                detail,
+                v.rounds
+                    .map(|r| r.to_string())
+                    .unwrap_or_else(|| "-".into()),
+                robustness_cell(v),
             ]
+        })
+        .collect()
+}
+
+/// "id params: reason" lines for results the validation gate rejected.
+pub fn invalid_lines(doc: &ResultDoc) -> Vec<String> {
+    doc.invalid
+        .iter()
+        .map(|i| {
+            let shown = i
+                .median
+                .map(|m| format!(" (it would have shown {})", format::value(m, &i.unit)))
+                .unwrap_or_default();
+            format!("{} {}: {}{shown}", i.id, i.params.compact(), i.reason)
         })
         .collect()
 }
@@ -166,6 +305,10 @@ pub struct ClaimRow {
     pub verdict: Option<String>,
     pub explanation: String,
     pub evidence: Vec<String>,
+    /// The rule checked under each condition, what was measured and the decision.
+    pub checks: Vec<String>,
+    /// "14 rounds, 97% of resamples agree".
+    pub stability: Option<String>,
 }
 
 /// A row of seed S0's six-dimension table with this run's verdict.
@@ -178,6 +321,8 @@ pub struct DimensionRow {
     pub verdict: Option<String>,
     pub explanation: String,
     pub evidence: Vec<String>,
+    pub checks: Vec<String>,
+    pub stability: Option<String>,
 }
 
 /// Every claim of `data/published.toml` except S0's table rows, and the six rows of S0's table,
@@ -202,6 +347,20 @@ pub fn claims_and_s0_table(doc: &ResultDoc) -> (Vec<ClaimRow>, Vec<DimensionRow>
             .map(|v| v.evidence.clone())
             .unwrap_or_default()
     };
+    let checks = |claim: &str| {
+        judged(claim)
+            .map(|v| v.checks.iter().map(check_line).collect())
+            .unwrap_or_default()
+    };
+    let stability = |claim: &str| {
+        judged(claim).and_then(|v| {
+            Some(format!(
+                "{} rounds, {} of resamples agree",
+                v.rounds?,
+                robustness_cell(v)
+            ))
+        })
+    };
     let in_table = |id: &str| p.dimensions.iter().any(|d| d.claim == id);
     let claims = p
         .claims
@@ -214,6 +373,8 @@ pub fn claims_and_s0_table(doc: &ResultDoc) -> (Vec<ClaimRow>, Vec<DimensionRow>
             verdict: verdict(&c.id),
             explanation: explanation(&c.id, None),
             evidence: evidence(&c.id),
+            checks: checks(&c.id),
+            stability: stability(&c.id),
         })
         .collect();
     let dimensions = p
@@ -227,6 +388,8 @@ pub fn claims_and_s0_table(doc: &ResultDoc) -> (Vec<ClaimRow>, Vec<DimensionRow>
             verdict: verdict(&d.claim),
             explanation: explanation(&d.claim, Some(&d.needs)),
             evidence: evidence(&d.claim),
+            checks: checks(&d.claim),
+            stability: stability(&d.claim),
         })
         .collect();
     (claims, dimensions)

@@ -77,6 +77,9 @@ impl Exporter for Terminal {
         for f in sections::failure_lines(doc) {
             writeln!(out, "FAILED: {f}")?;
         }
+        for i in sections::invalid_lines(doc) {
+            writeln!(out, "INVALID (not a measurement): {i}")?;
+        }
         if doc.interrupted {
             writeln!(
                 out,

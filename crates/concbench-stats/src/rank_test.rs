@@ -47,6 +47,11 @@ pub fn mann_whitney_p(a: &[f64], b: &[f64]) -> f64 {
     (2.0 * normal_sf(z)).clamp(0.0, 1.0)
 }
 
+/// The standard normal distribution function, Phi(z).
+pub(crate) fn normal_cdf(z: f64) -> f64 {
+    1.0 - normal_sf(z)
+}
+
 /// Survival function of the standard normal, 1 - Phi(z), via erfc (Abramowitz-Stegun 7.1.26,
 /// absolute error < 1.5e-7: far below what a significance mark needs).
 fn normal_sf(z: f64) -> f64 {

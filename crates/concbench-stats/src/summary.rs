@@ -1,12 +1,13 @@
-//! The summary the result document carries for every sample set.
+//! The summary the result document carries for every set of values (a result's rounds).
 
-use crate::{bootstrap_median_ci, location, DEFAULT_RESAMPLES, DEFAULT_SEED};
+use crate::{location, median_interval};
 
-/// Median, bootstrap 95% CI of the median, min, max, MAD and mean of a sample set.
+/// Median, 95% interval of the median, min, max, MAD and mean of a set of values.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Stats {
     pub median: f64,
-    pub ci95: (f64, f64),
+    /// `None` with fewer than [`crate::MIN_VALUES_95`] values: no finite 95% interval exists.
+    pub ci95: Option<(f64, f64)>,
     pub min: f64,
     pub max: f64,
     pub mad: f64,
@@ -14,24 +15,24 @@ pub struct Stats {
 }
 
 impl Stats {
-    /// Half-width of the CI relative to the median (0.05 = +-5%). Infinite for a zero median.
-    pub fn relative_ci_half_width(&self) -> f64 {
-        if self.median == 0.0 {
-            return f64::INFINITY;
-        }
-        (self.ci95.1 - self.ci95.0) / 2.0 / self.median.abs()
+    /// Half-width of the interval relative to the median (0.05 = +-5%). `None` without an
+    /// interval or with a zero median.
+    pub fn relative_ci_half_width(&self) -> Option<f64> {
+        let (lo, hi) = self.ci95?;
+        (self.median != 0.0).then(|| (hi - lo) / 2.0 / self.median.abs())
     }
 }
 
-/// Summarize a non-empty sample set.
+/// Summarize a non-empty set of values.
 ///
-/// Invariants: `min <= ci95.0 <= ci95.1 <= max`, `min <= median <= max`, `mad >= 0`.
+/// Invariants: `min <= ci95.0 <= median <= ci95.1 <= max`, `mad >= 0`; an interval exactly when
+/// there are at least [`crate::MIN_VALUES_95`] values.
 pub fn summarize(xs: &[f64]) -> Stats {
     assert!(!xs.is_empty(), "summary of an empty sample");
     let s = location::sorted(xs);
     Stats {
         median: location::quantile(&s, 0.5),
-        ci95: bootstrap_median_ci(xs, DEFAULT_RESAMPLES, 0.95, DEFAULT_SEED),
+        ci95: median_interval(xs, 0.95),
         min: s[0],
         max: s[s.len() - 1],
         mad: location::mad(xs),

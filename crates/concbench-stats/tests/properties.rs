@@ -31,23 +31,34 @@ proptest! {
     #[test]
     fn summary_orders_its_fields(xs in sample()) {
         let s = summarize(&xs);
-        prop_assert!(s.min <= s.ci95.0 && s.ci95.0 <= s.ci95.1 && s.ci95.1 <= s.max);
+        if let Some((lo, hi)) = s.ci95 {
+            prop_assert!(s.min <= lo && lo <= s.median && s.median <= hi && hi <= s.max);
+        }
+        prop_assert_eq!(s.ci95.is_some(), xs.len() >= MIN_VALUES_95);
         prop_assert!(s.min <= s.median && s.median <= s.max);
         prop_assert!(s.min <= s.mean + 1e-9 * s.mean.abs().max(1.0) && s.mean <= s.max + 1e-9 * s.max.abs().max(1.0));
     }
 
     #[test]
-    fn odd_sized_bootstrap_interval_contains_the_median(mut xs in sample()) {
-        if xs.len() % 2 == 0 { xs.pop(); }
-        prop_assume!(!xs.is_empty());
-        let (lo, hi) = bootstrap_median_ci(&xs, 500, 0.95, 11);
-        let m = median(&xs);
-        prop_assert!(lo <= m && m <= hi, "{lo} {m} {hi}");
+    fn median_interval_is_equivariant_under_positive_affine_maps(xs in sample(), a in 0.01f64..100.0, b in -1e3f64..1e3) {
+        let mapped: Vec<f64> = xs.iter().map(|x| a * x + b).collect();
+        match (median_interval(&xs, 0.95), median_interval(&mapped, 0.95)) {
+            (Some((lo, hi)), Some((mlo, mhi))) => {
+                let tol = 1e-6 * (1.0 + (a * lo).abs() + (a * hi).abs() + b.abs());
+                prop_assert!((mlo - (a * lo + b)).abs() <= tol && (mhi - (a * hi + b)).abs() <= tol);
+            }
+            (None, None) => {}
+            other => prop_assert!(false, "{:?}", other),
+        }
     }
 
     #[test]
-    fn bootstrap_is_deterministic(xs in sample(), seed in any::<u64>()) {
-        prop_assert_eq!(bootstrap_median_ci(&xs, 200, 0.95, seed), bootstrap_median_ci(&xs, 200, 0.95, seed));
+    fn paired_ratio_interval_contains_its_estimate(pairs in prop::collection::vec((1.0f64..1e6, 1.0f64..1e6), 1..40)) {
+        let (a, b): (Vec<f64>, Vec<f64>) = pairs.into_iter().unzip();
+        let (r, ci) = paired_ratio(&a, &b, 0.95).unwrap();
+        if let Some((lo, hi)) = ci {
+            prop_assert!(lo <= r && r <= hi && lo > 0.0);
+        }
     }
 
     #[test]
@@ -63,9 +74,41 @@ proptest! {
     }
 
     #[test]
-    fn ratio_interval_is_ordered(a in prop::collection::vec(1.0f64..1e6, 1..30), b in prop::collection::vec(1.0f64..1e6, 1..30)) {
-        let (lo, hi) = bootstrap_ratio_ci(&a, &b, 300, 0.95, 5).unwrap();
-        prop_assert!(lo <= hi && lo > 0.0);
+    fn shift_ratio_is_reciprocal_and_its_interval_holds_it(a in prop::collection::vec(1.0f64..1e6, 1..25), b in prop::collection::vec(1.0f64..1e6, 1..25)) {
+        let ab = shift_ratio(&a, &b, 0.95).unwrap();
+        let ba = shift_ratio(&b, &a, 0.95).unwrap();
+        prop_assert!((ab.ratio * ba.ratio - 1.0).abs() < 1e-9);
+        prop_assert!((0.0..=1.0).contains(&ab.p_value));
+        if let Some((lo, hi)) = ab.ci {
+            prop_assert!(lo <= ab.ratio && ab.ratio <= hi && lo > 0.0);
+            let (blo, bhi) = ba.ci.unwrap();
+            prop_assert!((lo * bhi - 1.0).abs() < 1e-9 && (hi * blo - 1.0).abs() < 1e-9);
+        }
+    }
+
+    #[test]
+    fn benjamini_hochberg_never_lowers_a_p_value(ps in prop::collection::vec(0.0f64..=1.0, 0..50)) {
+        let q = benjamini_hochberg(&ps);
+        prop_assert_eq!(q.len(), ps.len());
+        for (p, q) in ps.iter().zip(&q) {
+            prop_assert!(q >= p && *q <= 1.0);
+        }
+        for i in 0..ps.len() {
+            for j in 0..ps.len() {
+                if ps[i] < ps[j] { prop_assert!(q[i] <= q[j]); }
+            }
+        }
+    }
+
+    #[test]
+    fn modes_partition_the_values(xs in prop::collection::vec(0.1f64..1e6, 1..60)) {
+        let m = modes(&xs);
+        prop_assert!(!m.is_empty());
+        let total: f64 = m.iter().map(|x| x.share).sum();
+        prop_assert!((total - 1.0).abs() < 1e-9);
+        for w in m.windows(2) {
+            prop_assert!(w[0].high < w[1].low && w[1].low / w[0].high >= MODE_GAP);
+        }
     }
 
     #[test]

@@ -40,6 +40,9 @@ fn big_doc(n: usize) -> ResultDoc {
         counters: [("voluntary_switches_per_op".to_string(), 2.0)]
             .into_iter()
             .collect(),
+        rounds: vec![],
+        spread: None,
+        modes: vec![],
         overhead: None,
         warnings: vec!["synthetic test data, not a measurement".into()],
         info: Default::default(),

@@ -26,7 +26,8 @@ pub enum Command {
     Replicate(ReplicateArgs),
     /// Runs stored in the local history database, newest first.
     History(HistoryArgs),
-    /// Compare two runs (files or stored run ids): B/A per result with a 95% interval.
+    /// Compare runs (files or stored run ids): B/A per result with a 95% interval, and every
+    /// run's verdicts side by side with the changed ones flagged.
     Compare(CompareArgs),
     /// Which model (processes, threads, coroutines) costs least for a workload, on this machine.
     Advise(AdviseArgs),
@@ -76,7 +77,7 @@ pub struct RunArgs {
 /// What every measuring command (`run`, `replicate`) accepts.
 #[derive(Debug, Clone, clap::Args)]
 pub struct MeasureArgs {
-    /// Short samples (>= 1 ms), 5 repetitions, smaller sweeps: the whole suite in about a minute.
+    /// Short samples (>= 1 ms), fewer rounds, smaller sweeps: the whole suite in about a minute.
     #[arg(long)]
     pub quick: bool,
     /// Where to write the result document (default: `concbench-results/<command>-<time>.json`).
@@ -87,14 +88,23 @@ pub struct MeasureArgs {
     /// CPU pinning policy.
     #[arg(long, value_enum, default_value_t = Pin::Auto)]
     pub pin: Pin,
-    /// Repetitions per variant (default 10, or 5 with --quick).
+    /// Samples per round (default 5, or 3 with --quick; long batches take 1).
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=10_000))]
     pub repeat: Option<u32>,
-    /// Measure every variant in N rounds (A B C ... A B C ...), each round taking its share of
-    /// the repetitions, so slow drift of the machine falls on every variant alike and shows in
-    /// the intervals (default 2; 1 with --quick).
-    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=100))]
+    /// Rounds every variant gets at least — each a fresh worker process, interleaved with the
+    /// variants it is compared with. The unit of evidence: intervals and verdicts are across
+    /// rounds (default: 10 for variants a verdict uses and 6 for the others; 6 and 3 with
+    /// --quick; more while a verdict is undecided).
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=1000))]
     pub rounds: Option<u32>,
+    /// Seconds after which no more rounds are added for undecided verdicts (default 540; 55
+    /// with --quick). The first rounds of every variant always run.
+    #[arg(long, value_name = "SECONDS", value_parser = clap::value_parser!(u64).range(0..=86_400))]
+    pub budget: Option<u64>,
+    /// Seconds to wait, at most, for other processes to leave the CPUs before measuring
+    /// (default 30; 10 with --quick; 0: do not wait).
+    #[arg(long, value_name = "SECONDS", value_parser = clap::value_parser!(u64).range(0..=3600))]
+    pub settle: Option<u64>,
     /// Directory (on a disk, not tmpfs) for the io family's data files (default: a new directory
     /// in $TMPDIR, /var/tmp or the current directory, whichever is disk-backed).
     #[arg(long, value_name = "DIR")]
@@ -169,9 +179,9 @@ pub struct CompareArgs {
     /// The baseline: a result document (FILE.json) or a stored run id (see `concbench history`).
     #[arg(value_name = "A")]
     pub a: String,
-    /// The run compared with A: a file or a stored run id. Ratios are B/A.
-    #[arg(value_name = "B")]
-    pub b: String,
+    /// The runs compared with A: files or stored run ids. Ratios are B/A, for each B.
+    #[arg(value_name = "B", required = true, num_args = 1..)]
+    pub b: Vec<String>,
     /// The history database stored run ids refer to.
     #[arg(long, value_name = "PATH")]
     pub db: Option<PathBuf>,

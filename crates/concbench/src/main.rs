@@ -9,6 +9,7 @@
 mod args;
 mod commands;
 mod db;
+mod output;
 mod progress;
 mod session;
 mod stdout;

@@ -1,50 +1,87 @@
-//! Progress on stderr: which experiment runs and how far the run is. Hidden when stderr is not
-//! a terminal (CI, pipes), so logs stay clean.
+//! Progress on stderr: which round of which variant runs, how many are planned (the total grows
+//! while undecided verdicts ask for more rounds), and whether the run is waiting for the machine
+//! to settle. The bar is hidden when stderr is not a terminal (CI, pipes), so logs stay clean;
+//! notes (failures, a busy machine) are then printed as lines.
 //!
 //! The bar redraws from a ticker thread. That is safe for the measurements only because they run
 //! in worker processes: a thread in the measuring process would slow its forks (METHODOLOGY.md).
 
 use concbench_measure::HarnessEvent;
+use concbench_session::{Observer, Variant};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use std::io::IsTerminal;
+use std::time::Duration;
 
 pub struct Progress {
     bar: ProgressBar,
     label: String,
+    told_settling: bool,
 }
 
 impl Progress {
-    pub fn new(total: usize) -> Self {
+    pub fn new() -> Self {
         let attended = std::io::stderr().is_terminal() && std::env::var_os("CI").is_none();
         let target = if attended {
             ProgressDrawTarget::stderr()
         } else {
             ProgressDrawTarget::hidden()
         };
-        let bar = ProgressBar::with_draw_target(Some(total as u64), target);
+        let bar = ProgressBar::with_draw_target(Some(0), target);
         bar.set_style(
             ProgressStyle::with_template(
-                "{prefix:>9} [{bar:25}] {pos}/{len} {elapsed:>4} {wide_msg}",
+                "{prefix:>9} [{bar:25}] {pos}/{len} rounds {elapsed:>4} {wide_msg}",
             )
             .expect("valid template")
             .progress_chars("=> "),
         );
         bar.set_prefix("measuring");
-        bar.enable_steady_tick(std::time::Duration::from_millis(250));
+        bar.enable_steady_tick(Duration::from_millis(250));
         Self {
             bar,
             label: String::new(),
+            told_settling: false,
         }
     }
 
-    /// A new variant starts.
-    pub fn begin(&mut self, label: String) {
-        self.label = label;
+    /// Print a line above the bar (or plainly when hidden).
+    fn line(&self, line: &str) {
+        if self.bar.is_hidden() {
+            eprintln!("{line}");
+        } else {
+            self.bar.println(line);
+        }
+    }
+
+    pub fn finish(&self) {
+        self.bar.finish_and_clear();
+    }
+}
+
+impl Observer for Progress {
+    fn settling(&mut self, others: f64, waited: Duration, limit: Duration) {
+        let msg = format!(
+            "waiting for the machine to settle: other processes use {others:.1} CPUs ({:.0} s \
+             of at most {:.0} s; --settle 0 skips this)",
+            waited.as_secs_f64(),
+            limit.as_secs_f64()
+        );
+        if !self.told_settling {
+            self.told_settling = true;
+            self.line(&format!("concbench: {msg}"));
+        }
+        self.bar.set_message(msg);
+    }
+
+    fn planned(&mut self, rounds: usize) {
+        self.bar.set_length(rounds as u64);
+    }
+
+    fn round_started(&mut self, pass: usize, variant: &Variant) {
+        self.label = format!("pass {}: {}", pass + 1, variant.label());
         self.bar.set_message(self.label.clone());
     }
 
-    /// What the harness is doing within the variant.
-    pub fn event(&self, e: HarnessEvent) {
+    fn harness_event(&mut self, e: HarnessEvent) {
         let detail = match e {
             HarnessEvent::Calibrating => "calibrating".to_string(),
             HarnessEvent::Sample { done, total } if done < total => {
@@ -55,20 +92,11 @@ impl Progress {
         self.bar.set_message(format!("{} — {detail}", self.label));
     }
 
-    pub fn end_one(&self) {
+    fn round_ended(&mut self) {
         self.bar.inc(1);
     }
 
-    /// Print a line above the bar (or plainly when hidden).
-    pub fn note(&self, line: &str) {
-        if self.bar.is_hidden() {
-            eprintln!("{line}");
-        } else {
-            self.bar.println(line);
-        }
-    }
-
-    pub fn finish(&self) {
-        self.bar.finish_and_clear();
+    fn note(&mut self, line: &str) {
+        self.line(line);
     }
 }

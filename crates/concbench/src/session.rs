@@ -1,17 +1,18 @@
-//! The measuring machinery `run` and `replicate` share: measure a list of variants, each in a
-//! fresh worker process, into a result document; then write it (JSON, history) and choose the
-//! exit code.
+//! The measuring glue `run` and `replicate` share: prepare what the experiments need (io data
+//! files, a scratch directory, the Ctrl-C handler, the host facts), hand the variants to the
+//! session (`concbench-session`: rounds, interleaving, budget, validation, verdicts), and make the
+//! result document; then write it (JSON, history) and choose the exit code.
 
 use crate::args::{MeasureArgs, Pin};
-use crate::commands::outputs;
+use crate::output;
 use crate::progress::Progress;
 use anyhow::{Context, Result};
-use concbench_analysis::{build_entry, verdicts};
-use concbench_core::{Experiment, Outcome, RawMeasurement, ResultDoc};
+use concbench_core::{Experiment, Params, ResultDoc};
 use concbench_experiments::io::RunData;
-use concbench_measure::isolate::{supervisor::Supervisor, Job};
+use concbench_measure::isolate::supervisor::Supervisor;
 use concbench_measure::{clock, host, recorded_params, signals, HarnessConfig, PinMode};
 use concbench_report::{Exporter, Json};
+use concbench_session::{RunPlan, SystemMachine, WorkerRunner};
 use concbench_store::Store;
 use std::collections::{BTreeMap, HashSet};
 use std::path::PathBuf;
@@ -21,7 +22,7 @@ use std::time::Duration;
 /// A registry variant with its index in `concbench_experiments::all()`.
 pub type Variant = (usize, Box<dyn Experiment>);
 
-/// How the harness measures, from the command line.
+/// How each worker measures its round, from the command line.
 pub fn harness_config(args: &MeasureArgs) -> HarnessConfig {
     HarnessConfig {
         quick: is_quick(args),
@@ -31,18 +32,22 @@ pub fn harness_config(args: &MeasureArgs) -> HarnessConfig {
             Pin::Auto => PinMode::Auto,
             Pin::None => PinMode::None,
         },
-        rounds: rounds(args),
     }
 }
 
-/// Rounds per variant: `--rounds`, else 2 for a full run and 1 for `--quick` (where the whole
-/// suite lasts a minute and drift has little time to act).
-pub fn rounds(args: &MeasureArgs) -> usize {
-    match args.rounds {
-        Some(n) => n as usize,
-        None if is_quick(args) => 1,
-        None => 2,
+/// How many rounds the run spends, from the command line.
+pub fn run_plan(args: &MeasureArgs) -> RunPlan {
+    let mut plan = RunPlan::new(is_quick(args), args.smoke);
+    if let Some(n) = args.rounds {
+        plan = plan.with_rounds(n as usize);
     }
+    if let Some(s) = args.budget {
+        plan.budget = Duration::from_secs(s);
+    }
+    if let Some(s) = args.settle {
+        plan.settle = Duration::from_secs(s);
+    }
+    plan
 }
 
 /// `--smoke` implies the quick sizes.
@@ -50,10 +55,20 @@ pub fn is_quick(args: &MeasureArgs) -> bool {
     args.quick || args.smoke
 }
 
-/// Keep what `--quick` runs, and collapse placements that `--pin none` makes identical.
+/// The CPUs this process may use (placement labels depend on them).
+pub fn allowed_cpus() -> Vec<usize> {
+    concbench_sys::allowed_cpus().unwrap_or_default()
+}
+
+/// The params a variant records (placement included) under these arguments.
+pub fn params_of(exp: &dyn Experiment, args: &MeasureArgs) -> Params {
+    recorded_params(exp, harness_config(args).pin, &allowed_cpus())
+}
+
+/// Keep what `--quick` runs, and collapse placements that `--pin none` (or a one-CPU mask)
+/// makes identical.
 pub fn prepare(variants: Vec<Variant>, args: &MeasureArgs) -> Vec<Variant> {
     let quick = is_quick(args);
-    let pin = harness_config(args).pin;
     let mut seen = HashSet::new();
     variants
         .into_iter()
@@ -62,20 +77,21 @@ pub fn prepare(variants: Vec<Variant>, args: &MeasureArgs) -> Vec<Variant> {
             seen.insert(format!(
                 "{} {}",
                 e.meta().id,
-                recorded_params(e.as_ref(), pin).compact()
+                params_of(e.as_ref(), args).compact()
             ))
         })
         .collect()
 }
 
-/// Measure `variants` (each in a fresh worker), summarise and judge them into a document.
-/// `settings` are recorded in the document beside the harness settings.
+/// Measure `variants` in rounds, validate and judge them into a document. `settings` are
+/// recorded in the document beside the harness settings.
 pub fn measure(
     variants: Vec<Variant>,
     args: &MeasureArgs,
     mut settings: BTreeMap<String, serde_json::Value>,
 ) -> Result<ResultDoc> {
     let config = harness_config(args);
+    let plan = run_plan(args);
     // The io family's data files: one directory for the whole run, removed when this is dropped
     // (at the end, after Ctrl-C, or on an error) unless --keep-io-files.
     let mut io_data = variants
@@ -94,93 +110,116 @@ pub fn measure(
         .context("creating a scratch directory")?;
     concbench_sys::owner::claim(scratch.path())?;
     let started_at = clock::wall_now_rfc3339();
-    let started = clock::now();
-    let cpu_at_start = concbench_measure::usage::system_cpu();
     let host = host::collect();
-    let supervisor = Supervisor {
-        program: std::env::current_exe().context("locating the concbench executable")?,
-        args: vec!["__worker".into()],
-        time_limit: Duration::from_secs(if config.quick { 180 } else { 900 }),
-        cancel: cancel.clone(),
-    };
-    settings.extend(harness_settings(args));
-    let mut doc = ResultDoc::new(host.clone(), started_at);
-    doc.settings = settings;
-    doc.warnings = host.confounder_warnings();
-
-    let rounds = config.rounds.max(1);
-    let mut progress = Progress::new(variants.len() * rounds);
-    let job_for = |index: usize, exp: &dyn Experiment| Job {
-        index,
-        id: exp.meta().id.to_string(),
-        config: config.clone(),
+    let session_variants: Vec<concbench_session::Variant> = variants
+        .iter()
+        .map(|(index, e)| concbench_session::Variant {
+            index: *index,
+            meta: e.meta().clone(),
+            params: params_of(e.as_ref(), args),
+        })
+        .collect();
+    let mut runner = WorkerRunner {
+        supervisor: Supervisor {
+            program: std::env::current_exe().context("locating the concbench executable")?,
+            args: vec!["__worker".into()],
+            time_limit: Duration::from_secs(if config.quick { 180 } else { 900 }),
+            cancel: cancel.clone(),
+        },
+        config,
         host: host.clone(),
         scratch_dir: scratch.path().to_path_buf(),
-        options: options.clone(),
+        options,
     };
-    // Each variant's samples so far; a variant that was skipped or failed is not measured again.
-    let mut merged: Vec<Option<RawMeasurement>> = vec![None; variants.len()];
-    let mut excluded = vec![false; variants.len()];
-    'rounds: for round in 1..=rounds {
-        for (slot, (index, exp)) in variants.iter().enumerate() {
-            if cancel.is_cancelled() {
-                break 'rounds;
-            }
-            if excluded[slot] {
-                progress.end_one();
-                continue;
-            }
-            let params = recorded_params(exp.as_ref(), config.pin);
-            let label = format!("{} {}", exp.meta().id, params.compact());
-            let shown = if rounds > 1 {
-                format!("round {round}/{rounds}: {label}")
-            } else {
-                label.clone()
-            };
-            progress.begin(shown);
-            match supervisor.measure(&job_for(*index, exp.as_ref()), &mut |e| progress.event(e)) {
-                Outcome::Measured(mut raw) => {
-                    raw.meta = exp.meta().clone();
-                    match &mut merged[slot] {
-                        Some(so_far) => so_far.merge(*raw),
-                        None => merged[slot] = Some(*raw),
-                    }
-                }
-                Outcome::Skipped(s) => {
-                    excluded[slot] = true;
-                    doc.skipped.push(s);
-                }
-                Outcome::Failed(_) if cancel.is_cancelled() => {}
-                Outcome::Failed(mut f) => {
-                    // A variant that failed in any round is reported failed, not half-measured.
-                    excluded[slot] = true;
-                    merged[slot] = None;
-                    f.params = params;
-                    progress.note(&format!("FAILED {label}: {}", f.error));
-                    doc.failures.push(f);
-                }
-            }
-            progress.end_one();
-        }
-    }
-    doc.results = merged.iter().flatten().map(build_entry).collect();
+    settings.extend(harness_settings(args, &plan));
+    let broken = broken_selectors();
+    let machine = SystemMachine::default();
+    let mut progress = Progress::new();
+    let out = concbench_session::run(
+        &session_variants,
+        &plan,
+        &mut runner,
+        &machine,
+        &mut progress,
+        &cancel,
+        &host,
+    );
     progress.finish();
     if let Some(io) = io_data.take() {
         let done = io.describe_end();
         drop(io);
         eprintln!("concbench: {done}");
     }
-    doc.interrupted = cancel.is_cancelled();
-    doc.duration_s = started.elapsed().as_secs_f64();
-    let cpu_at_end = concbench_measure::usage::system_cpu();
-    if let Some(w) = cpu_at_start
-        .zip(cpu_at_end)
-        .and_then(|(a, b)| steal_warning(b.steal_share_since(&a)))
-    {
+    let mut doc = ResultDoc::new(host.clone(), started_at);
+    doc.settings = settings;
+    doc.warnings = host.confounder_warnings();
+    doc.warnings.extend(broken);
+    doc.warnings.extend(out.warnings);
+    if let Some(w) = out.load.and_then(|l| steal_warning(l.steal)) {
         doc.warnings.push(w);
     }
-    doc.verdicts = verdicts::judge(&doc);
+    doc.duration_s = machine_elapsed(&machine);
+    doc.results = out.results;
+    doc.invalid = out.invalid;
+    doc.skipped = out.skipped;
+    doc.failures = out.failures;
+    doc.verdicts = out.verdicts;
+    doc.interrupted = out.interrupted;
+    eprintln!(
+        "concbench: {} rounds in {} passes, {:.0} s{}",
+        out.rounds,
+        out.passes,
+        doc.duration_s,
+        rounds_per_verdict(&doc)
+    );
     Ok(doc)
+}
+
+/// Claims whose rule names a result this build does not register: a build defect (a renamed
+/// experiment or param), said at start-up rather than leaving a verdict silently unjudged.
+fn broken_selectors() -> Vec<String> {
+    let all = concbench_experiments::all();
+    // The registry as a two-CPU machine pinning as asked would record it, whatever this run does.
+    let keys: Vec<(&str, Params)> = all
+        .iter()
+        .map(|e| {
+            (
+                e.meta().id,
+                recorded_params(e.as_ref(), PinMode::Auto, &[0, 1]),
+            )
+        })
+        .collect();
+    let refs: Vec<(&str, &Params)> = keys.iter().map(|(id, p)| (*id, p)).collect();
+    let published = concbench_analysis::published::published();
+    concbench_analysis::verdicts::unmatched_selectors(&published, &refs)
+        .into_iter()
+        .map(|s| {
+            let w = format!(
+                "the rule of {s} names a result this build does not have; that check cannot be \
+                 judged (a renamed experiment or param: please report it)"
+            );
+            eprintln!("concbench: warning: {w}");
+            w
+        })
+        .collect()
+}
+
+fn machine_elapsed(m: &SystemMachine) -> f64 {
+    concbench_session::Machine::now(m).as_secs_f64()
+}
+
+/// "; verdict rounds: S0.30x 6, S2.switch_order 14, ..." for the closing line.
+fn rounds_per_verdict(doc: &ResultDoc) -> String {
+    let parts: Vec<String> = doc
+        .verdicts
+        .iter()
+        .filter_map(|v| Some(format!("{} {}", v.source, v.rounds?)))
+        .collect();
+    if parts.is_empty() {
+        String::new()
+    } else {
+        format!("; rounds per verdict: {}", parts.join(", "))
+    }
 }
 
 /// The share of CPU time a hypervisor may steal before a run's figures deserve a warning.
@@ -211,8 +250,8 @@ pub fn keep(
         .json
         .clone()
         .unwrap_or_else(|| default_json_path(command, &doc.started_at));
-    let label = outputs::document_label(args.json.as_deref());
-    let path = outputs::write_or_fallback(label, &path, &Json.render(doc)?)?;
+    let label = output::document_label(args.json.as_deref());
+    let path = output::write_or_fallback(label, &path, &Json.render(doc)?)?;
     eprintln!(
         "concbench: wrote {} (as a page with charts: `concbench report {} --html report.html`)",
         path.display(),
@@ -244,7 +283,7 @@ pub fn exit_code(doc: &ResultDoc) -> ExitCode {
     }
 }
 
-fn harness_settings(args: &MeasureArgs) -> BTreeMap<String, serde_json::Value> {
+fn harness_settings(args: &MeasureArgs, plan: &RunPlan) -> BTreeMap<String, serde_json::Value> {
     let mut s = BTreeMap::new();
     s.insert("quick".into(), is_quick(args).into());
     s.insert("smoke".into(), args.smoke.into());
@@ -253,12 +292,14 @@ fn harness_settings(args: &MeasureArgs) -> BTreeMap<String, serde_json::Value> {
         format!("{:?}", args.pin).to_lowercase().into(),
     );
     s.insert(
-        "repeat".into(),
-        args.repeat
-            .map(serde_json::Value::from)
-            .unwrap_or(serde_json::Value::Null),
+        "samples_per_round".into(),
+        harness_config(args).repetitions().into(),
     );
-    s.insert("rounds".into(), rounds(args).into());
+    s.insert("claim_rounds".into(), plan.claim_rounds.into());
+    s.insert("other_rounds".into(), plan.other_rounds.into());
+    s.insert("max_rounds".into(), plan.max_rounds.into());
+    s.insert("budget_s".into(), plan.budget.as_secs().into());
+    s.insert("order_seed".into(), plan.seed.into());
     s
 }
 
@@ -268,7 +309,7 @@ fn default_json_path(command: &str, started_at: &str) -> PathBuf {
         .chars()
         .filter(|c| c.is_ascii_alphanumeric())
         .collect();
-    PathBuf::from(outputs::DEFAULT_DIR).join(format!("{command}-{stamp}.json"))
+    PathBuf::from(output::DEFAULT_DIR).join(format!("{command}-{stamp}.json"))
 }
 
 #[cfg(test)]

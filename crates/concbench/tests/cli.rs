@@ -198,7 +198,7 @@ fn pin_none_records_unpinned_placement() {
 }
 
 #[test]
-fn rounds_measure_each_variant_again_and_merge_the_samples() {
+fn rounds_are_fresh_workers_each_kept_in_the_result() {
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("out.json");
     concbench()
@@ -217,10 +217,17 @@ fn rounds_measure_each_variant_again_and_merge_the_samples() {
         .success();
     let doc = read_json(&out);
     assert_valid(&doc);
-    assert_eq!(doc["settings"]["rounds"], 3);
+    assert_eq!(doc["settings"]["claim_rounds"], 3);
     for r in doc["results"].as_array().unwrap() {
-        // Smoke takes one sample per variant; three rounds give three, merged into one result.
+        // Smoke takes one sample per round; three rounds give three, each recorded with its pass.
         assert_eq!(r["samples"].as_array().unwrap().len(), 3, "{}", r["id"]);
+        let passes: Vec<u64> = r["rounds"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|x| x["pass"].as_u64().unwrap())
+            .collect();
+        assert_eq!(passes, vec![0, 1, 2], "{}", r["id"]);
     }
     assert_eq!(doc["results"].as_array().unwrap().len(), 2);
 }

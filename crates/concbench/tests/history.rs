@@ -377,3 +377,44 @@ fn replicate_measures_a_seed_and_sets_published_beside_measured() {
         .success()
         .stdout(predicate::str::contains("replicate"));
 }
+
+#[test]
+fn compare_of_three_runs_sets_verdicts_side_by_side_and_flags_a_change() {
+    let dir = tempfile::tempdir().unwrap();
+    let fixture = common::fixture();
+    let doc = common::read_json(&fixture);
+    let mut changed = doc.clone();
+    let first = changed["verdicts"][0]["verdict"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let other = if first == "refuted" {
+        "confirmed"
+    } else {
+        "refuted"
+    };
+    changed["verdicts"][0]["verdict"] = other.into();
+    let (b, c) = (dir.path().join("b.json"), dir.path().join("c.json"));
+    std::fs::write(&b, doc.to_string()).unwrap();
+    std::fs::write(&c, changed.to_string()).unwrap();
+    let out = concbench()
+        .arg("compare")
+        .arg(&fixture)
+        .arg(&b)
+        .arg(&c)
+        .assert()
+        .success()
+        .get_output()
+        .stdout
+        .clone();
+    let text = String::from_utf8(out).unwrap();
+    assert!(
+        text.contains("== B1 against A") && text.contains("== B2 against A"),
+        "{text}"
+    );
+    assert!(text.contains("Verdicts, run by run"), "{text}");
+    assert!(text.contains("CHANGED"), "{text}");
+    assert!(text.contains("1 of"), "{text}");
+    // Identical runs: no difference is significant after the correction for many comparisons.
+    assert!(text.contains("0 of"), "{text}");
+}

@@ -70,6 +70,7 @@ fn signals_during(args: &[&str], cmd: &mut Command, signals: &[i32]) {
     let mut child = cmd
         .arg("run")
         .args(args)
+        .args(["--settle", "0"])
         .arg("--json")
         .arg(&out)
         .env(k, v)

@@ -60,6 +60,8 @@ fn io_run(tmp: &Path, json: &Path, marker: &str, stdio: Option<&File>) -> Child 
         "run",
         "--quick",
         "--no-store",
+        "--settle",
+        "0",
         "--only",
         "io",
         "--where",

@@ -82,6 +82,8 @@ fn a_document_that_cannot_be_written_at_the_end_lands_in_tmpdir() {
         .args([
             "run",
             "--no-store",
+            "--settle",
+            "0",
             "--only",
             "create.process_100k",
             "--json",

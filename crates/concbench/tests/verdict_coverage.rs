@@ -1,15 +1,41 @@
 //! The verdicts see the variants the registry really produces. Every variant of the registry gets
-//! synthetic samples (no measuring); a claim judged on the `--quick` set must still be judged on
-//! the full set, where extra variants (bigger files, more sweep points) are mixed in.
+//! synthetic rounds (no measuring): the exact set of claims a full run and a `--quick` run judge
+//! is asserted, so a renamed result id or param that silently drops a verdict fails here; and
+//! every selector in `data/published.toml` must match a registered variant.
 
+use concbench_analysis::published::published;
 use concbench_analysis::{build_entry, synthetic, verdicts};
-use concbench_core::{Experiment, RawMeasurement};
+use concbench_core::{Experiment, Params, RawMeasurement, RoundFacts, RoundRaw};
 use std::collections::BTreeSet;
 
-/// Samples that differ between variants, so ratios are neither 1 nor degenerate.
-fn samples(index: usize) -> Vec<f64> {
+/// Values that differ between variants, so ratios are neither 1 nor degenerate.
+fn values(index: usize) -> Vec<f64> {
     let base = 100.0 + 37.0 * index as f64;
     (0..6).map(|i| base * (1.0 + 0.01 * i as f64)).collect()
+}
+
+fn params(exp: &dyn Experiment) -> Params {
+    exp.params().with("placement", exp.placement().as_str())
+}
+
+/// Six rounds of a variant, with the counters the rules read.
+fn rounds(index: usize, exp: &dyn Experiment) -> Vec<RoundRaw> {
+    values(index)
+        .into_iter()
+        .enumerate()
+        .map(|(pass, v)| {
+            let mut raw = RawMeasurement::from_values(exp.meta().clone(), params(exp), vec![v]);
+            raw.metrics.insert("pool_survived".into(), vec![1.0]);
+            raw.metrics.insert("server_pss_kib".into(), vec![v]);
+            RoundRaw {
+                raw,
+                facts: RoundFacts {
+                    pass,
+                    ..Default::default()
+                },
+            }
+        })
+        .collect()
 }
 
 /// The claims judged on a document holding every variant that `keep` admits.
@@ -18,11 +44,7 @@ fn judged(keep: impl Fn(&dyn Experiment) -> bool) -> BTreeSet<String> {
         .iter()
         .enumerate()
         .filter(|(_, exp)| keep(exp.as_ref()))
-        .map(|(index, exp)| {
-            let params = exp.params().with("placement", exp.placement().as_str());
-            let raw = RawMeasurement::from_values(exp.meta().clone(), params, samples(index));
-            build_entry(&raw)
-        })
+        .map(|(index, exp)| build_entry(&rounds(index, exp.as_ref())))
         .collect();
     verdicts::judge(&synthetic::doc(results))
         .into_iter()
@@ -30,17 +52,48 @@ fn judged(keep: impl Fn(&dyn Experiment) -> bool) -> BTreeSet<String> {
         .collect()
 }
 
+/// Every claim that carries checks: all of them are measurable by the full registry.
+const EVERY_JUDGED_CLAIM: [&str; 15] = [
+    "S0.30x",
+    "S0.create",
+    "S0.print",
+    "S0.stevens.order",
+    "S0.table.create_switch",
+    "S0.table.distribution",
+    "S0.table.memory_cpu",
+    "S0.table.reliability",
+    "S0.table.sharing",
+    "S1.alternate",
+    "S2.blocking",
+    "S2.memory",
+    "S2.switch_order",
+    "S3.switch",
+    "S4.one_thread",
+];
+
 #[test]
-fn regression_a_full_run_loses_no_verdict_a_quick_run_has() {
-    let quick = judged(|exp| exp.in_quick());
-    let full = judged(|_| true);
+fn a_full_run_judges_exactly_these_claims() {
+    let want: BTreeSet<String> = EVERY_JUDGED_CLAIM.iter().map(|s| s.to_string()).collect();
+    assert_eq!(judged(|_| true), want);
+}
+
+#[test]
+fn a_quick_run_judges_exactly_these_claims() {
+    let want: BTreeSet<String> = EVERY_JUDGED_CLAIM.iter().map(|s| s.to_string()).collect();
+    assert_eq!(judged(|exp| exp.in_quick()), want);
+}
+
+#[test]
+fn every_selector_in_the_published_rules_matches_a_registered_variant() {
+    let all = concbench_experiments::all();
+    let keys: Vec<(&str, Params)> = all
+        .iter()
+        .map(|e| (e.meta().id, params(e.as_ref())))
+        .collect();
+    let refs: Vec<(&str, &Params)> = keys.iter().map(|(id, p)| (*id, p)).collect();
+    let broken = verdicts::unmatched_selectors(&published(), &refs);
     assert!(
-        quick.contains("S4.one_thread"),
-        "the io claim is judged from params and samples alone: {quick:?}"
-    );
-    let lost: Vec<_> = quick.difference(&full).collect();
-    assert!(
-        lost.is_empty(),
-        "judged on --quick's variants but not on the full set: {lost:?}"
+        broken.is_empty(),
+        "selectors matching no variant: {broken:?}"
     );
 }

@@ -1,88 +1,112 @@
-//! Verdicts on the seed articles' claims, from this run's results.
+//! Verdicts on the seed articles' claims, from a run's results, by rules written as data.
 //!
-//! One file per claim. A judge returns `None` when the run lacks its evidence (the family was not
-//! run, or was skipped); otherwise a [`Verdict`] citing the result ids it used and explaining the
-//! figures. Claim texts come from `data/published.toml` so the wording lives in one place.
+//! Every claim in `data/published.toml` carries its checks: a quantity over named results
+//! ([`expr`]), a rule with its numbers ([`decide`]), the conditions it is checked under
+//! ([`spec`]). A check is computed pass by pass over the rounds of its results ([`series`]), its
+//! 95% interval decides it, the claim combines its checks (`evaluate`), and resampling its
+//! rounds says how robust the verdict is (`robustness`). Four outcomes: confirmed, refuted,
+//! depends (decided differently under different conditions), inconclusive (an interval straddles
+//! the rule's number at the rounds spent) — never "refuted" for lack of precision.
 //!
-//! The S0.table row "programming and debugging" gets no verdict, deliberately: how hard code is
-//! to write and debug is not a property of the machine, and no measurement here bears on it. A
-//! "depends" would read as if something had been measured; the report can show the row as not
-//! measurable instead.
+//! The S0.table row "programming and debugging" carries no checks, deliberately: how hard code
+//! is to write and debug is not a property of the machine.
 
-mod alternate;
-mod create_switch;
-mod distribution;
-mod evidence;
-#[cfg(test)]
-mod fixtures;
-mod io_one_thread;
-mod memory_cpu;
-mod print;
-mod process_vs_thread;
-mod reliability;
-mod server_blocking;
-mod server_memory;
-mod sharing;
-mod stevens_order;
-mod switch_cost;
-mod switch_order;
+mod context;
+pub mod decide;
+mod evaluate;
+pub mod expr;
+mod robustness;
+pub mod series;
+pub mod spec;
 
-pub use evidence::{compare, find, Comparison, MIN_SAMPLES};
+pub use decide::{Combine, Rule, DEFAULT_MARGIN};
+pub use evaluate::Judged;
+pub use spec::{CheckSpec, Selector, SelectorSpec};
 
 use crate::published::{published, Published};
-use concbench_core::{ResultDoc, Verdict, VerdictKind};
+use concbench_core::{Params, ResultDoc, ResultEntry, Verdict};
+use serde_json::Value;
 
-/// A judge: the claim id it rules on and the function that rules.
-type Judge = fn(&ResultDoc, &Published) -> Option<Verdict>;
+/// The first result with `id` whose params contain every `(key, value)` given.
+pub fn find<'a>(doc: &'a ResultDoc, id: &str, params: &[(&str, Value)]) -> Option<&'a ResultEntry> {
+    doc.results
+        .iter()
+        .find(|e| e.id == id && params.iter().all(|(k, v)| e.params.get(k) == Some(v)))
+}
 
-/// Every judge, in the order verdicts are reported.
-const JUDGES: &[Judge] = &[
-    process_vs_thread::thirty_times,
-    process_vs_thread::create_100k,
-    create_switch::create_destroy_switch,
-    alternate::alternate,
-    switch_order::switch_order,
-    switch_cost::switch_cost,
-    io_one_thread::one_thread,
-    server_blocking::coroutine_vs_event_loop,
-    server_memory::memory_per_connection,
-    stevens_order::design_order,
-    memory_cpu::memory_cpu,
-    sharing::sharing,
-    reliability::reliability,
-    distribution::distribution,
-    print::print_workload,
-];
-
-/// All verdicts the results support.
+/// All verdicts the results support, in the published file's order.
 pub fn judge(doc: &ResultDoc) -> Vec<Verdict> {
-    let published = published();
-    JUDGES.iter().filter_map(|j| j(doc, &published)).collect()
+    judge_all(doc, &published())
+        .into_iter()
+        .map(|j| j.verdict)
+        .collect()
 }
 
-/// Build a verdict for claim `claim_id` (its text and seed come from the published data).
-pub(crate) fn verdict(
-    published: &Published,
-    claim_id: &str,
-    verdict: VerdictKind,
-    mut evidence: Vec<String>,
-    explanation: String,
-) -> Option<Verdict> {
-    let claim = published.claims.iter().find(|c| c.id == claim_id)?;
-    // Several variants of one id often back a verdict: cite each id once, in first-use order.
-    let mut seen = std::collections::HashSet::new();
-    evidence.retain(|id| seen.insert(id.clone()));
-    Some(Verdict {
-        claim: claim.text.clone(),
-        source: claim.id.clone(),
-        verdict,
-        evidence,
-        explanation,
-    })
+/// Every claim judged, with the results that fed its undecided checks.
+pub fn judge_all<'a>(doc: &'a ResultDoc, published: &'a Published) -> Vec<Judged<'a>> {
+    published
+        .claims
+        .iter()
+        .filter_map(|claim| {
+            let mut judged = evaluate::judge_claim(doc, claim)?;
+            if let Some(more) = context::context(doc, &judged.verdict, published) {
+                judged.verdict.explanation.push(' ');
+                judged.verdict.explanation.push_str(&more);
+            }
+            Some(judged)
+        })
+        .collect()
 }
 
-/// How a measured ratio interval relates to a claimed factor: "about R" is read as within a
-/// factor of 1.5 either side (published figures come from machines a decade or more older).
-pub(crate) fn about(ratio_ci: (f64, f64), claimed: f64) -> bool {
-    ratio_ci.1 >= claimed / 1.5 && ratio_ci.0 <= claimed * 1.5
+/// For each check of each claim (in file order), which of `variants` (id and recorded params)
+/// it may use: the run measures those together, interleaved, and gives them more rounds.
+pub fn check_variants(published: &Published, variants: &[(&str, &Params)]) -> Vec<Vec<usize>> {
+    published
+        .claims
+        .iter()
+        .flat_map(|c| c.checks.iter())
+        .map(|check| {
+            variants
+                .iter()
+                .enumerate()
+                .filter(|(_, (id, params))| check_uses(check, id, params))
+                .map(|(i, _)| i)
+                .collect()
+        })
+        .collect()
+}
+
+/// Whether a check may use the variant `id` with these recorded params.
+pub fn check_uses(check: &CheckSpec, id: &str, params: &Params) -> bool {
+    let entry = ResultEntry {
+        params: params.clone(),
+        ..crate::synthetic::entry(id, &[0.0])
+    };
+    check.selectors().any(|s| series::selects(s, &entry, &[]))
+}
+
+/// Every `use` of every check whose selectors match none of `variants` (id and recorded
+/// params), as "claim / condition / name": a renamed experiment or param would otherwise
+/// silently drop a verdict.
+pub fn unmatched_selectors(published: &Published, variants: &[(&str, &Params)]) -> Vec<String> {
+    let mut out = Vec::new();
+    for claim in &published.claims {
+        for check in &claim.checks {
+            for (name, spec) in &check.uses {
+                let matched = variants.iter().any(|(id, params)| {
+                    let entry = ResultEntry {
+                        params: (*params).clone(),
+                        ..crate::synthetic::entry(id, &[0.0])
+                    };
+                    spec.alternatives()
+                        .iter()
+                        .any(|s| series::selects(s, &entry, &[]))
+                });
+                if !matched {
+                    out.push(format!("{} / {} / {name}", claim.id, check.condition));
+                }
+            }
+        }
+    }
+    out
 }

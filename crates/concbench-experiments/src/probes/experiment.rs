@@ -203,7 +203,6 @@ fn target_sample_ns(ctx: &RunContext) -> f64 {
         smoke: ctx.smoke,
         repetitions: None,
         pin: PinMode::Auto,
-        rounds: 1,
     };
     config.target_sample().as_nanos() as f64
 }

@@ -8,6 +8,7 @@
 
 use super::chart::{Bar, BarChart, LineChart, Point, Series};
 use crate::format;
+use concbench_core::vocab::{id, key};
 use concbench_core::{ResultDoc, ResultEntry};
 use serde::Serialize;
 use std::collections::BTreeMap;
@@ -193,7 +194,7 @@ fn generic(family: &str, results: &[&ResultEntry]) -> Vec<Chart> {
                     &format!("{family}: median per operation ({unit})"),
                     &rs,
                     &[],
-                    |r| r.params.get_str("placement").unwrap_or("").to_string(),
+                    |r| r.params.get_str(key::PLACEMENT).unwrap_or("").to_string(),
                 ),
             )
         })
@@ -232,7 +233,7 @@ fn create(results: &[&ResultEntry]) -> Vec<Chart> {
 
 /// The working set a switch result touched (0 when it has no such param).
 fn working_set_kib(r: &ResultEntry) -> f64 {
-    r.params.get_f64("working_set_kib").unwrap_or(0.0)
+    r.params.get_f64(key::WORKING_SET_KIB).unwrap_or(0.0)
 }
 
 fn switch(results: &[&ResultEntry]) -> Vec<Chart> {
@@ -241,7 +242,7 @@ fn switch(results: &[&ResultEntry]) -> Vec<Chart> {
     let flat: Vec<&ResultEntry> = results
         .iter()
         .copied()
-        .filter(|r| working_set_kib(r) == 0.0 && r.params.get_str("sched") != Some("fifo"))
+        .filter(|r| working_set_kib(r) == 0.0 && r.params.get_str(key::SCHED) != Some("fifo"))
         .collect();
     for rs in by_unit(&flat).into_values() {
         out.push((
@@ -249,7 +250,7 @@ fn switch(results: &[&ResultEntry]) -> Vec<Chart> {
              the scheduler puts them. A wake-up across CPUs can cost many times a switch on one."
                 .to_string(),
             bars("Switch cost by placement", &rs, &[], |r| {
-                r.params.get_str("placement").unwrap_or("?").to_string()
+                r.params.get_str(key::PLACEMENT).unwrap_or("?").to_string()
             }),
         ));
     }
@@ -263,10 +264,10 @@ fn switch(results: &[&ResultEntry]) -> Vec<Chart> {
     let swept: Vec<&ResultEntry> = results
         .iter()
         .copied()
-        .filter(|r| has_sweep(&r.id) && r.params.get_f64("working_set_kib").is_some())
+        .filter(|r| has_sweep(&r.id) && r.params.get_f64(key::WORKING_SET_KIB).is_some())
         .filter(|r| {
-            r.params.get_str("placement") == Some("same-cpu")
-                && r.params.get_str("sched") != Some("fifo")
+            r.params.get_str(key::PLACEMENT) == Some("same-cpu")
+                && r.params.get_str(key::SCHED) != Some("fifo")
         })
         .collect();
     if !swept.is_empty() {
@@ -278,7 +279,7 @@ fn switch(results: &[&ResultEntry]) -> Vec<Chart> {
                 "Switch cost by working set",
                 &swept,
                 "working set per unit (KiB)",
-                |r| r.params.get_f64("working_set_kib"),
+                |r| r.params.get_f64(key::WORKING_SET_KIB),
                 |r| {
                     label(
                         r,
@@ -336,7 +337,7 @@ fn workload(results: &[&ResultEntry]) -> Vec<Chart> {
     let print: Vec<&ResultEntry> = results
         .iter()
         .copied()
-        .filter(|r| r.id == "workload.print" && r.params.get_f64("count").is_some())
+        .filter(|r| r.id == id::WORKLOAD_PRINT && r.params.get_f64(key::COUNT).is_some())
         .collect();
     if print.is_empty() {
         return Vec::new();
@@ -344,8 +345,8 @@ fn workload(results: &[&ResultEntry]) -> Vec<Chart> {
     // The seed's curve: the most common worker count and line size, all COUNTs.
     let key = |r: &ResultEntry| {
         (
-            r.params.get_f64("workers").unwrap_or(0.0) as u64,
-            r.params.get_f64("line_bytes").unwrap_or(0.0) as u64,
+            r.params.get_f64(key::WORKERS).unwrap_or(0.0) as u64,
+            r.params.get_f64(key::LINE_BYTES).unwrap_or(0.0) as u64,
         )
     };
     let mut groups: BTreeMap<(u64, u64), Vec<&ResultEntry>> = BTreeMap::new();
@@ -356,7 +357,7 @@ fn workload(results: &[&ResultEntry]) -> Vec<Chart> {
     for ((workers, line_bytes), rs) in groups {
         let counts: std::collections::BTreeSet<u64> = rs
             .iter()
-            .filter_map(|r| r.params.get_f64("count"))
+            .filter_map(|r| r.params.get_f64(key::COUNT))
             .map(|c| c as u64)
             .collect();
         if counts.len() < 2 {
@@ -371,12 +372,12 @@ fn workload(results: &[&ResultEntry]) -> Vec<Chart> {
                 &format!("Print workload: {workers} workers x COUNT lines of {line_bytes} B"),
                 &rs,
                 "COUNT (lines per worker)",
-                |r| r.params.get_f64("count"),
+                |r| r.params.get_f64(key::COUNT),
                 |r| {
                     format!(
                         "{} {}",
-                        r.params.get_str("model").unwrap_or("?"),
-                        r.params.get_str("placement").unwrap_or("")
+                        r.params.get_str(key::MODEL).unwrap_or("?"),
+                        r.params.get_str(key::PLACEMENT).unwrap_or("")
                     )
                 },
             ),
@@ -390,7 +391,7 @@ fn mib_per_s(r: &ResultEntry) -> Option<f64> {
     if r.unit == "MiB/s" {
         return Some(r.summary.median);
     }
-    let mib = r.params.get_f64("files")? * r.params.get_f64("file_mib")?;
+    let mib = r.params.get_f64(key::FILES)? * r.params.get_f64(key::FILE_MIB)?;
     let seconds = crate::format::seconds(r.summary.median, &r.unit)?;
     (seconds > 0.0).then(|| mib / seconds)
 }
@@ -398,12 +399,12 @@ fn mib_per_s(r: &ResultEntry) -> Option<f64> {
 /// Readers working at once: `threads` when given; else one for the sequential model and one
 /// per file for the parallel ones (seed S4: "ten threads, one file each").
 fn readers(r: &ResultEntry) -> Option<f64> {
-    if let Some(t) = r.params.get_f64("threads") {
+    if let Some(t) = r.params.get_f64(key::THREADS) {
         return Some(t);
     }
-    match r.params.get_str("model") {
+    match r.params.get_str(key::MODEL) {
         Some("one-thread-sequential") => Some(1.0),
-        _ => r.params.get_f64("files"),
+        _ => r.params.get_f64(key::FILES),
     }
 }
 
@@ -461,7 +462,7 @@ fn io(results: &[&ResultEntry]) -> Vec<Chart> {
 
 fn server(results: &[&ResultEntry]) -> Vec<Chart> {
     let mut out = Vec::new();
-    let design = |r: &ResultEntry| r.params.get_str("design").map(str::to_string);
+    let design = |r: &ResultEntry| r.params.get_str(key::DESIGN).map(str::to_string);
     for (unit, rs) in by_unit(results) {
         let rs: Vec<&ResultEntry> = rs.into_iter().filter(|r| design(r).is_some()).collect();
         if rs.is_empty() {

@@ -50,11 +50,12 @@ struct Page {
     figures: Vec<charts::Figure>,
     replication_header: [&'static str; 6],
     replication: Vec<[String; 6]>,
-    result_header: [&'static str; 6],
-    results: Vec<[String; 6]>,
+    result_header: [&'static str; 8],
+    results: Vec<[String; 8]>,
     notes: Vec<String>,
     skipped: Vec<String>,
     failures: Vec<String>,
+    invalid: Vec<String>,
     interrupted: bool,
 }
 
@@ -109,6 +110,7 @@ impl From<&ResultDoc> for Page {
             notes,
             skipped: sections::skipped_lines(doc),
             failures: sections::failure_lines(doc),
+            invalid: sections::invalid_lines(doc),
             interrupted: doc.interrupted,
         }
     }
@@ -119,9 +121,7 @@ fn mode(doc: &ResultDoc) -> Option<&'static str> {
     if flag("smoke") {
         Some("smoke test: one repetition of a few iterations, to prove every experiment runs — not a measurement")
     } else if flag("quick") {
-        Some(
-            "quick run: short samples and 5 repetitions; run without --quick for tighter intervals",
-        )
+        Some("quick run: short samples and fewer rounds; run without --quick for tighter intervals")
     } else {
         None
     }

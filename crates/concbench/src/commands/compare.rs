@@ -1,22 +1,44 @@
-//! `concbench compare A B`: B/A per matching result, from two result files or stored run ids.
+//! `concbench compare A B [C ...]`: B/A per matching result for each later run, and every run's
+//! verdicts side by side (a verdict that changed is flagged), from result files or stored run ids.
 
 use crate::args::CompareArgs;
 use crate::db;
-use crate::stdout::out;
+use crate::stdout::{out, outln};
 use anyhow::Result;
-use concbench_analysis::comparison::compare_runs;
+use concbench_analysis::comparison::{compare_runs, verdicts_side_by_side};
 use concbench_core::{ResultDoc, UsageError};
-use concbench_report::compare::comparison_text;
+use concbench_report::compare::{comparison_text, verdicts_text};
 use std::path::Path;
 use std::process::ExitCode;
 
 pub fn compare(args: CompareArgs) -> Result<ExitCode> {
     let (a, a_label) = resolve(&args.a, "A", args.db.as_deref())?;
-    let (b, b_label) = resolve(&args.b, "B", args.db.as_deref())?;
-    out!(
-        "{}",
-        comparison_text(&compare_runs(&a, &b), &a_label, &b_label)
-    );
+    let mut others = Vec::new();
+    for (i, arg) in args.b.iter().enumerate() {
+        let side = if args.b.len() == 1 {
+            "B".to_string()
+        } else {
+            format!("B{}", i + 1)
+        };
+        others.push((resolve(arg, &side, args.db.as_deref())?, side));
+    }
+    for ((b, b_label), side) in &others {
+        if others.len() > 1 {
+            outln!("== {side} against A");
+        }
+        out!(
+            "{}",
+            comparison_text(&compare_runs(&a, b), &a_label, b_label)
+        );
+    }
+    let docs: Vec<&ResultDoc> = std::iter::once(&a)
+        .chain(others.iter().map(|((d, _), _)| d))
+        .collect();
+    let names: Vec<String> = std::iter::once("A".to_string())
+        .chain(others.iter().map(|(_, side)| side.clone()))
+        .collect();
+    outln!("\nVerdicts, run by run:");
+    out!("{}", verdicts_text(&verdicts_side_by_side(&docs), &names));
     Ok(ExitCode::SUCCESS)
 }
 

@@ -31,7 +31,7 @@ pub fn load(args: LoadArgs) -> anyhow::Result<ExitCode> {
     let report = concbench_load::run(cfg)?;
     out!("{}", summary(&report));
     if let Some(path) = &args.json {
-        super::write_output("--json", path, &serde_json::to_string_pretty(&report)?)?;
+        crate::output::write_output("--json", path, &serde_json::to_string_pretty(&report)?)?;
     }
     Ok(ExitCode::SUCCESS)
 }

@@ -9,7 +9,7 @@ mod leftovers;
 mod list;
 mod load;
 mod man;
-pub(crate) mod outputs;
+mod preflight;
 mod replicate;
 mod report;
 mod run;
@@ -34,23 +34,4 @@ pub fn dispatch(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Man(a) => man::man(a),
         Command::Worker => worker::worker(),
     }
-}
-
-/// Write `text` to `path`, naming the flag in the error.
-pub(crate) fn write_output(flag: &str, path: &std::path::Path, text: &str) -> anyhow::Result<()> {
-    if let Some(parent) = path.parent().filter(|p| !p.as_os_str().is_empty()) {
-        std::fs::create_dir_all(parent).map_err(|e| {
-            concbench_core::UsageError::new(format!(
-                "{flag}: cannot create {}: {e}",
-                parent.display()
-            ))
-        })?;
-    }
-    std::fs::write(path, text).map_err(|e| {
-        concbench_core::UsageError::new(format!(
-            "{flag}: cannot write {}: {e}; choose a writable path",
-            path.display()
-        ))
-    })?;
-    Ok(())
 }

@@ -8,13 +8,13 @@
 //! available, not as errors.
 
 use crate::args::ReplicateArgs;
+use crate::db;
 use crate::session::{self, Variant};
 use crate::stdout::{out, outln};
-use crate::{db, session::harness_config};
 use anyhow::Result;
 use concbench_analysis::published::{published, Published};
+use concbench_analysis::verdicts::check_uses;
 use concbench_core::UsageError;
-use concbench_measure::recorded_params;
 use concbench_report::{replicate::seeds_text, Exporter, Terminal};
 use std::collections::{BTreeMap, BTreeSet};
 use std::process::ExitCode;
@@ -22,7 +22,7 @@ use std::process::ExitCode;
 pub fn replicate(args: ReplicateArgs) -> Result<ExitCode> {
     let published = published();
     let seeds = requested_seeds(&published, &args.seeds)?;
-    super::outputs::check_before_measuring(args.measure.json.as_deref(), &[])?;
+    super::preflight::check_before_measuring(args.measure.json.as_deref(), &[])?;
     super::leftovers::sweep_before_measuring();
     let quick = session::is_quick(&args.measure);
     let mut chosen: BTreeSet<usize> = BTreeSet::new();
@@ -42,8 +42,8 @@ pub fn replicate(args: ReplicateArgs) -> Result<ExitCode> {
             (false, false) => {
                 if quick {
                     outln!(
-                        "{seed}: --quick: {} of {} configurations, scaled down (short samples, 5 \
-                         repetitions, smaller batches; see each result's warnings); run without \
+                        "{seed}: --quick: {} of {} configurations, scaled down (short samples, \
+                         fewer rounds, smaller batches; see each result's warnings); run without \
                          --quick for the seed's sizes",
                         kept.len(),
                         all.len()
@@ -108,7 +108,6 @@ fn requested_seeds<'a>(published: &'a Published, requested: &[String]) -> Result
 /// Registry variants that measure `seed`: those matching one of its figures, or the selectors
 /// its S0 table rows need.
 fn variants_of(published: &Published, seed: &str, args: &ReplicateArgs) -> Vec<Variant> {
-    let pin = harness_config(&args.measure).pin;
     let figures: Vec<_> = published
         .figures
         .iter()
@@ -120,15 +119,21 @@ fn variants_of(published: &Published, seed: &str, args: &ReplicateArgs) -> Vec<V
         .flatten()
         .map(|(i, _)| i)
         .collect();
+    let checks: Vec<_> = published
+        .claims
+        .iter()
+        .filter(|c| c.seed == seed)
+        .flat_map(|c| c.checks.iter())
+        .collect();
     concbench_experiments::all()
         .into_iter()
         .enumerate()
         .filter(|(i, e)| {
-            let params = recorded_params(e.as_ref(), pin);
+            let params = session::params_of(e.as_ref(), &args.measure);
+            let id = e.meta().id;
             selected.contains(i)
-                || figures
-                    .iter()
-                    .any(|f| f.matches_variant(e.meta().id, &params))
+                || figures.iter().any(|f| f.matches_variant(id, &params))
+                || checks.iter().any(|c| check_uses(c, id, &params))
         })
         .collect()
 }

@@ -18,13 +18,13 @@ pub fn report(args: ReportArgs) -> Result<ExitCode> {
     }
     out!("{}", Terminal { width: None }.render(&doc)?);
     if let Some(path) = &args.markdown {
-        super::write_output("--markdown", path, &Markdown.render(&doc)?)?;
+        crate::output::write_output("--markdown", path, &Markdown.render(&doc)?)?;
     }
     if let Some(path) = &args.csv {
-        super::write_output("--csv", path, &Csv.render(&doc)?)?;
+        crate::output::write_output("--csv", path, &Csv.render(&doc)?)?;
     }
     if let Some(path) = &args.html {
-        super::write_output("--html", path, &Html.render(&doc)?)?;
+        crate::output::write_output("--html", path, &Html.render(&doc)?)?;
         eprintln!("concbench: wrote {} (open it in a browser)", path.display());
     }
     Ok(ExitCode::SUCCESS)

@@ -1,14 +1,14 @@
 //! `concbench run`: select variants with `--only` and `--where`, measure them (see
 //! [`crate::session`]), print the table, write the result document and store it in the history.
 
+use super::preflight;
 use crate::args::RunArgs;
-use crate::commands::outputs;
 use crate::db;
+use crate::output;
 use crate::session::{self, Variant};
 use crate::stdout::out;
 use anyhow::Result;
 use concbench_core::{Experiment, Params, UsageError};
-use concbench_measure::recorded_params;
 use concbench_report::{Exporter, Html, Markdown, Terminal};
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
@@ -27,17 +27,17 @@ pub fn run(args: RunArgs) -> Result<ExitCode> {
         .into_iter()
         .filter_map(|(flag, path)| Some((flag, path.as_deref()?)))
         .collect();
-    outputs::check_before_measuring(args.measure.json.as_deref(), &pages)?;
+    preflight::check_before_measuring(args.measure.json.as_deref(), &pages)?;
     super::leftovers::sweep_before_measuring();
     let mut store = db::for_writing(&args.measure.store)?;
     let doc = session::measure(variants, &args.measure, settings(&args))?;
     out!("{}", Terminal { width: None }.render(&doc)?);
     session::keep(&doc, &args.measure, store.as_mut(), "run")?;
     if let Some(md) = &args.markdown {
-        outputs::write_or_fallback("--markdown", md, &Markdown.render(&doc)?)?;
+        output::write_or_fallback("--markdown", md, &Markdown.render(&doc)?)?;
     }
     if let Some(html) = &args.html {
-        let written = outputs::write_or_fallback("--html", html, &Html.render(&doc)?)?;
+        let written = output::write_or_fallback("--html", html, &Html.render(&doc)?)?;
         eprintln!(
             "concbench: wrote {} (open it in a browser)",
             written.display()
@@ -47,14 +47,13 @@ pub fn run(args: RunArgs) -> Result<ExitCode> {
 }
 
 /// The variants `--only` and `--where` select. `--where` sees the params a result shows,
-/// `placement` included (the harness adds it: [`recorded_params`]).
+/// `placement` included (the harness adds it: [`session::params_of`]).
 fn select(args: &RunArgs) -> Result<Vec<Variant>> {
     let only = concbench_experiments::select(&args.only)?;
     if args.where_params.is_empty() {
         return Ok(only);
     }
-    let pin = session::harness_config(&args.measure).pin;
-    let shown = |e: &dyn Experiment| recorded_params(e, pin);
+    let shown = |e: &dyn Experiment| session::params_of(e, &args.measure);
     let keys: BTreeSet<String> = only
         .iter()
         .flat_map(|(_, e)| shown(e.as_ref()).0.into_keys())

@@ -1,23 +1,12 @@
 //! Never lose a run to its output paths: `run` and `replicate` check every file they will write
-//! (`--json` or the default folder, `--markdown`, `--html`) before measuring, and a write that
-//! still fails at the end goes to `$TMPDIR` instead, with a note saying where.
+//! (`--json` or the default folder, `--markdown`, `--html`) before measuring; a write that still
+//! fails at the end goes to `$TMPDIR` instead ([`crate::output::write_or_fallback`]).
 
+use crate::output::DEFAULT_DIR;
 use anyhow::Result;
 use concbench_core::UsageError;
 use std::fs::OpenOptions;
-use std::io::Write;
-use std::path::{Path, PathBuf};
-
-/// Where result documents go without `--json`: this folder in the current directory.
-pub const DEFAULT_DIR: &str = "concbench-results";
-
-/// What names the result document's destination in messages: the flag, or the default folder.
-pub fn document_label(json: Option<&Path>) -> &'static str {
-    match json {
-        Some(_) => "--json",
-        None => "the default result folder",
-    }
-}
+use std::path::Path;
 
 /// Check, before measuring, that the result document and every `(flag, path)` in `others` can
 /// be written. Creates missing parent folders (the write at the end would create them anyway).
@@ -105,55 +94,10 @@ fn parent_of(path: &Path) -> &Path {
     }
 }
 
-/// Write `text` to `path` (as [`super::write_output`]); when that fails, write it to a new file
-/// of the same name in `$TMPDIR` and say so. Returns the path written.
-pub fn write_or_fallback(label: &str, path: &Path, text: &str) -> Result<PathBuf> {
-    write_or_fallback_in(label, path, text, &std::env::temp_dir())
-}
-
-fn write_or_fallback_in(label: &str, path: &Path, text: &str, fallback: &Path) -> Result<PathBuf> {
-    let Err(first) = super::write_output(label, path, text) else {
-        return Ok(path.to_path_buf());
-    };
-    let stem = path
-        .file_stem()
-        .map_or("concbench".into(), |s| s.to_string_lossy());
-    let suffix = path
-        .extension()
-        .map_or(String::new(), |e| format!(".{}", e.to_string_lossy()));
-    let kept = tempfile::Builder::new()
-        .prefix(&format!("{stem}-"))
-        .suffix(&suffix)
-        .tempfile_in(fallback)
-        .and_then(|mut f| {
-            f.write_all(text.as_bytes())?;
-            f.keep().map_err(|e| e.error)
-        });
-    match kept {
-        Ok((_, written)) => {
-            eprintln!(
-                "concbench: warning: {first:#}; wrote it to {} instead",
-                written.display()
-            );
-            Ok(written)
-        }
-        Err(e) => Err(first.context(format!(
-            "writing it to {} instead failed too: {e}",
-            fallback.display()
-        ))),
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    /// A path no one can write: its "folder" is a regular file.
-    fn under_a_file(dir: &Path) -> PathBuf {
-        let file = dir.join("a-file");
-        std::fs::write(&file, "").unwrap();
-        file.join("out.json")
-    }
+    use crate::output::tests::under_a_file;
 
     #[test]
     fn writable_paths_pass_and_are_left_untouched() {
@@ -178,33 +122,5 @@ mod tests {
         assert!(format!("{err}").starts_with("--markdown: "), "{err}");
         let err = check_before_measuring(Some(dir.path()), &[]).unwrap_err();
         assert!(format!("{err}").contains("is a folder"), "{err}");
-    }
-
-    #[test]
-    fn a_failed_write_lands_in_the_fallback_folder() {
-        let dir = tempfile::tempdir().unwrap();
-        let fallback = tempfile::tempdir().unwrap();
-        let bad = under_a_file(dir.path());
-        let written = write_or_fallback_in("--json", &bad, "{}", fallback.path()).unwrap();
-        assert_eq!(written.parent().unwrap(), fallback.path());
-        let name = written.file_name().unwrap().to_string_lossy().into_owned();
-        assert!(
-            name.starts_with("out-") && name.ends_with(".json"),
-            "{name}"
-        );
-        assert_eq!(std::fs::read_to_string(&written).unwrap(), "{}");
-    }
-
-    #[test]
-    fn when_the_fallback_fails_too_both_causes_are_told() {
-        let dir = tempfile::tempdir().unwrap();
-        let bad = under_a_file(dir.path());
-        let no_fallback = dir.path().join("a-file");
-        let err = write_or_fallback_in("--json", &bad, "{}", &no_fallback).unwrap_err();
-        let text = format!("{err:#}");
-        assert!(
-            text.contains("--json: cannot") && text.contains("failed too"),
-            "{text}"
-        );
     }
 }

@@ -1,0 +1,179 @@
+//! Judging one claim: every check on every condition present, combined into the verdict, with
+//! the rule and the numbers printed beside the decision.
+
+use super::decide::{combine, decide, num, Rule};
+use super::robustness::robustness;
+use super::series::{instances, series, Instance, Series};
+use super::spec::CheckSpec;
+use crate::published::Claim;
+use concbench_core::{Check, ResultDoc, ResultEntry, Verdict, VerdictKind};
+use concbench_stats::{median, median_interval, MIN_VALUES_95};
+
+/// A claim judged, with the results that fed its undecided checks (more rounds of those could
+/// decide it).
+#[derive(Debug, Clone)]
+pub struct Judged<'a> {
+    pub verdict: Verdict,
+    pub undecided: Vec<&'a ResultEntry>,
+}
+
+/// One check on one condition, with the series it rests on (kept for the robustness figure).
+struct Checked<'a> {
+    check: Check,
+    rule: Rule,
+    series: Series,
+    results: Vec<&'a ResultEntry>,
+}
+
+/// Judge `claim` on `doc`; `None` when none of its checks has evidence in the document.
+pub fn judge_claim<'a>(doc: &'a ResultDoc, claim: &'a Claim) -> Option<Judged<'a>> {
+    let mut checked = Vec::new();
+    for spec in &claim.checks {
+        let (Ok(rule), Ok(quantity)) = (spec.rule(), spec.quantity()) else {
+            continue; // a malformed rule fails the published-data tests, never a run
+        };
+        for instance in instances(doc, spec) {
+            let s = series(&instance, &quantity, spec.unit.as_deref());
+            if !s.values.is_empty() {
+                checked.push(check(spec, rule, &instance, s));
+            }
+        }
+    }
+    let decisions: Vec<VerdictKind> = checked.iter().map(|c| c.check.decision).collect();
+    let kind = combine(claim.combine, &decisions)?;
+    let mut evidence: Vec<String> = Vec::new();
+    let mut undecided: Vec<&ResultEntry> = Vec::new();
+    for c in &checked {
+        for r in &c.results {
+            if !evidence.contains(&r.id) {
+                evidence.push(r.id.clone());
+            }
+            if c.check.decision == VerdictKind::Inconclusive
+                && !undecided.iter().any(|u| std::ptr::eq(*u, *r))
+            {
+                undecided.push(r);
+            }
+        }
+    }
+    let series: Vec<(Rule, &[f64])> = checked
+        .iter()
+        .map(|c| (c.rule, c.series.values.as_slice()))
+        .collect();
+    let verdict = Verdict {
+        claim: claim.text.clone(),
+        source: claim.id.clone(),
+        verdict: kind,
+        evidence,
+        explanation: explanation(claim, kind, &checked),
+        robustness: Some(robustness(claim.combine, &series, kind, &claim.id)),
+        rounds: checked.iter().map(|c| c.check.rounds).max(),
+        checks: checked.into_iter().map(|c| c.check).collect(),
+    };
+    Some(Judged { verdict, undecided })
+}
+
+fn check<'a>(spec: &CheckSpec, rule: Rule, instance: &Instance<'a>, s: Series) -> Checked<'a> {
+    let ci = median_interval(&s.values, 0.95);
+    let decision = decide(rule, ci);
+    let unit_suffix = if s.unit == "x" {
+        String::new()
+    } else {
+        format!(" {}", s.unit)
+    };
+    let results: Vec<&ResultEntry> = instance.results.values().map(|(e, _)| *e).collect();
+    let check = Check {
+        condition: instance.condition.clone(),
+        rule: format!("{}{unit_suffix}", rule.describe(&spec.quantity)),
+        estimate: Some(median(&s.values)),
+        ci95: ci.map(|(lo, hi)| [lo, hi]),
+        unit: s.unit.clone(),
+        rounds: s.values.len(),
+        decision,
+        note: note(&s, ci.is_some(), &results),
+    };
+    Checked {
+        check,
+        rule,
+        series: s,
+        results,
+    }
+}
+
+/// Why a check is as it is: too few rounds, dropped passes, results in several modes.
+fn note(s: &Series, has_interval: bool, results: &[&ResultEntry]) -> String {
+    let mut parts = Vec::new();
+    if !has_interval {
+        parts.push(format!(
+            "{} rounds give no 95% interval (at least {MIN_VALUES_95} are needed)",
+            s.values.len()
+        ));
+    }
+    if s.dropped > 0 {
+        parts.push(format!(
+            "{} pass(es) left out: a result had no usable round there",
+            s.dropped
+        ));
+    }
+    for r in results.iter().filter(|r| r.modes.len() > 1) {
+        let modes: Vec<String> = r
+            .modes
+            .iter()
+            .map(|m| format!("{:.0}% near {} {}", m.share * 100.0, num(m.median), r.unit))
+            .collect();
+        parts.push(format!(
+            "{} {} falls in {} modes ({}); the decision rests on rounds from each",
+            r.id,
+            r.params.compact(),
+            r.modes.len(),
+            modes.join(", ")
+        ));
+    }
+    parts.join("; ")
+}
+
+fn decision_word(k: VerdictKind) -> &'static str {
+    match k {
+        VerdictKind::Confirmed => "confirmed",
+        VerdictKind::Refuted => "refuted",
+        VerdictKind::Depends => "depends",
+        VerdictKind::Inconclusive => "inconclusive",
+    }
+}
+
+/// One sentence per check, then the claim's own note for its verdict.
+fn explanation(claim: &Claim, kind: VerdictKind, checked: &[Checked<'_>]) -> String {
+    let mut parts: Vec<String> = checked
+        .iter()
+        .map(|c| {
+            let ch = &c.check;
+            let unit = if ch.unit == "x" {
+                "x".to_string()
+            } else {
+                format!(" {}", ch.unit)
+            };
+            let measured = match (ch.estimate, ch.ci95) {
+                (Some(e), Some([lo, hi])) => {
+                    format!("{}{unit} [{}, {}]", num(e), num(lo), num(hi))
+                }
+                (Some(e), None) => format!("{}{unit}, no interval", num(e)),
+                _ => "nothing".to_string(),
+            };
+            let note = if ch.note.is_empty() {
+                String::new()
+            } else {
+                format!(" ({})", ch.note)
+            };
+            format!(
+                "{}: rule {}; measured {measured} over {} rounds -> {}{note}.",
+                ch.condition,
+                ch.rule,
+                ch.rounds,
+                decision_word(ch.decision)
+            )
+        })
+        .collect();
+    if let Some(text) = claim.explain.get(decision_word(kind)) {
+        parts.push(text.clone());
+    }
+    parts.join(" ")
+}

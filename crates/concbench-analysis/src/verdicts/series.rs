@@ -1,0 +1,195 @@
+//! From a check to its evidence: the results its names select, and one value of its quantity
+//! per pass of the run.
+//!
+//! Rounds of different results taken in the same pass were measured back to back, so the
+//! quantity is computed pass by pass (`fork / thread` of pass 3 divides pass 3's fork by pass
+//! 3's thread): the machine's slow drift falls on both sides of each ratio and cancels.
+
+use super::expr::Expr;
+use super::spec::{CheckSpec, Selector, Take};
+use crate::published::{convert, toml_eq_json};
+use concbench_core::{ResultDoc, ResultEntry};
+use serde_json::Value;
+use std::collections::BTreeMap;
+
+/// One condition of a check: its name, the `for_each` values fixing it, and its results.
+#[derive(Debug, Clone)]
+pub struct Instance<'a> {
+    pub condition: String,
+    pub results: BTreeMap<&'a str, (&'a ResultEntry, &'a Selector)>,
+}
+
+/// The quantity, pass by pass.
+#[derive(Debug, Clone, Default)]
+pub struct Series {
+    pub values: Vec<f64>,
+    /// The unit of the values: the result's unit (converted to the check's) for a single name,
+    /// "x" for ratios.
+    pub unit: String,
+    /// Passes where some result had no usable round (missing, excluded, or not positive where a
+    /// ratio needs it).
+    pub dropped: usize,
+}
+
+/// Whether `entry` is what `sel` selects, with the `fixed` params too.
+pub fn selects(sel: &Selector, entry: &ResultEntry, fixed: &[(String, Value)]) -> bool {
+    entry.id == sel.id
+        && sel
+            .params
+            .iter()
+            .all(|(k, v)| entry.params.get(k).is_some_and(|m| toml_eq_json(v, m)))
+        && fixed.iter().all(|(k, v)| entry.params.get(k) == Some(v))
+}
+
+fn resolve<'a>(
+    doc: &'a ResultDoc,
+    alternatives: &'a [Selector],
+    fixed: &[(String, Value)],
+) -> Option<(&'a ResultEntry, &'a Selector)> {
+    alternatives.iter().find_map(|sel| {
+        doc.results
+            .iter()
+            .find(|e| selects(sel, e, fixed))
+            .map(|e| (e, sel))
+    })
+}
+
+/// The conditions of a check present in `doc`: one per combination of `for_each` values whose
+/// every name resolves (or the one condition when there is no `for_each`).
+pub fn instances<'a>(doc: &'a ResultDoc, spec: &'a CheckSpec) -> Vec<Instance<'a>> {
+    combinations(doc, spec)
+        .into_iter()
+        .filter_map(|fixed| {
+            let mut results = BTreeMap::new();
+            for (name, s) in &spec.uses {
+                results.insert(name.as_str(), resolve(doc, s.alternatives(), &fixed)?);
+            }
+            let mut condition = spec.condition.clone();
+            for (k, v) in &fixed {
+                let shown = v
+                    .as_str()
+                    .map(str::to_string)
+                    .unwrap_or_else(|| v.to_string());
+                condition = condition.replace(&format!("{{{k}}}"), &shown);
+            }
+            Some(Instance { condition, results })
+        })
+        .collect()
+}
+
+/// Every combination of the `for_each` params' values among the results the first name can
+/// select, in ascending order (numbers numerically).
+fn combinations(doc: &ResultDoc, spec: &CheckSpec) -> Vec<Vec<(String, Value)>> {
+    if spec.for_each.is_empty() {
+        return vec![Vec::new()];
+    }
+    let Some(first) = spec.uses.values().next() else {
+        return Vec::new();
+    };
+    let mut out: Vec<Vec<(String, Value)>> = Vec::new();
+    for e in &doc.results {
+        if !first.alternatives().iter().any(|s| selects(s, e, &[])) {
+            continue;
+        }
+        let combo: Option<Vec<(String, Value)>> = spec
+            .for_each
+            .iter()
+            .map(|k| Some((k.clone(), e.params.get(k)?.clone())))
+            .collect();
+        if let Some(c) = combo.filter(|c| !out.contains(c)) {
+            out.push(c);
+        }
+    }
+    out.sort_by(|a, b| {
+        a.iter()
+            .zip(b)
+            .map(|((_, x), (_, y))| match (x.as_f64(), y.as_f64()) {
+                (Some(x), Some(y)) => x.total_cmp(&y),
+                _ => x.to_string().cmp(&y.to_string()),
+            })
+            .find(|o| o.is_ne())
+            .unwrap_or(std::cmp::Ordering::Equal)
+    });
+    out
+}
+
+/// A result's number per pass, as the selector reads it. Documents written before rounds
+/// existed stand each sample in for a round.
+pub fn per_pass(entry: &ResultEntry, sel: &Selector) -> BTreeMap<usize, f64> {
+    if entry.rounds.is_empty() {
+        return match (sel.counter.as_ref(), sel.take) {
+            (None, Take::Reported) => entry.samples.iter().copied().enumerate().collect(),
+            (Some(c), _) => entry
+                .counters
+                .get(c)
+                .map(|v| (0..entry.samples.len()).map(|i| (i, *v)).collect())
+                .unwrap_or_default(),
+            _ => BTreeMap::new(),
+        };
+    }
+    let subtracts = entry.overhead.is_some();
+    entry
+        .rounds
+        .iter()
+        .filter(|r| r.excluded.is_none())
+        .filter_map(|r| {
+            let v = match (&sel.counter, sel.take) {
+                (Some(c), _) => *r.counters.get(c)?,
+                (None, Take::Reported) if subtracts => r.net(),
+                (None, Take::Reported | Take::Raw) => r.value,
+                (None, Take::Baseline) => r.baseline?,
+            };
+            Some((r.pass, v))
+        })
+        .collect()
+}
+
+/// The check's quantity per pass for one condition.
+pub fn series(instance: &Instance<'_>, quantity: &Expr, unit: Option<&str>) -> Series {
+    let per: BTreeMap<&str, BTreeMap<usize, f64>> = instance
+        .results
+        .iter()
+        .map(|(name, (e, sel))| (*name, per_pass(e, sel)))
+        .collect();
+    let mut passes: Vec<usize> = per.values().flat_map(|m| m.keys().copied()).collect();
+    passes.sort_unstable();
+    passes.dedup();
+    let mut out = Series {
+        unit: series_unit(instance, quantity, unit),
+        ..Series::default()
+    };
+    for pass in passes {
+        let at: Option<BTreeMap<&str, f64>> = per
+            .iter()
+            .map(|(n, m)| m.get(&pass).map(|v| (*n, *v)))
+            .collect();
+        let value = at.and_then(|at| evaluate(instance, quantity, unit, &at));
+        match value {
+            Some(v) => out.values.push(v),
+            None => out.dropped += 1,
+        }
+    }
+    out
+}
+
+fn series_unit(instance: &Instance<'_>, quantity: &Expr, unit: Option<&str>) -> String {
+    match (quantity.single_name(), unit) {
+        (Some(_), Some(u)) => u.to_string(),
+        (Some(name), None) => instance.results[name].0.unit.clone(),
+        (None, _) => "x".to_string(),
+    }
+}
+
+/// The quantity at one pass; a single name keeps its result's value, converted to the check's
+/// unit when it states one.
+fn evaluate(
+    instance: &Instance<'_>,
+    quantity: &Expr,
+    unit: Option<&str>,
+    at: &BTreeMap<&str, f64>,
+) -> Option<f64> {
+    match (quantity.single_name(), unit) {
+        (Some(name), Some(u)) => convert(at[name], &instance.results[name].0.unit, u),
+        _ => quantity.eval(at),
+    }
+}

@@ -1,0 +1,29 @@
+//! The run: how many rounds each variant gets, in what order, until when.
+//!
+//! The unit of evidence is the round — one fresh worker process calibrating, warming up and
+//! sampling one variant. A run is a sequence of passes; each pass measures one round of every
+//! variant it includes, in a shuffled order that keeps the variants a verdict compares next to
+//! each other ([`schedule`]), so a ratio can be taken pass by pass and the machine's slow drift
+//! cancels. After the base passes the verdicts are judged; the variants of every undecided check
+//! get more passes until it is decided, a variant reaches its cap, or the run's budget is spent
+//! ([`plan`]). Before the first pass the run waits, bounded, for the machine to settle
+//! ([`settle`]); every round records how much CPU other processes and the hypervisor took around
+//! it, and a round taken under interference is left out and replaced ([`monitor`]). Finally
+//! every variant's rounds are summarised, passed through the validation gate, and judged.
+//!
+//! Nothing here needs the command line: [`RoundRunner`] measures one round (a worker process in
+//! production, a fake in tests), [`Machine`] reads the clock and the CPU counters.
+
+mod assemble;
+pub mod machine;
+pub mod monitor;
+pub mod plan;
+pub mod runner;
+pub mod schedule;
+mod session;
+pub mod settle;
+
+pub use machine::{Machine, SystemMachine};
+pub use plan::RunPlan;
+pub use runner::{RoundRunner, WorkerRunner};
+pub use session::{run, Observer, SessionOutput, Variant};

@@ -1,0 +1,75 @@
+//! How many rounds a run spends, and where.
+//!
+//! Variants a verdict uses start with enough rounds for a 95% interval (six is the least that
+//! gives one) and get more, a pass at a time, while a check they feed is undecided — up to a cap
+//! per variant and a budget for the whole run. The others get a few rounds; cheap ones are
+//! topped up to an interval when the budget allows. Why these numbers: a round of a cheap
+//! variant costs about 20 ms (a fresh worker, calibration, warm-up, three samples), so six are
+//! affordable for every cheap variant; the long batches (io, servers, print workloads) dominate
+//! the run's time and get what their verdicts need.
+
+use std::time::Duration;
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct RunPlan {
+    /// Rounds every variant a verdict uses gets before the verdicts are first judged.
+    pub claim_rounds: usize,
+    /// Rounds every other variant gets.
+    pub other_rounds: usize,
+    /// Cheap variants (a round under `cheap_round`) without a verdict are topped up to this many
+    /// rounds, for an interval, while the budget allows.
+    pub interval_rounds: usize,
+    pub cheap_round: Duration,
+    /// The most rounds any variant gets.
+    pub max_rounds: usize,
+    /// No pass starts that would end past this, counted from the first round; the base passes
+    /// always run.
+    pub budget: Duration,
+    /// How long to wait, at most, for other processes to leave the CPUs before measuring.
+    pub settle: Duration,
+    /// A round around which other processes used more than this many CPUs is left out and
+    /// replaced (0.3: a third of a CPU).
+    pub interference_limit: f64,
+    /// Seed of the pass order (recorded in the document's settings).
+    pub seed: u64,
+}
+
+impl RunPlan {
+    /// The plan of a full run, `--quick` or `--smoke`.
+    pub fn new(quick: bool, smoke: bool) -> Self {
+        if smoke {
+            return RunPlan {
+                claim_rounds: 1,
+                other_rounds: 1,
+                interval_rounds: 1,
+                cheap_round: Duration::ZERO,
+                max_rounds: 1,
+                budget: Duration::ZERO,
+                settle: Duration::ZERO,
+                interference_limit: f64::INFINITY,
+                seed: 1,
+            };
+        }
+        RunPlan {
+            claim_rounds: if quick { 6 } else { 10 },
+            other_rounds: if quick { 3 } else { 6 },
+            interval_rounds: 6,
+            cheap_round: Duration::from_millis(100),
+            max_rounds: if quick { 16 } else { 30 },
+            budget: Duration::from_secs(if quick { 55 } else { 540 }),
+            settle: Duration::from_secs(if quick { 10 } else { 30 }),
+            interference_limit: 0.3,
+            seed: 0x636f_6e63,
+        }
+    }
+
+    /// `--rounds N`: every variant gets at least N rounds (and the cap is at least N).
+    pub fn with_rounds(mut self, n: usize) -> Self {
+        let n = n.max(1);
+        self.claim_rounds = n;
+        self.other_rounds = n;
+        self.interval_rounds = self.interval_rounds.min(n).max(1);
+        self.max_rounds = self.max_rounds.max(n);
+        self
+    }
+}

@@ -1,0 +1,409 @@
+//! The run loop: base passes, then passes for undecided verdicts, then interval top-ups.
+
+use crate::assemble::{assemble, Measured};
+use crate::machine::Machine;
+use crate::monitor::Monitor;
+use crate::plan::RunPlan;
+use crate::runner::RoundRunner;
+use crate::schedule::{groups, order};
+use crate::settle::{settle, Settled};
+use concbench_analysis::published::{published, Published};
+use concbench_analysis::verdicts;
+use concbench_core::{
+    CancelToken, Failure, Host, Invalid, Meta, Outcome, Params, ResultEntry, RoundFacts, RoundRaw,
+    Skipped, Verdict,
+};
+use concbench_measure::HarnessEvent;
+use std::time::Duration;
+
+/// One variant of the run: the registry index the worker looks it up by, and what it records.
+#[derive(Debug, Clone)]
+pub struct Variant {
+    pub index: usize,
+    pub meta: Meta,
+    /// Its params as recorded (placement included).
+    pub params: Params,
+}
+
+impl Variant {
+    pub fn label(&self) -> String {
+        format!("{} {}", self.meta.id, self.params.compact())
+    }
+}
+
+/// What the run tells whoever shows progress.
+pub trait Observer {
+    /// The machine is still busy: other processes use `others` CPUs after `waited`.
+    fn settling(&mut self, others: f64, waited: Duration, limit: Duration);
+    /// The planned total of rounds changed (it grows as undecided verdicts ask for more).
+    fn planned(&mut self, rounds: usize);
+    fn round_started(&mut self, pass: usize, variant: &Variant);
+    fn harness_event(&mut self, event: HarnessEvent);
+    fn round_ended(&mut self);
+    fn note(&mut self, line: &str);
+}
+
+/// Everything the run measured, judged.
+#[derive(Debug, Clone, Default)]
+pub struct SessionOutput {
+    pub results: Vec<ResultEntry>,
+    pub invalid: Vec<Invalid>,
+    pub skipped: Vec<Skipped>,
+    pub failures: Vec<Failure>,
+    pub verdicts: Vec<Verdict>,
+    pub interrupted: bool,
+    /// Rounds measured and passes run.
+    pub rounds: usize,
+    pub passes: usize,
+    /// Run-wide warnings (a machine that never settled, the budget spent with verdicts open).
+    pub warnings: Vec<String>,
+    pub settled: Option<Settled>,
+    /// Other processes' CPUs and the steal share over the whole run.
+    pub load: Option<crate::monitor::Load>,
+}
+
+/// The state of one variant during the run.
+#[derive(Debug, Default)]
+struct Slot {
+    rounds: Vec<RoundRaw>,
+    /// Skipped or failed: not measured again.
+    done: bool,
+    /// A verdict uses it.
+    judged: bool,
+}
+
+impl Slot {
+    fn clean_rounds(&self) -> usize {
+        self.rounds
+            .iter()
+            .filter(|r| r.facts.excluded.is_none())
+            .count()
+    }
+    fn mean_wall(&self) -> f64 {
+        let n = self.rounds.len().max(1) as f64;
+        self.rounds.iter().map(|r| r.facts.wall_s).sum::<f64>() / n
+    }
+}
+
+struct Run<'a> {
+    variants: &'a [Variant],
+    plan: &'a RunPlan,
+    runner: &'a mut dyn RoundRunner,
+    machine: &'a dyn Machine,
+    observer: &'a mut dyn Observer,
+    cancel: &'a CancelToken,
+    host: &'a Host,
+    published: Published,
+    groups: Vec<Vec<usize>>,
+    slots: Vec<Slot>,
+    monitor: Monitor,
+    skipped: Vec<Skipped>,
+    failures: Vec<Failure>,
+    passes: usize,
+    planned: usize,
+    started: Duration,
+}
+
+/// Run the session: settle, measure in passes, judge, and return the document's parts.
+pub fn run(
+    variants: &[Variant],
+    plan: &RunPlan,
+    runner: &mut dyn RoundRunner,
+    machine: &dyn Machine,
+    observer: &mut dyn Observer,
+    cancel: &CancelToken,
+    host: &Host,
+) -> SessionOutput {
+    let published = published();
+    let keys: Vec<(&str, &Params)> = variants.iter().map(|v| (v.meta.id, &v.params)).collect();
+    let links = verdicts::check_variants(&published, &keys);
+    let mut slots: Vec<Slot> = variants.iter().map(|_| Slot::default()).collect();
+    for i in links.iter().flatten() {
+        slots[*i].judged = true;
+    }
+    let settled = (plan.settle > Duration::ZERO).then(|| {
+        let cancelled = || cancel.is_cancelled();
+        settle(machine, plan.settle, &cancelled, &mut |o, w| {
+            observer.settling(o, w, plan.settle)
+        })
+    });
+    let mut run = Run {
+        variants,
+        plan,
+        runner,
+        machine,
+        observer,
+        cancel,
+        host,
+        groups: groups(variants.len(), &links),
+        published,
+        slots,
+        monitor: Monitor::default(),
+        skipped: Vec::new(),
+        failures: Vec::new(),
+        passes: 0,
+        planned: 0,
+        started: machine.now(),
+    };
+    run.monitor.mark(machine);
+    run.base_passes();
+    run.verdict_passes();
+    run.top_up_passes();
+    run.finish(settled)
+}
+
+impl Run<'_> {
+    fn elapsed(&self) -> Duration {
+        self.machine.now() - self.started
+    }
+
+    fn plan_more(&mut self, rounds: usize) {
+        self.planned += rounds;
+        self.observer.planned(self.planned);
+    }
+
+    /// Everyone gets its first rounds: `other_rounds` passes of all, then passes of the judged
+    /// variants up to `claim_rounds`.
+    fn base_passes(&mut self) {
+        let passes = self.plan.claim_rounds.max(self.plan.other_rounds);
+        let total: usize = self
+            .slots
+            .iter()
+            .map(|s| {
+                if s.judged {
+                    self.plan.claim_rounds
+                } else {
+                    self.plan.other_rounds
+                }
+            })
+            .sum();
+        self.plan_more(total);
+        for p in 0..passes {
+            let wanted: Vec<usize> = (0..self.slots.len())
+                .filter(|&i| {
+                    let need = if self.slots[i].judged {
+                        self.plan.claim_rounds
+                    } else {
+                        self.plan.other_rounds
+                    };
+                    p < need
+                })
+                .collect();
+            if !self.pass(&wanted) {
+                return;
+            }
+        }
+    }
+
+    /// Variants whose clean rounds fell short of their base because rounds were excluded.
+    fn short_of_base(&self) -> Vec<usize> {
+        (0..self.slots.len())
+            .filter(|&i| {
+                let s = &self.slots[i];
+                let base = if s.judged {
+                    self.plan.claim_rounds
+                } else {
+                    self.plan.other_rounds
+                };
+                !s.done && s.clean_rounds() < base && s.rounds.len() < self.plan.max_rounds
+            })
+            .collect()
+    }
+
+    /// Passes over the variants of undecided checks until they are decided, capped or out of
+    /// budget.
+    fn verdict_passes(&mut self) {
+        loop {
+            let mut wanted = self.undecided();
+            for i in self.short_of_base() {
+                if !wanted.contains(&i) {
+                    wanted.push(i);
+                }
+            }
+            wanted.retain(|&i| {
+                !self.slots[i].done && self.slots[i].rounds.len() < self.plan.max_rounds
+            });
+            if wanted.is_empty() || !self.affordable(&wanted) {
+                return;
+            }
+            self.plan_more(wanted.len());
+            if !self.pass(&wanted) {
+                return;
+            }
+        }
+    }
+
+    /// Cheap variants without a verdict, topped up to an interval while the budget allows.
+    fn top_up_passes(&mut self) {
+        loop {
+            let wanted: Vec<usize> = (0..self.slots.len())
+                .filter(|&i| {
+                    let s = &self.slots[i];
+                    !s.done
+                        && !s.judged
+                        && s.clean_rounds() < self.plan.interval_rounds
+                        && s.rounds.len() < self.plan.max_rounds
+                        && s.mean_wall() < self.plan.cheap_round.as_secs_f64()
+                })
+                .collect();
+            if wanted.is_empty() || !self.affordable(&wanted) {
+                return;
+            }
+            self.plan_more(wanted.len());
+            if !self.pass(&wanted) {
+                return;
+            }
+        }
+    }
+
+    /// Whether a pass over `wanted` is expected to end within the budget.
+    fn affordable(&self, wanted: &[usize]) -> bool {
+        let cost: f64 = wanted.iter().map(|&i| self.slots[i].mean_wall()).sum();
+        self.elapsed().as_secs_f64() + cost <= self.plan.budget.as_secs_f64()
+    }
+
+    /// The variants feeding a check that is still inconclusive.
+    fn undecided(&self) -> Vec<usize> {
+        let doc = self.provisional();
+        let mut out = Vec::new();
+        for judged in verdicts::judge_all(&doc, &self.published) {
+            for e in judged.undecided {
+                if let Some(i) = self
+                    .variants
+                    .iter()
+                    .position(|v| v.meta.id == e.id && v.params == e.params)
+                {
+                    if !out.contains(&i) {
+                        out.push(i);
+                    }
+                }
+            }
+        }
+        out
+    }
+
+    /// A document of what has been measured so far, to judge.
+    fn provisional(&self) -> concbench_core::ResultDoc {
+        let measured = self.measured();
+        let (results, _) = assemble(&measured, self.host);
+        concbench_core::ResultDoc {
+            results,
+            ..concbench_core::ResultDoc::new(self.host.clone(), String::new())
+        }
+    }
+
+    fn measured(&self) -> Vec<Measured<'_>> {
+        self.slots
+            .iter()
+            .filter(|s| !s.done && !s.rounds.is_empty())
+            .map(|s| Measured { rounds: &s.rounds })
+            .collect()
+    }
+
+    /// One pass over `wanted` in the scheduled order. False when the run was interrupted.
+    fn pass(&mut self, wanted: &[usize]) -> bool {
+        let pass = self.passes;
+        self.passes += 1;
+        for i in order(&self.groups, wanted, self.plan.seed, pass) {
+            if self.cancel.is_cancelled() {
+                return false;
+            }
+            if self.slots[i].done {
+                self.observer.round_ended();
+                continue;
+            }
+            self.round(i, pass);
+            self.observer.round_ended();
+        }
+        !self.cancel.is_cancelled()
+    }
+
+    fn round(&mut self, i: usize, pass: usize) {
+        let variant = &self.variants[i];
+        self.observer.round_started(pass, variant);
+        let begun = self.machine.now();
+        let observer = &mut *self.observer;
+        let outcome = self.runner.run(variant, &mut |e| observer.harness_event(e));
+        let wall_s = (self.machine.now() - begun).as_secs_f64();
+        self.monitor.mark(self.machine);
+        let load = self.monitor.recent();
+        match outcome {
+            Outcome::Measured(raw) => {
+                let others = load.map(|l| l.others);
+                let excluded = others
+                    .filter(|o| *o > self.plan.interference_limit)
+                    .map(|o| format!("other processes used {o:.2} CPUs around this round"));
+                self.slots[i].rounds.push(RoundRaw {
+                    raw: *raw,
+                    facts: RoundFacts {
+                        pass,
+                        interference: others,
+                        steal: load.map(|l| l.steal),
+                        wall_s,
+                        excluded,
+                    },
+                });
+            }
+            Outcome::Skipped(s) => {
+                self.slots[i].done = true;
+                self.skipped.push(s);
+            }
+            Outcome::Failed(_) if self.cancel.is_cancelled() => {}
+            Outcome::Failed(f) => {
+                // A variant that failed in any round is reported failed, not half-measured.
+                self.slots[i].done = true;
+                self.slots[i].rounds.clear();
+                self.observer
+                    .note(&format!("FAILED {}: {}", self.variants[i].label(), f.error));
+                self.failures.push(f);
+            }
+        }
+    }
+
+    fn finish(self, settled: Option<Settled>) -> SessionOutput {
+        let measured = self.measured();
+        let (results, invalid) = assemble(&measured, self.host);
+        let doc = concbench_core::ResultDoc {
+            results: results.clone(),
+            ..concbench_core::ResultDoc::new(self.host.clone(), String::new())
+        };
+        let judged = verdicts::judge_all(&doc, &self.published);
+        let mut warnings = Vec::new();
+        if let Some(s) = settled.filter(|s| !s.quiet) {
+            warnings.push(format!(
+                "other processes still used {:.1} CPUs after waiting {:.0} s for the machine to \
+                 settle; rounds taken under interference are left out and replaced, but close \
+                 other programs for figures you can trust",
+                s.others.unwrap_or(0.0),
+                s.waited.as_secs_f64()
+            ));
+        }
+        let open: Vec<&str> = judged
+            .iter()
+            .filter(|j| !j.undecided.is_empty())
+            .map(|j| j.verdict.source.as_str())
+            .collect();
+        if !open.is_empty() && !self.cancel.is_cancelled() {
+            warnings.push(format!(
+                "still inconclusive when the budget ({:.0} s) or the round cap ({}) was reached: \
+                 {}; a longer run (--budget, or without --quick) may decide them",
+                self.plan.budget.as_secs_f64(),
+                self.plan.max_rounds,
+                open.join(", ")
+            ));
+        }
+        SessionOutput {
+            rounds: self.slots.iter().map(|s| s.rounds.len()).sum(),
+            passes: self.passes,
+            verdicts: judged.into_iter().map(|j| j.verdict).collect(),
+            interrupted: self.cancel.is_cancelled(),
+            load: self.monitor.overall(),
+            settled,
+            warnings,
+            results,
+            invalid,
+            skipped: self.skipped,
+            failures: self.failures,
+        }
+    }
+}

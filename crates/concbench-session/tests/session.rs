@@ -1,0 +1,419 @@
+//! The run loop with a fake worker and a scripted machine: rounds, interleaving, adaptive
+//! passes, the budget, interference and the validation gate, without processes or timing.
+
+use concbench_core::{
+    CancelToken, Failure, Host, Meta, Outcome, Params, RawMeasurement, VerdictKind,
+};
+use concbench_measure::HarnessEvent;
+use concbench_session::machine::CpuTimes;
+use concbench_session::{run, Machine, Observer, RoundRunner, RunPlan, Variant};
+use std::cell::Cell;
+use std::collections::HashMap;
+use std::time::Duration;
+
+/// Time advances only when a round runs (each round costs `round_s` of one CPU); something else
+/// may keep `others` CPUs busy.
+#[derive(Default)]
+struct FakeMachine {
+    t: Cell<f64>,
+    busy: Cell<f64>,
+    own: Cell<f64>,
+    others: Cell<f64>,
+}
+
+impl FakeMachine {
+    fn advance(&self, secs: f64) {
+        self.t.set(self.t.get() + secs);
+        self.own.set(self.own.get() + secs);
+        self.busy
+            .set(self.busy.get() + secs * (1.0 + self.others.get()));
+    }
+}
+
+impl Machine for FakeMachine {
+    fn now(&self) -> Duration {
+        Duration::from_secs_f64(self.t.get())
+    }
+    fn cpu(&self) -> Option<CpuTimes> {
+        Some(CpuTimes {
+            busy: self.busy.get(),
+            steal: 0.0,
+            total: 2.0 * self.t.get(),
+        })
+    }
+    fn own_cpu(&self) -> f64 {
+        self.own.get()
+    }
+    fn sleep(&self, d: Duration) {
+        self.t.set(self.t.get() + d.as_secs_f64());
+        self.busy
+            .set(self.busy.get() + d.as_secs_f64() * self.others.get());
+    }
+}
+
+/// Each variant's value is `base * (1 + noise)`, with noise cycling through `noise`.
+struct FakeRunner<'m> {
+    machine: &'m FakeMachine,
+    base: HashMap<String, f64>,
+    noise: Vec<f64>,
+    calls: Vec<String>,
+    round_s: f64,
+    fail: Option<&'static str>,
+    /// Other processes' load to switch on after this many rounds.
+    interfere_at: Option<(usize, f64)>,
+}
+
+impl RoundRunner for FakeRunner<'_> {
+    fn run(&mut self, v: &Variant, on_event: &mut dyn FnMut(HarnessEvent)) -> Outcome {
+        on_event(HarnessEvent::Calibrating);
+        let label = v.label();
+        let n = self.calls.iter().filter(|c| **c == label).count();
+        self.calls.push(label.clone());
+        if let Some((at, load)) = self.interfere_at {
+            self.machine
+                .others
+                .set(if self.calls.len() == at { load } else { 0.0 });
+        }
+        self.machine.advance(self.round_s);
+        if self.fail == Some(v.meta.id) {
+            return Outcome::Failed(Failure {
+                id: v.meta.id.into(),
+                params: v.params.clone(),
+                error: "boom".into(),
+            });
+        }
+        let base = self.base[&label];
+        // Only the fork varies, so ratios against it vary too.
+        let noise = if v.meta.id == "create.fork" {
+            self.noise[n % self.noise.len()]
+        } else {
+            0.0
+        };
+        let value = base * (1.0 + noise);
+        let mut raw = RawMeasurement::from_values(v.meta.clone(), v.params.clone(), vec![value; 3]);
+        raw.cpus = vec![1];
+        raw.iterations = 100;
+        raw.calibrated = true;
+        Outcome::Measured(Box::new(raw))
+    }
+}
+
+#[derive(Default)]
+struct Quiet {
+    planned: usize,
+}
+
+impl Observer for Quiet {
+    fn settling(&mut self, _: f64, _: Duration, _: Duration) {}
+    fn planned(&mut self, rounds: usize) {
+        self.planned = rounds;
+    }
+    fn round_started(&mut self, _: usize, _: &Variant) {}
+    fn harness_event(&mut self, _: HarnessEvent) {}
+    fn round_ended(&mut self) {}
+    fn note(&mut self, _: &str) {}
+}
+
+const FORK: Meta = Meta {
+    id: "create.fork",
+    family: "create",
+    title: "t",
+    op: "o",
+    unit: "ns",
+    expected_switches_per_op: None,
+};
+const THREAD: Meta = Meta {
+    id: "create.thread",
+    family: "create",
+    title: "t",
+    op: "o",
+    unit: "ns",
+    expected_switches_per_op: None,
+};
+const OTHER: Meta = Meta {
+    id: "create.vfork",
+    family: "create",
+    title: "t",
+    op: "o",
+    unit: "ns",
+    expected_switches_per_op: None,
+};
+
+fn variants() -> Vec<Variant> {
+    let p = |k: &str, v: &str| Params::new().with(k, v).with("placement", "same-cpu");
+    vec![
+        Variant {
+            index: 0,
+            meta: FORK,
+            params: p("parent", "single-threaded"),
+        },
+        Variant {
+            index: 1,
+            meta: OTHER,
+            params: Params::new().with("placement", "same-cpu"),
+        },
+        Variant {
+            index: 2,
+            meta: THREAD,
+            params: p("stack", "default"),
+        },
+    ]
+}
+
+fn runner<'m>(m: &'m FakeMachine, fork_over_thread: f64, noise: &[f64]) -> FakeRunner<'m> {
+    let vs = variants();
+    FakeRunner {
+        machine: m,
+        base: HashMap::from([
+            (vs[0].label(), 40_000.0 * fork_over_thread),
+            (vs[1].label(), 30_000.0),
+            (vs[2].label(), 40_000.0),
+        ]),
+        noise: noise.to_vec(),
+        calls: Vec::new(),
+        round_s: 0.02,
+        fail: None,
+        interfere_at: None,
+    }
+}
+
+fn host() -> Host {
+    Host {
+        cpus_allowed: vec![0, 1],
+        ..Host::default()
+    }
+}
+
+fn plan() -> RunPlan {
+    RunPlan {
+        settle: Duration::ZERO,
+        ..RunPlan::new(true, false)
+    }
+}
+
+fn verdict(out: &concbench_session::SessionOutput, source: &str) -> VerdictKind {
+    out.verdicts
+        .iter()
+        .find(|v| v.source == source)
+        .unwrap()
+        .verdict
+}
+
+#[test]
+fn judged_variants_get_six_rounds_the_others_three_then_cheap_ones_an_interval() {
+    let m = FakeMachine::default();
+    let mut r = runner(&m, 4.0, &[0.0, 0.01, -0.01]);
+    let out = run(
+        &variants(),
+        &plan(),
+        &mut r,
+        &m,
+        &mut Quiet::default(),
+        &CancelToken::new(),
+        &host(),
+    );
+    let rounds = |id: &str| {
+        out.results
+            .iter()
+            .find(|e| e.id == id)
+            .unwrap()
+            .rounds
+            .len()
+    };
+    assert_eq!(rounds("create.fork"), 6);
+    assert_eq!(rounds("create.thread"), 6);
+    // Three base rounds, topped up to six because a round is cheap.
+    assert_eq!(rounds("create.vfork"), 6);
+    assert!(out.results.iter().all(|e| e.summary.ci95.is_some()));
+    assert_eq!(verdict(&out, "S0.30x"), VerdictKind::Refuted);
+    let v = out.verdicts.iter().find(|v| v.source == "S0.30x").unwrap();
+    assert_eq!(v.rounds, Some(6));
+    assert!(
+        v.checks[0]
+            .rule
+            .contains("fork / thread within [20.0, 45.0]"),
+        "{:?}",
+        v.checks
+    );
+    assert!(v.robustness.unwrap() > 0.9);
+}
+
+#[test]
+fn rounds_compared_by_a_verdict_are_measured_back_to_back_in_shuffled_order() {
+    let m = FakeMachine::default();
+    let mut r = runner(&m, 4.0, &[0.0]);
+    run(
+        &variants(),
+        &RunPlan {
+            other_rounds: 6,
+            ..plan()
+        },
+        &mut r,
+        &m,
+        &mut Quiet::default(),
+        &CancelToken::new(),
+        &host(),
+    );
+    let passes: Vec<&[String]> = r.calls.chunks(3).take(6).collect();
+    for pass in &passes {
+        let fork = pass
+            .iter()
+            .position(|c| c.starts_with("create.fork"))
+            .unwrap();
+        let thread = pass
+            .iter()
+            .position(|c| c.starts_with("create.thread"))
+            .unwrap();
+        assert_eq!(fork.abs_diff(thread), 1, "{pass:?}");
+    }
+    let firsts: std::collections::HashSet<&String> = passes.iter().map(|p| &p[0]).collect();
+    assert!(
+        firsts.len() > 1,
+        "the order changes between passes: {passes:?}"
+    );
+}
+
+#[test]
+fn an_undecided_verdict_gets_more_rounds_until_its_cap() {
+    // fork / thread right at the band's edge (20x) with 10% noise: inconclusive at any count.
+    let m = FakeMachine::default();
+    let mut r = runner(&m, 20.0, &[0.1, -0.1, 0.05, -0.05, 0.0]);
+    let p = plan();
+    let out = run(
+        &variants(),
+        &p,
+        &mut r,
+        &m,
+        &mut Quiet::default(),
+        &CancelToken::new(),
+        &host(),
+    );
+    let fork = out.results.iter().find(|e| e.id == "create.fork").unwrap();
+    assert_eq!(fork.rounds.len(), p.max_rounds);
+    assert_eq!(verdict(&out, "S0.30x"), VerdictKind::Inconclusive);
+    assert!(
+        out.warnings.iter().any(|w| w.contains("S0.30x")),
+        "{:?}",
+        out.warnings
+    );
+}
+
+#[test]
+fn the_budget_stops_extra_rounds() {
+    let m = FakeMachine::default();
+    let mut r = runner(&m, 20.0, &[0.1, -0.1, 0.05, -0.05, 0.0]);
+    r.round_s = 1.0;
+    let p = RunPlan {
+        budget: Duration::from_secs(20),
+        ..plan()
+    };
+    let out = run(
+        &variants(),
+        &p,
+        &mut r,
+        &m,
+        &mut Quiet::default(),
+        &CancelToken::new(),
+        &host(),
+    );
+    let fork = out.results.iter().find(|e| e.id == "create.fork").unwrap();
+    assert!(fork.rounds.len() < p.max_rounds, "{}", fork.rounds.len());
+    assert!(m.now() <= Duration::from_secs(22), "{:?}", m.now());
+}
+
+#[test]
+fn a_round_under_interference_is_left_out_and_replaced() {
+    let m = FakeMachine::default();
+    let mut r = runner(&m, 4.0, &[0.0, 0.01, -0.01]);
+    r.round_s = 0.5;
+    r.interfere_at = Some((2, 3.0));
+    let out = run(
+        &variants(),
+        &plan(),
+        &mut r,
+        &m,
+        &mut Quiet::default(),
+        &CancelToken::new(),
+        &host(),
+    );
+    let excluded: usize = out
+        .results
+        .iter()
+        .flat_map(|e| &e.rounds)
+        .filter(|r| r.excluded.is_some())
+        .count();
+    assert!(excluded >= 1);
+    for e in &out.results {
+        let clean = e.rounds.iter().filter(|r| r.excluded.is_none()).count();
+        assert!(clean >= 3, "{} has {clean} clean rounds", e.id);
+    }
+    assert!(out
+        .results
+        .iter()
+        .any(|e| e.warnings.iter().any(|w| w.contains("left out"))));
+}
+
+#[test]
+fn a_failed_variant_is_reported_failed_and_not_measured_again() {
+    let m = FakeMachine::default();
+    let mut r = runner(&m, 4.0, &[0.0]);
+    r.fail = Some("create.vfork");
+    let out = run(
+        &variants(),
+        &plan(),
+        &mut r,
+        &m,
+        &mut Quiet::default(),
+        &CancelToken::new(),
+        &host(),
+    );
+    assert_eq!(out.failures.len(), 1);
+    assert!(out.results.iter().all(|e| e.id != "create.vfork"));
+    assert_eq!(
+        r.calls
+            .iter()
+            .filter(|c| c.starts_with("create.vfork"))
+            .count(),
+        1
+    );
+}
+
+#[test]
+fn an_impossible_result_is_reported_invalid_not_judged() {
+    let m = FakeMachine::default();
+    let mut r = runner(&m, 4.0, &[0.0]);
+    r.base.insert(variants()[2].label(), -40_000.0);
+    let out = run(
+        &variants(),
+        &plan(),
+        &mut r,
+        &m,
+        &mut Quiet::default(),
+        &CancelToken::new(),
+        &host(),
+    );
+    assert_eq!(out.invalid.len(), 1);
+    assert!(out.invalid[0].reason.contains("negative"));
+    assert!(
+        out.verdicts.iter().all(|v| v.source != "S0.30x"),
+        "never judged on an invalid result"
+    );
+}
+
+#[test]
+fn ctrl_c_stops_between_rounds() {
+    let m = FakeMachine::default();
+    let mut r = runner(&m, 4.0, &[0.0]);
+    let cancel = CancelToken::new();
+    cancel.cancel();
+    let out = run(
+        &variants(),
+        &plan(),
+        &mut r,
+        &m,
+        &mut Quiet::default(),
+        &cancel,
+        &host(),
+    );
+    assert!(out.interrupted && r.calls.is_empty());
+}
