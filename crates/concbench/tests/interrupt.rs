@@ -4,10 +4,10 @@
 
 mod common;
 
-use common::processes_with;
+use common::{processes_with, wait_for};
 use std::os::unix::process::CommandExt;
 use std::process::{Command, Stdio};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 #[test]
 fn ctrl_c_leaves_no_process_behind() {
@@ -80,14 +80,12 @@ fn signals_during(args: &[&str], cmd: &mut Command, signals: &[i32]) {
         .stderr(Stdio::piped())
         .spawn()
         .unwrap();
-    let deadline = Instant::now() + Duration::from_secs(20);
     // Wait until the worker is running (more than the coordinator carries the marker).
-    while processes_with(&marker).len() < 2 && Instant::now() < deadline {
-        std::thread::sleep(Duration::from_millis(20));
-    }
-    assert!(
-        processes_with(&marker).len() >= 2,
-        "the worker never started"
+    wait_for(
+        &mut child,
+        Duration::from_secs(20),
+        "the worker's start",
+        || processes_with(&marker).len() >= 2,
     );
     for signal in signals {
         std::thread::sleep(Duration::from_millis(300));

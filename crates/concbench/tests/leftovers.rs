@@ -4,7 +4,7 @@
 
 mod common;
 
-use common::{concbench, concbench_process, processes_with, read_json};
+use common::{concbench, concbench_process, processes_with, read_json, wait_for};
 use predicates::prelude::*;
 use std::fs::File;
 use std::os::fd::{FromRawFd, OwnedFd};
@@ -81,16 +81,11 @@ fn io_run(tmp: &Path, json: &Path, marker: &str, stdio: Option<&File>) -> Child 
         }
         None => cmd.stdout(Stdio::null()).stderr(Stdio::null()),
     };
-    let child = cmd.spawn().unwrap();
+    let mut child = cmd.spawn().unwrap();
     let data = tmp.join(format!("concbench-io-{}", child.id()));
-    let deadline = Instant::now() + Duration::from_secs(60);
-    while !has_data_files(&data) {
-        assert!(
-            Instant::now() < deadline,
-            "no data file appeared in {data:?}"
-        );
-        std::thread::sleep(Duration::from_millis(20));
-    }
+    wait_for(&mut child, Duration::from_secs(60), "a data file", || {
+        has_data_files(&data)
+    });
     child
 }
 

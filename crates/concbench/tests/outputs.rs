@@ -4,11 +4,11 @@
 
 mod common;
 
-use common::{concbench, concbench_process, processes_with, read_json};
+use common::{concbench, concbench_process, processes_with, read_json, wait_for};
 use predicates::prelude::*;
 use std::path::{Path, PathBuf};
 use std::process::Stdio;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 /// A path under a regular file: nobody, root included, can create it.
 fn unwritable(dir: &Path) -> PathBuf {
@@ -78,7 +78,7 @@ fn a_document_that_cannot_be_written_at_the_end_lands_in_tmpdir() {
     let out_dir = dir.path().join("results");
     let marker = format!("CONCBENCH_TEST_MARKER={}-fallback", std::process::id());
     let (k, v) = marker.split_once('=').unwrap();
-    let child = concbench_process()
+    let mut child = concbench_process()
         .args([
             "run",
             "--no-store",
@@ -95,11 +95,9 @@ fn a_document_that_cannot_be_written_at_the_end_lands_in_tmpdir() {
         .stderr(Stdio::piped())
         .spawn()
         .unwrap();
-    let deadline = Instant::now() + Duration::from_secs(20);
-    while processes_with(&marker).len() < 2 && Instant::now() < deadline {
-        std::thread::sleep(Duration::from_millis(20));
-    }
-    assert!(processes_with(&marker).len() >= 2, "never measured");
+    wait_for(&mut child, Duration::from_secs(60), "measuring", || {
+        processes_with(&marker).len() >= 2
+    });
     // The folder passed the check; now it cannot be written any more.
     std::fs::remove_dir_all(&out_dir).unwrap();
     std::fs::write(&out_dir, "in the way").unwrap();

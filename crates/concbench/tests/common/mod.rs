@@ -102,3 +102,22 @@ pub fn processes_with(marker: &str) -> Vec<i32> {
     }
     pids
 }
+
+/// Wait up to `limit` for `ready`; if it never holds, kill `child` (nothing is left running
+/// after a failed test) and fail saying `what` did not happen.
+pub fn wait_for(
+    child: &mut std::process::Child,
+    limit: std::time::Duration,
+    what: &str,
+    ready: impl Fn() -> bool,
+) {
+    let deadline = std::time::Instant::now() + limit;
+    while !ready() {
+        if std::time::Instant::now() > deadline {
+            let _ = child.kill();
+            let _ = child.wait();
+            panic!("{what} did not happen within {limit:?}");
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+}
