@@ -418,7 +418,14 @@ fn bill(model: Model, costs: &UnitCosts, w: &Workload) -> Bill {
                 overhead += cpu;
                 arithmetic.push(line);
             }
-            None => missing.push(missing_cost(what, costs.kind)),
+            // Two terms can need the same cost (a pool's hand-off and its blocking both switch):
+            // it is missing once.
+            None => {
+                let m = missing_cost(what, costs.kind);
+                if !missing.contains(&m) {
+                    missing.push(m);
+                }
+            }
         }
     }
     // Memory is reported, not ranked: a missing memory figure does not block the CPU ranking.
@@ -655,6 +662,23 @@ mod tests {
         };
         let a = advise(&d, w);
         assert_eq!(a.best, Some(Model::ThreadPool), "threads hold less memory");
+    }
+
+    #[test]
+    fn a_cost_two_terms_need_is_missing_once() {
+        let mut d = measured();
+        d.results.retain(|r| !r.id.starts_with("switch."));
+        let a = advise(&d, WEB);
+        for b in &a.bills {
+            let switch: Vec<&String> = b.missing.iter().filter(|m| m.contains("switch")).collect();
+            assert!(switch.len() <= 1, "{}: {:?}", b.model.name(), b.missing);
+        }
+        let pool = a
+            .bills
+            .iter()
+            .find(|b| b.model == Model::ThreadPool)
+            .unwrap();
+        assert_eq!(pool.missing.len(), 1, "{:?}", pool.missing);
     }
 
     #[test]

@@ -2,8 +2,8 @@
 //!
 //! * [`entry`] summarises a variant's rounds into a result entry (statistics across rounds,
 //!   baseline subtraction, counters, modes).
-//! * [`validate`] is the gate every result passes: an impossible number is reported as invalid
-//!   with its reason, never shown as a measurement.
+//! * [`validate`](mod@validate) is the gate every result passes: an impossible number is
+//!   reported as invalid with its reason, never shown as a measurement.
 //! * [`warnings`] says when a number should not be trusted, and what to do about it.
 //! * [`published`] holds the seed articles' figures (`data/published.toml`) and matches them
 //!   to measured results.

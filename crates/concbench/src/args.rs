@@ -35,6 +35,13 @@ pub enum Command {
     Serve(ServeArgs),
     /// Send load to a server and report requests/s, latency (corrected and not), errors.
     Load(LoadArgs),
+    /// Print a shell completion script on stdout, e.g. `concbench completions bash >
+    /// ~/.local/share/bash-completion/completions/concbench`.
+    #[command(hide = true)]
+    Completions(CompletionsArgs),
+    /// Print the man page (roff) on stdout, or write one page per command into --dir.
+    #[command(hide = true)]
+    Man(ManArgs),
     /// Internal: measure one variant for `run` (reads a job on stdin). Not for direct use.
     #[command(name = "__worker", hide = true)]
     Worker,
@@ -73,7 +80,7 @@ pub struct MeasureArgs {
     /// Short samples (>= 1 ms), fewer rounds, smaller sweeps: the whole suite in about a minute.
     #[arg(long)]
     pub quick: bool,
-    /// Where to write the result document (default: concbench-results/<command>-<time>.json).
+    /// Where to write the result document (default: `concbench-results/<command>-<time>.json`).
     #[arg(long, value_name = "FILE")]
     pub json: Option<PathBuf>,
     #[command(flatten)]
@@ -272,6 +279,20 @@ pub struct LoadArgs {
     /// Write the full report (percentile spectrum, timeline, errors) as JSON.
     #[arg(long, value_name = "OUT")]
     pub json: Option<PathBuf>,
+}
+
+#[derive(Debug, clap::Args)]
+pub struct CompletionsArgs {
+    /// The shell the script is for.
+    #[arg(value_enum)]
+    pub shell: clap_complete::Shell,
+}
+
+#[derive(Debug, clap::Args)]
+pub struct ManArgs {
+    /// Write concbench.1 and a page per command (concbench-run.1, ...) into this folder instead.
+    #[arg(long, value_name = "DIR")]
+    pub dir: Option<PathBuf>,
 }
 
 /// "10s", "500ms", "2m", "1.5s", or plain seconds.

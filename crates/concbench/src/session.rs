@@ -4,6 +4,7 @@
 //! result document; then write it (JSON, history) and choose the exit code.
 
 use crate::args::{MeasureArgs, Pin};
+use crate::output;
 use crate::progress::Progress;
 use anyhow::{Context, Result};
 use concbench_core::{Experiment, Params, ResultDoc};
@@ -107,6 +108,7 @@ pub fn measure(
         .prefix("concbench-")
         .tempdir()
         .context("creating a scratch directory")?;
+    concbench_sys::owner::claim(scratch.path())?;
     let started_at = clock::wall_now_rfc3339();
     let host = host::collect();
     let session_variants: Vec<concbench_session::Variant> = variants
@@ -248,7 +250,8 @@ pub fn keep(
         .json
         .clone()
         .unwrap_or_else(|| default_json_path(command, &doc.started_at));
-    crate::output::write_output("--json", &path, &Json.render(doc)?)?;
+    let label = output::document_label(args.json.as_deref());
+    let path = output::write_or_fallback(label, &path, &Json.render(doc)?)?;
     eprintln!(
         "concbench: wrote {} (as a page with charts: `concbench report {} --html report.html`)",
         path.display(),
@@ -306,7 +309,7 @@ fn default_json_path(command: &str, started_at: &str) -> PathBuf {
         .chars()
         .filter(|c| c.is_ascii_alphanumeric())
         .collect();
-    PathBuf::from("concbench-results").join(format!("{command}-{stamp}.json"))
+    PathBuf::from(output::DEFAULT_DIR).join(format!("{command}-{stamp}.json"))
 }
 
 #[cfg(test)]

@@ -258,3 +258,37 @@ fn report_rejudge_recomputes_verdicts_from_the_samples() {
         "{rejudged}"
     );
 }
+
+#[test]
+fn where_filters_on_the_placement_every_result_shows() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("out.json");
+    concbench()
+        .args([
+            "run",
+            "--smoke",
+            "--no-store",
+            "--only",
+            "switch.pipe.process",
+        ])
+        .args(["--where", "placement=same-cpu", "--json"])
+        .arg(&out)
+        .assert()
+        .success();
+    let doc = read_json(&out);
+    let results = doc["results"].as_array().unwrap();
+    assert!(!results.is_empty(), "nothing measured");
+    for r in results {
+        assert_eq!(r["params"]["placement"], "same-cpu", "{}", r["params"]);
+    }
+}
+
+#[test]
+fn where_without_a_match_names_the_params_there_are() {
+    concbench()
+        .args(["run", "--smoke", "--only", "switch.pipe.process"])
+        .args(["--where", "placement=on-the-moon"])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("--where").and(predicate::str::contains("placement")));
+}

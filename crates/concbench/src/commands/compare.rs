@@ -3,6 +3,7 @@
 
 use crate::args::CompareArgs;
 use crate::db;
+use crate::stdout::{out, outln};
 use anyhow::Result;
 use concbench_analysis::comparison::{compare_runs, verdicts_side_by_side};
 use concbench_core::{ResultDoc, UsageError};
@@ -23,9 +24,9 @@ pub fn compare(args: CompareArgs) -> Result<ExitCode> {
     }
     for ((b, b_label), side) in &others {
         if others.len() > 1 {
-            println!("== {side} against A");
+            outln!("== {side} against A");
         }
-        print!(
+        out!(
             "{}",
             comparison_text(&compare_runs(&a, b), &a_label, b_label)
         );
@@ -36,8 +37,8 @@ pub fn compare(args: CompareArgs) -> Result<ExitCode> {
     let names: Vec<String> = std::iter::once("A".to_string())
         .chain(others.iter().map(|(_, side)| side.clone()))
         .collect();
-    println!("\nVerdicts, run by run:");
-    print!("{}", verdicts_text(&verdicts_side_by_side(&docs), &names));
+    outln!("\nVerdicts, run by run:");
+    out!("{}", verdicts_text(&verdicts_side_by_side(&docs), &names));
     Ok(ExitCode::SUCCESS)
 }
 

@@ -2,6 +2,7 @@
 
 use crate::args::HistoryArgs;
 use crate::db;
+use crate::stdout::outln;
 use anyhow::Result;
 use concbench_report::terminal::table;
 use std::process::ExitCode;
@@ -17,7 +18,7 @@ pub fn history(args: HistoryArgs) -> Result<ExitCode> {
         None => Vec::new(),
     };
     if runs.is_empty() {
-        println!(
+        outln!(
             "No runs stored in {} yet: `concbench run` stores every run there.",
             path.display()
         );
@@ -47,8 +48,8 @@ pub fn history(args: HistoryArgs) -> Result<ExitCode> {
             ]
         })
         .collect();
-    println!("Runs in {} (newest first):", path.display());
-    println!("{}", table(HEADER, &rows, None));
-    println!("Compare two runs: `concbench compare RUN_A RUN_B` (B/A per result).");
+    outln!("Runs in {} (newest first):", path.display());
+    outln!("{}", table(HEADER, &rows, None));
+    outln!("Compare two runs: `concbench compare RUN_A RUN_B` (B/A per result).");
     Ok(ExitCode::SUCCESS)
 }

@@ -1,5 +1,6 @@
 //! `concbench list`: every experiment id with a one-line description.
 
+use crate::stdout::outln;
 use std::process::ExitCode;
 
 pub fn list() -> anyhow::Result<ExitCode> {
@@ -19,7 +20,7 @@ pub fn list() -> anyhow::Result<ExitCode> {
         } else {
             String::new()
         };
-        println!("{id:width$}  {title}{suffix}");
+        outln!("{id:width$}  {title}{suffix}");
     }
     Ok(ExitCode::SUCCESS)
 }

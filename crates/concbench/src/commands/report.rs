@@ -1,6 +1,7 @@
 //! `concbench report FILE.json`: re-render a stored result without measuring.
 
 use crate::args::ReportArgs;
+use crate::stdout::out;
 use anyhow::Result;
 use concbench_analysis::verdicts;
 use concbench_core::{ResultDoc, UsageError, SCHEMA_ID};
@@ -15,7 +16,7 @@ pub fn report(args: ReportArgs) -> Result<ExitCode> {
         // make better. Nothing measured changes.
         doc.verdicts = verdicts::judge(&doc);
     }
-    print!("{}", Terminal { width: None }.render(&doc)?);
+    out!("{}", Terminal { width: None }.render(&doc)?);
     if let Some(path) = &args.markdown {
         crate::output::write_output("--markdown", path, &Markdown.render(&doc)?)?;
     }
