@@ -20,7 +20,7 @@ pub use error::UsageError;
 pub use experiment::{Experiment, Meta, Plan, RunOutput, SampleTimer, Support};
 pub use host::Host;
 pub use params::Params;
-pub use placement::Placement;
+pub use placement::{CpuPair, PairClass, Placement};
 pub use raw::{Outcome, RawMeasurement};
 pub use result::{
     Failure, Overhead, ResultDoc, ResultEntry, Skipped, Summary, Tool, Verdict, VerdictKind,
