@@ -5,7 +5,10 @@
 //! step (an odd stride of lines, so every line is visited and a next-line prefetcher cannot run
 //! ahead). A partner pinned to the same CPU, a thread of the victim's process or a forked
 //! process, sleeps K µs at a time and does nothing when it wakes: each wake-up preempts the
-//! victim (a switch out and a switch back). Its address space (process) and the kernel's own
+//! victim (a switch out and a switch back). The partner runs under SCHED_FIFO when allowed, so
+//! it preempts the moment its timer fires; under the default policy the scheduler lets a waking
+//! task wait for the running one's slice, and most periods pass without a preemption (the
+//! count is measured either way; `info.partner_policy` says which). Its address space (process) and the kernel's own
 //! wake-up path are all it brings; what the victim loses beyond the two switches is cache and
 //! TLB state it must refill.
 //!
@@ -19,6 +22,7 @@ use crate::support::event::{AutoResetEvent, EventFd};
 use crate::support::partner::{pin_to, Partner};
 use crate::support::repeat;
 use crate::support::shared::Shared;
+use crate::switch::sched::Sched;
 use anyhow::{Context, Result};
 use concbench_core::{Experiment, Meta, Params, RunContext, RunOutput, SampleTimer};
 use concbench_sys::{fork_child, Child};
@@ -148,6 +152,16 @@ impl Live {
     }
 }
 
+/// SCHED_FIFO when this process may use it (the partner then preempts on time), else the
+/// default policy.
+fn partner_policy(ctx: &RunContext) -> Sched {
+    if ctx.host.can_sched_fifo {
+        Sched::Fifo
+    } else {
+        Sched::Other
+    }
+}
+
 pub struct Victim {
     partner: PartnerKind,
     working_set_kib: usize,
@@ -165,15 +179,17 @@ impl Victim {
         });
         let period = Duration::from_micros(self.period_us);
         let cpu = ctx.partner_placement_cpu();
+        let policy = partner_policy(ctx);
+        let prepare = move || pin_to(cpu).and_then(|()| policy.enter());
         let (c, s) = (control.clone(), signals.clone());
         let partner = match self.partner {
-            PartnerKind::Thread => Running::Thread(Partner::spawn(
-                "victim-partner",
-                move || pin_to(cpu),
-                move || preempt(&c, &s, period),
-            )?),
+            PartnerKind::Thread => {
+                Running::Thread(Partner::spawn("victim-partner", prepare, move || {
+                    preempt(&c, &s, period)
+                })?)
+            }
             PartnerKind::Process => Running::Process(fork_child(move || {
-                i32::from(pin_to(cpu).and_then(|()| preempt(&c, &s, period)).is_err())
+                i32::from(prepare().and_then(|()| preempt(&c, &s, period)).is_err())
             })?),
         };
         let live = Live {
@@ -213,7 +229,15 @@ impl Experiment for Victim {
 
     fn setup(&mut self, ctx: &RunContext) -> Result<()> {
         self.live = Some(self.start(ctx)?);
+        self.policy = Some(partner_policy(ctx));
         Ok(())
+    }
+
+    fn info(&self) -> std::collections::BTreeMap<String, String> {
+        self.policy
+            .map(|p| ("partner_policy".to_string(), p.as_str().to_string()))
+            .into_iter()
+            .collect()
     }
 
     fn run(
@@ -238,8 +262,9 @@ impl Experiment for Victim {
             RunOutput::default().metric(PREEMPTIONS_PER_OP, wakes as f64 / iterations as f64);
         if wakes == 0 {
             out.warnings.push(
-                "the partner never woke during a sample: nothing preempted the victim (samples \
-                 shorter than the period?); run without --smoke"
+                "in some samples the partner never preempted the victim (a sample shorter than \
+                 the period, or the scheduler kept the victim running): those samples hold no \
+                 switch; run without --smoke, as root for a SCHED_FIFO partner"
                     .into(),
             );
         }
@@ -307,6 +332,7 @@ pub fn variants() -> Vec<Box<dyn Experiment>> {
                     period_us,
                     in_quick: period_us == PERIODS_US[0] && QUICK_WORKING_SETS_KIB.contains(&kib),
                     live: None,
+                    policy: None,
                 }));
             }
         }
@@ -340,6 +366,7 @@ mod tests {
                 period_us: 50,
                 in_quick: true,
                 live: None,
+                policy: None,
             };
             v.setup(&ctx).unwrap();
             let live = v.live.as_ref().unwrap();
