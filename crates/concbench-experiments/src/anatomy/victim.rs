@@ -168,6 +168,8 @@ pub struct Victim {
     period_us: u64,
     in_quick: bool,
     live: Option<Live>,
+    /// The partner's policy, once set up.
+    policy: Option<Sched>,
 }
 
 impl Victim {
