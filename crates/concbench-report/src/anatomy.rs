@@ -82,7 +82,8 @@ pub fn per_mib_text(c: &ForkCurve) -> String {
         None => "one size only".into(),
         Some((v, interval)) => {
             let verdict = match c.depends_on_size() {
-                Some(true) => "grows with the parent",
+                Some(true) if v > 0.0 => "grows with the parent",
+                Some(true) => "falls as the parent grows",
                 Some(false) => "not distinguishable from zero: independent of the parent here",
                 None => "no interval",
             };
