@@ -279,6 +279,8 @@ mod tests {
     fn on_this_machine_the_tracer_sees_a_sleeping_thread_or_says_why_not() {
         let cpu = *concbench_sys::allowed_cpus().unwrap().last().unwrap();
         let _pin = concbench_sys::AffinityGuard::pin(&[cpu]).unwrap();
+        let unpinned = SchedTracer::open(&[]).err().expect("nothing to watch");
+        assert!(unpinned.0.contains("not pinned"), "{unpinned}");
         let mut tracer = match SchedTracer::open(&[cpu]) {
             Ok(t) => t,
             Err(why) => {

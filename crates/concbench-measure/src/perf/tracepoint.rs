@@ -162,4 +162,21 @@ mod tests {
         assert_eq!(read_int(&raw[..20], f), None);
         assert_eq!(read_int(&raw, Field { offset: 0, size: 3 }), None);
     }
+
+    #[test]
+    fn an_unreadable_tracepoint_says_why() {
+        let dir = std::env::temp_dir().join(format!("concbench-tp-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let why = Tracepoint::read(&dir).unwrap_err();
+        assert!(why.0.starts_with("scheduler tracepoints: cannot read"), "{why}");
+        std::fs::write(dir.join("id"), "372\n").unwrap();
+        std::fs::write(dir.join("format"), SCHED_SWITCH_FORMAT).unwrap();
+        let tp = Tracepoint::read(&dir).unwrap();
+        assert_eq!(tp.id, 372);
+        let missing = tp.field("no_such_field").unwrap_err();
+        assert!(missing.0.contains("no field no_such_field"), "{missing}");
+        std::fs::remove_dir_all(&dir).unwrap();
+        let absent = not_found("sched", "no_such_event");
+        assert!(absent.0.starts_with("scheduler tracepoints: "), "{absent}");
+    }
 }
