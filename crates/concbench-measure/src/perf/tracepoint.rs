@@ -168,7 +168,10 @@ mod tests {
         let dir = std::env::temp_dir().join(format!("concbench-tp-{}", std::process::id()));
         std::fs::create_dir_all(&dir).unwrap();
         let why = Tracepoint::read(&dir).unwrap_err();
-        assert!(why.0.starts_with("scheduler tracepoints: cannot read"), "{why}");
+        assert!(
+            why.0.starts_with("scheduler tracepoints: cannot read"),
+            "{why}"
+        );
         std::fs::write(dir.join("id"), "372\n").unwrap();
         std::fs::write(dir.join("format"), SCHED_SWITCH_FORMAT).unwrap();
         let tp = Tracepoint::read(&dir).unwrap();
