@@ -10,11 +10,14 @@
 //! * [`verdicts`] judges the seed articles' claims from the measured results.
 //! * [`crossover`] finds where two models swap places along a sweep (S0.print).
 //! * [`comparison`] sets two runs side by side (`concbench compare`).
+//! * [`anatomy`] takes a hand-over apart layer by layer, with the victim's slowdown, fork against
+//!   the parent's size and the kernel's evidence.
 //! * [`advice`] answers "which model costs least for this workload" from measured costs.
 //!
 //! Nothing here reads a clock or formats for a terminal.
 
 pub mod advice;
+pub mod anatomy;
 pub mod comparison;
 pub mod crossover;
 pub mod entry;

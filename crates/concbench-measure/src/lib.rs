@@ -12,6 +12,9 @@
 //! * [`isolate`] runs each variant in a fresh worker process, so no experiment inherits another's
 //!   threads, heap or children, and a crash is a recorded failure instead of the end of the run.
 //! * [`signals`] turns Ctrl-C into a [`concbench_core::CancelToken`].
+//! * [`perf`] reads hardware counters and scheduler tracepoints, when the machine allows.
+//! * [`topology`] classifies CPU pairs (SMT siblings, shared cache, other CCD or socket) and
+//!   [`cpus`] picks the pairs cross-CPU variants run on.
 
 pub mod calibrate;
 pub mod clock;
@@ -23,7 +26,9 @@ pub mod headroom;
 pub mod host;
 pub mod isolate;
 pub mod memory;
+pub mod perf;
 pub mod signals;
+pub mod topology;
 pub mod tree;
 pub mod usage;
 

@@ -4,6 +4,7 @@
 //! the document: no clock, no measurement, no statistics beyond what the document carries.
 
 pub mod advice;
+pub mod anatomy;
 pub mod compare;
 mod csv;
 mod exporter;
