@@ -24,6 +24,7 @@ pub use placement::Placement;
 pub use raw::{Outcome, RawMeasurement};
 pub use result::{
     Failure, Overhead, ResultDoc, ResultEntry, Skipped, Summary, Tool, Verdict, VerdictKind,
+    LABELS_SETTING,
 };
 pub use usage::Usage;
 

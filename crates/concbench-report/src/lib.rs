@@ -7,6 +7,7 @@ pub mod advice;
 pub mod compare;
 mod csv;
 mod exporter;
+pub mod fleet;
 pub mod format;
 mod html;
 mod json;

@@ -17,7 +17,7 @@ mod sqlite;
 
 pub use backend::Backend;
 pub use location::Location;
-pub use record::{labels, RunRow, LABELS_SETTING};
+pub use record::RunRow;
 pub use schema::LAYOUT;
 
 use anyhow::{bail, Result};

@@ -6,9 +6,6 @@ use anyhow::Result;
 use concbench_core::ResultDoc;
 use std::collections::BTreeMap;
 
-/// The `settings` key under which `run --label KEY=VALUE` records its labels.
-pub const LABELS_SETTING: &str = "labels";
-
 /// The row of table `runs`, ready to insert.
 #[derive(Debug, Clone)]
 pub struct RunRecord {
@@ -70,7 +67,7 @@ impl RunRecord {
             command: command.to_string(),
             hostname: doc.host.hostname.clone(),
             machine_id: doc.host.machine_id.clone(),
-            labels: serde_json::to_string(&labels(doc))?,
+            labels: serde_json::to_string(&doc.labels())?,
             cpu_model: doc.host.cpu_model.clone(),
             kernel: doc.host.kernel.clone(),
             quick: setting_flag(doc, "quick"),
@@ -81,19 +78,6 @@ impl RunRecord {
             results,
         })
     }
-}
-
-/// The run's labels (`run --label KEY=VALUE`), from its settings.
-pub fn labels(doc: &ResultDoc) -> BTreeMap<String, String> {
-    doc.settings
-        .get(LABELS_SETTING)
-        .and_then(|v| v.as_object())
-        .map(|o| {
-            o.iter()
-                .map(|(k, v)| (k.clone(), v.as_str().unwrap_or_default().to_string()))
-                .collect()
-        })
-        .unwrap_or_default()
 }
 
 fn setting_flag(doc: &ResultDoc, key: &str) -> bool {

@@ -99,7 +99,7 @@ fn journal(db: &Path) -> PathBuf {
 
 #[test]
 fn kill_during_store_leaves_no_partial_run_in_sqlite() {
-    if let Some(location) = std::env::var(WRITER_ENV).ok() {
+    if let Ok(location) = std::env::var(WRITER_ENV) {
         write_forever(&location);
     }
     let dir = tempfile::tempdir().unwrap();
@@ -130,7 +130,7 @@ fn kill_during_store_leaves_no_partial_run_in_sqlite() {
 
 #[test]
 fn kill_during_store_leaves_no_partial_run_in_postgres() {
-    if let Some(location) = std::env::var(WRITER_ENV).ok() {
+    if let Ok(location) = std::env::var(WRITER_ENV) {
         write_forever(&location);
     }
     let Some(pg) =

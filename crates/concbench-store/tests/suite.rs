@@ -5,13 +5,17 @@
 mod common;
 
 use common::{doc, doc_on, execute, new_sqlite};
-use concbench_store::{Location, Store, LABELS_SETTING, LAYOUT};
+use concbench_core::LABELS_SETTING;
+use concbench_store::{Location, Store, LAYOUT};
 use std::sync::Barrier;
 
 /// Makes a new, empty store named `name` (unique within a case).
 type Fresh<'a> = &'a dyn Fn(&str) -> Location;
 
-const CASES: &[(&str, fn(Fresh))] = &[
+/// A case of the suite: its name and the function that runs it.
+type Case = (&'static str, fn(Fresh));
+
+const CASES: &[Case] = &[
     (
         "saves_lists_newest_first_and_loads_back",
         saves_lists_newest_first_and_loads_back,

@@ -6,7 +6,7 @@
 //! the answer section's arithmetic comes from `concbench_analysis::advice`, the charts from
 //! [`charts`].
 
-mod chart;
+pub(crate) mod chart;
 mod charts;
 
 use crate::{format, runtimes, sections, Exporter};

@@ -19,17 +19,16 @@ pub fn advise(args: AdviseArgs) -> Result<ExitCode> {
         None => {
             let (path, store) = db::open_existing(args.db.as_deref())?;
             let latest = match store {
-                Some(store) => store.latest()?,
+                Some(mut store) => store.latest()?,
                 None => None,
             };
             let (id, doc) = latest.ok_or_else(|| {
                 UsageError::new(format!(
-                    "advise: no run stored in {} yet; run `concbench run` first, or pass \
-                     --from FILE.json",
-                    path.display()
+                    "advise: no run stored in {path} yet; run `concbench run` first, or pass \
+                     --from FILE.json"
                 ))
             })?;
-            (doc, format!("run {id} of {}", path.display()))
+            (doc, format!("run {id} of {path}"))
         }
     };
     print!("{}", advice_text(&bill_models(&doc, workload), &source));

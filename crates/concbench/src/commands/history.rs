@@ -11,15 +11,15 @@ const HEADER: [&str; 7] = [
 ];
 
 pub fn history(args: HistoryArgs) -> Result<ExitCode> {
-    let (path, store) = db::open_existing(args.db.as_deref())?;
-    let runs = match &store {
+    let (path, mut store) = db::open_existing(args.db.as_deref())?;
+    let runs = match &mut store {
         Some(store) => store.runs()?,
         None => Vec::new(),
     };
     if runs.is_empty() {
         println!(
             "No runs stored in {} yet: `concbench run` stores every run there.",
-            path.display()
+            path
         );
         return Ok(ExitCode::SUCCESS);
     }
@@ -47,7 +47,7 @@ pub fn history(args: HistoryArgs) -> Result<ExitCode> {
             ]
         })
         .collect();
-    println!("Runs in {} (newest first):", path.display());
+    println!("Runs in {} (newest first):", path);
     println!("{}", table(HEADER, &rows, None));
     println!("Compare two runs: `concbench compare RUN_A RUN_B` (B/A per result).");
     Ok(ExitCode::SUCCESS)

@@ -2,9 +2,11 @@
 
 mod advise;
 mod compare;
+mod fleet;
 mod history;
 mod list;
 mod load;
+mod push;
 mod replicate;
 mod report;
 mod run;
@@ -25,6 +27,8 @@ pub fn dispatch(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Advise(a) => advise::advise(a),
         Command::Serve(a) => serve::serve(a),
         Command::Load(a) => load::load(a),
+        Command::Push(a) => push::push(a),
+        Command::Fleet(a) => fleet::fleet(a),
         Command::Worker => worker::worker(),
     }
 }

@@ -5,7 +5,7 @@ use crate::args::RunArgs;
 use crate::db;
 use crate::session::{self, Variant};
 use anyhow::Result;
-use concbench_core::{Params, UsageError};
+use concbench_core::{Params, UsageError, LABELS_SETTING};
 use concbench_report::{Exporter, Html, Markdown, Terminal};
 use std::collections::BTreeMap;
 use std::process::ExitCode;
@@ -66,6 +66,14 @@ fn settings(args: &RunArgs) -> BTreeMap<String, serde_json::Value> {
             .map(|(k, v)| format!("{k}={v}"))
             .collect();
         s.insert("where".into(), wanted.into());
+    }
+    if !args.labels.is_empty() {
+        let labels: serde_json::Map<String, serde_json::Value> = args
+            .labels
+            .iter()
+            .map(|(k, v)| (k.clone(), v.clone().into()))
+            .collect();
+        s.insert(LABELS_SETTING.into(), labels.into());
     }
     s
 }
