@@ -133,6 +133,13 @@ impl TempPostgres {
                 String::from_utf8_lossy(&init.stderr)
             );
         }
+        // No fsync: nothing in a throw-away cluster must survive a crash. In the configuration
+        // file, not on the command line, so a test may turn it back on (ALTER SYSTEM + reload).
+        std::fs::OpenOptions::new()
+            .append(true)
+            .open(data.join("postgresql.conf"))
+            .and_then(|mut f| std::io::Write::write_all(&mut f, b"\nfsync = off\n"))
+            .context("configuring the cluster")?;
         let port = free_port()?;
         let log = std::fs::File::create(dir.path().join("server.log"))?;
         let server = as_server_user(bin.join("postgres"))
@@ -142,7 +149,7 @@ impl TempPostgres {
             .arg(port.to_string())
             .arg("-c")
             .arg(format!("unix_socket_directories={}", dir.path().display()))
-            .args(["-c", "listen_addresses=127.0.0.1", "-c", "fsync=off"])
+            .args(["-c", "listen_addresses=127.0.0.1"])
             .stdin(Stdio::null())
             .stdout(Stdio::null())
             .stderr(log)

@@ -114,3 +114,17 @@ fn fleet_html_is_self_contained_with_a_dot_plot_per_figure() {
     assert!(page.contains("badge inconclusive") && page.contains("badge none"));
     assert!(page.contains("<tr class=\"differs\"><th scope=\"row\">kernel</th>"));
 }
+
+#[test]
+fn an_unpinned_switch_is_not_shown_as_a_same_cpu_one() {
+    let mut runs = fixture::fleet::runs();
+    runs.truncate(1);
+    for r in &mut runs[0].doc.results {
+        if r.family == "switch" {
+            r.params.set("placement", serde_json::json!("unpinned"));
+        }
+    }
+    let f = Fleet::new(runs);
+    let same_cpu = f.figures.iter().find(|x| x.title == "One switch, same CPU");
+    assert!(same_cpu.is_none(), "no host measured a same-CPU switch");
+}

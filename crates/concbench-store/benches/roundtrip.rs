@@ -4,7 +4,8 @@
 //!
 //! ```sh
 //! concbench run --json full.json                 # a full run's document (any document works)
-//! cargo bench -p concbench-store --bench roundtrip -- full.json [REPEAT]
+//! cargo bench -p concbench-store --bench roundtrip -- "$PWD/full.json" [REPEAT]   # absolute:
+//!                                                     # benches run in the crate's directory
 //! ```
 
 use concbench_core::ResultDoc;
@@ -40,14 +41,35 @@ fn main() {
         repeat,
     );
     match concbench_pgtest::start_or_skip("roundtrip") {
-        Some(pg) => roundtrip(
-            "postgresql (loopback)",
-            &Location::Postgres(pg.new_database("bench")),
-            &doc,
-            repeat,
-        ),
+        Some(pg) => {
+            let url = pg.new_database("bench");
+            durable(&url);
+            roundtrip(
+                "postgresql (loopback, fsync on)",
+                &Location::Postgres(url),
+                &doc,
+                repeat,
+            )
+        }
         None => println!("postgresql: skipped (no PostgreSQL binaries)"),
     }
+}
+
+/// The test cluster runs with fsync off (speed); a fair comparison with SQLite, which syncs
+/// every commit, needs it on.
+fn durable(url: &str) {
+    let mut admin = postgres::Client::connect(url, postgres::NoTls).unwrap();
+    // Two statements: a multi-statement string is one transaction, where ALTER SYSTEM may not run.
+    admin.batch_execute("ALTER SYSTEM SET fsync = on").unwrap();
+    admin.batch_execute("SELECT pg_reload_conf()").unwrap();
+    for _ in 0..50 {
+        let fsync: String = admin.query_one("SHOW fsync", &[]).unwrap().get(0);
+        if fsync == "on" {
+            return;
+        }
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    panic!("fsync stayed off");
 }
 
 fn roundtrip(name: &str, location: &Location, doc: &ResultDoc, repeat: usize) {

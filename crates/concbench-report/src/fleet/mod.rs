@@ -247,11 +247,16 @@ fn entry_mark(series: usize, r: &ResultEntry) -> Mark {
     }
 }
 
-/// A switch across two CPUs (no working set, normal scheduling) by pipe, process and thread.
-fn cross_cpu(members: &[Member]) -> (Vec<&'static str>, Vec<Vec<Mark>>) {
-    const IDS: [&str; 2] = ["switch.pipe.process", "switch.pipe.thread"];
+/// One switch at `placement` (no working set, normal scheduling), per kind of unit that
+/// `ids` lists in series order. Only results measured at that placement count: a run with
+/// `--pin none` has no same-CPU switch, and its unpinned one is not shown as if it were.
+fn switch_at(
+    members: &[Member],
+    placement: &str,
+    ids: &[(&'static str, &'static str)],
+) -> (Vec<&'static str>, Vec<Vec<Mark>>) {
     let plain = |r: &&ResultEntry| {
-        r.params.get_str("placement") == Some("cross-cpu")
+        r.params.get_str("placement") == Some(placement)
             && r.params.get_f64("working_set_kib").unwrap_or(0.0) == 0.0
             && r.params.get_str("sched").unwrap_or("other") == "other"
             && r.unit == "ns"
@@ -259,16 +264,27 @@ fn cross_cpu(members: &[Member]) -> (Vec<&'static str>, Vec<Vec<Mark>>) {
     let marks = members
         .iter()
         .map(|m| {
-            IDS.iter()
+            ids.iter()
                 .enumerate()
-                .filter_map(|(series, id)| {
+                .filter_map(|(series, (id, _))| {
                     m.doc.find(id).find(plain).map(|r| entry_mark(series, r))
                 })
                 .collect()
         })
         .collect();
-    (vec!["process", "thread"], marks)
+    (ids.iter().map(|(_, series)| *series).collect(), marks)
 }
+
+const SAME_CPU_SWITCHES: [(&str, &str); 3] = [
+    ("switch.pipe.process", KIND_SERIES[0]),
+    ("switch.pipe.thread", KIND_SERIES[1]),
+    ("switch.coroutine", KIND_SERIES[2]),
+];
+
+const CROSS_CPU_SWITCHES: [(&str, &str); 2] = [
+    ("switch.pipe.process", KIND_SERIES[0]),
+    ("switch.pipe.thread", KIND_SERIES[1]),
+];
 
 /// The keep-alive server design with the most requests per second.
 fn best_server(members: &[Member]) -> (Vec<&'static str>, Vec<Vec<Mark>>) {
@@ -306,15 +322,16 @@ fn figures(members: &[Member]) -> Vec<Figure> {
         figure(
             "One switch, same CPU",
             "ns",
-            "Two units taking turns on one CPU: the cost of one switch.",
-            per_kind(members, |c| &c.switch_ns),
+            "Two units taking turns on one CPU (pipe ping-pong; coroutines resume each other): \
+             the cost of one switch. Runs with --pin none have none.",
+            switch_at(members, "same-cpu", &SAME_CPU_SWITCHES),
         ),
         figure(
             "One switch, across two CPUs",
             "ns",
             "A wake-up on the other CPU (pipe ping-pong, pinned to two CPUs): on a VM this can \
              cost ten times a same-CPU switch.",
-            cross_cpu(members),
+            switch_at(members, "cross-cpu", &CROSS_CPU_SWITCHES),
         ),
         figure(
             "Memory per unit",
