@@ -14,10 +14,10 @@ pub const DB_ENV: &str = "CONCBENCH_DB";
 /// The store `--db` names, else `$CONCBENCH_DB`, else the default file.
 pub fn location(db: Option<&str>) -> Result<Location> {
     if let Some(text) = db {
-        return Ok(Location::parse(text));
+        return parse(text, "--db");
     }
     if let Some(text) = std::env::var(DB_ENV).ok().filter(|t| !t.is_empty()) {
-        return Ok(Location::parse(&text));
+        return parse(&text, DB_ENV);
     }
     match concbench_store::default_path() {
         Some(p) => Ok(Location::File(p)),
@@ -27,6 +27,21 @@ pub fn location(db: Option<&str>) -> Result<Location> {
         ))
         .into()),
     }
+}
+
+/// A file path or a PostgreSQL URL; another URL is a mistake, not a file name to create.
+fn parse(text: &str, source: &str) -> Result<Location> {
+    let location = Location::parse(text);
+    if matches!(location, Location::File(_)) && text.contains("://") {
+        // Only the scheme is repeated: the rest may hold a password.
+        let scheme = text.split("://").next().unwrap_or_default();
+        return Err(UsageError::new(format!(
+            "{source}: concbench does not speak {scheme}:// databases; pass a file path (SQLite) \
+             or a postgresql:// URL"
+        ))
+        .into());
+    }
+    Ok(location)
 }
 
 /// Open the database for reading or writing; any failure is a usage error naming `--db`.

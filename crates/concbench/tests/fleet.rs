@@ -240,3 +240,18 @@ fn a_damaged_database_is_a_usage_error_naming_the_file_and_the_fix() {
         .code(2)
         .stdout(predicate::str::is_empty());
 }
+
+#[test]
+fn a_database_url_of_another_kind_is_refused_naming_its_source() {
+    assert_usage_error(
+        ["history", "--db", "mysql://u@h/db"],
+        &["--db", "postgresql://"],
+    );
+    let out = concbench()
+        .arg("history")
+        .env("CONCBENCH_DB", "sqlite:///tmp/x.db")
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("CONCBENCH_DB"));
+}

@@ -323,7 +323,7 @@ fn figures(members: &[Member]) -> Vec<Figure> {
             "One switch, same CPU",
             "ns",
             "Two units taking turns on one CPU (pipe ping-pong; coroutines resume each other): \
-             the cost of one switch. Runs with --pin none have none.",
+             the cost of one switch (runs with pin=none have none).",
             switch_at(members, "same-cpu", &SAME_CPU_SWITCHES),
         ),
         figure(
