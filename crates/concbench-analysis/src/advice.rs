@@ -92,6 +92,8 @@ impl Kind {
 pub struct Cost {
     /// Nanoseconds for create and switch; KiB for memory.
     pub value: f64,
+    /// The 95% interval of `value`, in its unit, when the result has one.
+    pub interval: Option<(f64, f64)>,
     /// `id params` of the result.
     pub source: String,
 }
@@ -169,8 +171,12 @@ fn find_first<'a>(
 }
 
 fn time_cost(entry: &ResultEntry) -> Option<Cost> {
+    let to_ns = |v: f64| convert(v, &entry.unit, "ns");
     Some(Cost {
-        value: convert(entry.summary.median, &entry.unit, "ns")?,
+        value: to_ns(entry.summary.median)?,
+        interval: entry
+            .interval()
+            .and_then(|(lo, hi)| Some((to_ns(lo)?, to_ns(hi)?))),
         source: label(entry),
     })
 }
@@ -203,6 +209,7 @@ fn memory_cost(doc: &ResultDoc, kind: Kind) -> Option<Cost> {
             };
             Some(Cost {
                 value: r.summary.median * factor,
+                interval: r.interval().map(|(lo, hi)| (lo * factor, hi * factor)),
                 source: label(r),
             })
         })

@@ -8,6 +8,13 @@ use std::collections::BTreeMap;
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct Host {
     pub hostname: String,
+    /// A stable, anonymous id of the machine (or container host) that survives renames and
+    /// reboots: `/etc/machine-id` hashed with a concbench-specific key (the raw id is never
+    /// written); prefixed `host-` when it falls back to the hostname, `named-` when
+    /// `$CONCBENCH_MACHINE_ID` names the machine (containers). `None` in documents from builds
+    /// before fleets.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub machine_id: Option<String>,
     /// `uname -r`.
     pub kernel: String,
     /// `/etc/os-release` PRETTY_NAME, when readable.

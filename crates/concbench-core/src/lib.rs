@@ -25,7 +25,7 @@ pub use placement::{CpuPair, PairClass, Placement};
 pub use raw::{Outcome, RawMeasurement, RoundFacts, RoundRaw};
 pub use result::{
     Check, Failure, Invalid, Mode, Overhead, ResultDoc, ResultEntry, Round, Skipped, Spread,
-    Summary, Tool, Verdict, VerdictKind,
+    Summary, Tool, Verdict, VerdictKind, LABELS_SETTING,
 };
 pub use usage::Usage;
 

@@ -6,7 +6,7 @@
 //! * [`clock`] is the sample timer and the timestamps experiments may take for per-worker times.
 //! * [`usage`] reads getrusage and `/proc/<pid>` counters; [`tree`] sums them (and PSS) over a
 //!   process tree, such as a server and its workers.
-//! * [`host`] collects the machine's facts and confounders.
+//! * [`host`] collects the machine's facts and confounders; [`machine_id`] its stable id.
 //! * [`memory`] reads what a process tree holds (PSS, RSS, commit charge) from `/proc`.
 //! * [`headroom`] says how many more tasks, maps and KiB the limits allow, before big batches.
 //! * [`isolate`] runs each variant in a fresh worker process, so no experiment inherits another's
@@ -25,6 +25,7 @@ pub mod harness;
 pub mod headroom;
 pub mod host;
 pub mod isolate;
+pub mod machine_id;
 pub mod memory;
 pub mod perf;
 pub mod signals;

@@ -8,6 +8,7 @@ pub mod anatomy;
 pub mod compare;
 mod csv;
 mod exporter;
+pub mod fleet;
 pub mod format;
 mod html;
 mod json;

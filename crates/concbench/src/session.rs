@@ -66,13 +66,31 @@ pub fn params_of(exp: &dyn Experiment, args: &MeasureArgs) -> Params {
 }
 
 /// Keep what `--quick` runs, and collapse placements that `--pin none` (or a one-CPU mask)
-/// makes identical.
+/// makes identical. `--smoke` proves every experiment runs: the quick subset, plus the first
+/// variant of every id the quick subset leaves out.
 pub fn prepare(variants: Vec<Variant>, args: &MeasureArgs) -> Vec<Variant> {
     let quick = is_quick(args);
+    let quick_ids: HashSet<&str> = variants
+        .iter()
+        .filter(|(_, e)| e.in_quick())
+        .map(|(_, e)| e.meta().id)
+        .collect();
+    let mut smoke_extra: HashSet<&str> = HashSet::new();
+    let keep: Vec<bool> = variants
+        .iter()
+        .map(|(_, e)| {
+            let id = e.meta().id;
+            !quick
+                || e.in_quick()
+                || (args.smoke && !quick_ids.contains(id) && smoke_extra.insert(id))
+        })
+        .collect();
     let mut seen = HashSet::new();
     variants
         .into_iter()
-        .filter(|(_, e)| !quick || e.in_quick())
+        .zip(keep)
+        .filter(|(_, k)| *k)
+        .map(|(v, _)| v)
         .filter(|(_, e)| {
             seen.insert(format!(
                 "{} {}",

@@ -233,7 +233,8 @@ fn fixture_doc(keep: impl Fn(&str) -> bool) -> concbench_core::ResultDoc {
 fn advise_uses_the_newest_run_that_has_the_measurements_and_names_it() {
     let dir = tempfile::tempdir().unwrap();
     let db = dir.path().join("h.sqlite");
-    let mut store = concbench_store::Store::open(&db).unwrap();
+    let location = concbench_store::Location::File(db.clone());
+    let mut store = concbench_store::Store::open(&location).unwrap();
     let full = store.save(&fixture_doc(|_| true), "run").unwrap();
     // A later replicate of one seed measures nothing the advice needs.
     let partial = store

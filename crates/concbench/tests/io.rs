@@ -100,10 +100,12 @@ fn ctrl_c_removes_the_data_files() {
         .args([
             "run",
             "--quick",
+            "--settle",
+            "0",
             "--only",
             "io",
             "--where",
-            "files=100",
+            "files=10",
             "--json",
         ])
         .arg(dir.path().join("out.json"))

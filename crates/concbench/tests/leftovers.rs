@@ -65,7 +65,7 @@ fn io_run(tmp: &Path, json: &Path, marker: &str, stdio: Option<&File>) -> Child 
         "--only",
         "io",
         "--where",
-        "files=100",
+        "files=10",
     ])
     .arg("--json")
     .arg(json)

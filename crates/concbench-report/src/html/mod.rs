@@ -7,7 +7,7 @@
 //! [`charts`].
 
 mod anatomy;
-mod chart;
+pub(crate) mod chart;
 mod charts;
 
 use crate::{format, runtimes, sections, Exporter};

@@ -8,8 +8,7 @@ use anyhow::Result;
 use concbench_analysis::advice::{advise as bill_models, Advice, Workload};
 use concbench_core::UsageError;
 use concbench_report::advice::advice_text;
-use concbench_store::RunRow;
-use std::path::Path;
+use concbench_store::{Location, RunRow};
 use std::process::ExitCode;
 
 pub fn advise(args: AdviseArgs) -> Result<ExitCode> {
@@ -29,16 +28,15 @@ pub fn advise(args: AdviseArgs) -> Result<ExitCode> {
 /// `replicate` of one seed must not hide an earlier full `run`), else from the newest run that
 /// gives an answer, else from the newest run (its bills say what is missing). Says which run,
 /// and why when it is not the newest.
-fn from_history(db: Option<&Path>, workload: Workload) -> Result<(Advice, String)> {
-    let (path, store) = db::open_existing(db)?;
-    let runs = match &store {
+fn from_history(db: Option<&str>, workload: Workload) -> Result<(Advice, String)> {
+    let (path, mut store) = db::open_existing(db)?;
+    let runs = match &mut store {
         Some(store) => store.runs()?,
         None => Vec::new(),
     };
-    let (Some(store), Some(newest)) = (store, runs.first()) else {
+    let (Some(mut store), Some(newest)) = (store, runs.first()) else {
         return Err(UsageError::new(format!(
-            "advise: no run stored in {} yet; run `concbench run` first, or pass --from FILE.json",
-            path.display()
+            "advise: no run stored in {path} yet; run `concbench run` first, or pass --from FILE.json"
         ))
         .into());
     };
@@ -63,12 +61,8 @@ fn from_history(db: Option<&Path>, workload: Workload) -> Result<(Advice, String
             fallback = Some((run, advice));
         }
     }
-    let (run, advice) = fallback.ok_or_else(|| {
-        anyhow::anyhow!(
-            "advise: the runs listed in {} could not be read",
-            path.display()
-        )
-    })?;
+    let (run, advice) = fallback
+        .ok_or_else(|| anyhow::anyhow!("advise: the runs listed in {path} could not be read"))?;
     let why = match advice.best {
         Some(_) => "gives an answer",
         None => "was stored",
@@ -77,13 +71,10 @@ fn from_history(db: Option<&Path>, workload: Workload) -> Result<(Advice, String
 }
 
 /// "run 3 (`run` of 2026-...) of PATH", and why it was chosen over newer runs.
-fn describe(run: &RunRow, newest: &RunRow, chosen_for: &str, path: &Path) -> String {
+fn describe(run: &RunRow, newest: &RunRow, chosen_for: &str, path: &Location) -> String {
     let mut s = format!(
         "run {} (`{}` started {}) of {}",
-        run.id,
-        run.command,
-        run.started_at,
-        path.display()
+        run.id, run.command, run.started_at, path
     );
     if run.id != newest.id {
         s += &format!(

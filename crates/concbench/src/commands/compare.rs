@@ -43,7 +43,7 @@ pub fn compare(args: CompareArgs) -> Result<ExitCode> {
 }
 
 /// A file when one exists at that path; otherwise a stored run id.
-fn resolve(arg: &str, side: &str, db: Option<&Path>) -> Result<(ResultDoc, String)> {
+fn resolve(arg: &str, side: &str, db: Option<&str>) -> Result<(ResultDoc, String)> {
     let path = Path::new(arg);
     if path.exists() {
         let doc = super::report::load(path, &format!("compare {side}"))?;
@@ -59,13 +59,12 @@ fn resolve(arg: &str, side: &str, db: Option<&Path>) -> Result<(ResultDoc, Strin
     };
     let (path, store) = db::open_existing(db)?;
     let doc = match store {
-        Some(store) => store.load(id)?,
+        Some(mut store) => store.load(id)?,
         None => None,
     };
     let doc = doc.ok_or_else(|| {
         UsageError::new(format!(
-            "compare {side}: no run {id} in {}; `concbench history` lists the stored runs",
-            path.display()
+            "compare {side}: no run {id} in {path}; `concbench history` lists the stored runs"
         ))
     })?;
     let label = format!("run {id} ({}, {})", doc.host.hostname, doc.started_at);

@@ -30,7 +30,7 @@ pub fn list() -> anyhow::Result<ExitCode> {
         .iter()
         .map(|(f, _)| *f)
         .collect();
-    println!(
+    outln!(
         "\nopt-in families (not in a plain `concbench run`; run them by name, e.g. `concbench run \
          --only {}`): {}",
         opt_in[0],

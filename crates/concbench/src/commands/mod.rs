@@ -4,12 +4,14 @@ mod advise;
 mod compare;
 mod completions;
 pub(crate) mod cpus;
+mod fleet;
 mod history;
 mod leftovers;
 mod list;
 mod load;
 mod man;
 mod preflight;
+mod push;
 mod replicate;
 mod report;
 mod run;
@@ -32,6 +34,8 @@ pub fn dispatch(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Load(a) => load::load(a),
         Command::Completions(a) => completions::completions(a),
         Command::Man(a) => man::man(a),
+        Command::Push(a) => push::push(a),
+        Command::Fleet(a) => fleet::fleet(a),
         Command::Worker => worker::worker(),
     }
 }

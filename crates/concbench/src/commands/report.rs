@@ -10,7 +10,17 @@ use std::path::Path;
 use std::process::ExitCode;
 
 pub fn report(args: ReportArgs) -> Result<ExitCode> {
-    let mut doc = load(&args.file, "report")?;
+    if args.fleet {
+        return super::fleet::report_fleet(args);
+    }
+    let [file] = args.files.as_slice() else {
+        return Err(UsageError::new(
+            "report: one FILE at a time (several files make a fleet report: report --fleet \
+             FILE...)",
+        )
+        .into());
+    };
+    let mut doc = load(file, "report")?;
     if args.rejudge {
         // The samples are the record; verdicts are a reading of them, which a later build may
         // make better. Nothing measured changes.

@@ -8,7 +8,7 @@ use crate::output;
 use crate::session::{self, Variant};
 use crate::stdout::out;
 use anyhow::Result;
-use concbench_core::{Experiment, Params, UsageError};
+use concbench_core::{Experiment, Params, UsageError, LABELS_SETTING};
 use concbench_report::{Exporter, Html, Markdown, Terminal};
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
@@ -98,6 +98,14 @@ fn settings(args: &RunArgs) -> BTreeMap<String, serde_json::Value> {
             .map(|(k, v)| format!("{k}={v}"))
             .collect();
         s.insert("where".into(), wanted.into());
+    }
+    if !args.labels.is_empty() {
+        let labels: serde_json::Map<String, serde_json::Value> = args
+            .labels
+            .iter()
+            .map(|(k, v)| (k.clone(), v.clone().into()))
+            .collect();
+        s.insert(LABELS_SETTING.into(), labels.into());
     }
     s
 }
