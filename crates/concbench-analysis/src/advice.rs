@@ -14,7 +14,7 @@
 
 use crate::published::convert;
 use concbench_core::vocab::{id, key};
-use concbench_core::{ResultDoc, ResultEntry};
+use concbench_core::{human, ResultDoc, ResultEntry};
 
 /// How units of work are run.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -67,22 +67,39 @@ impl Model {
     }
 }
 
-/// The unit kind a model is built from; its costs are measured once per kind.
+/// The unit kind a model is built from; its costs are measured once per kind. Async tasks are
+/// shown beside coroutines; the coroutine model is billed from them only where a coroutine cost
+/// is missing.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Kind {
     Process,
     Thread,
     Coroutine,
+    AsyncTask,
 }
 
 impl Kind {
-    pub const ALL: [Kind; 3] = [Kind::Process, Kind::Thread, Kind::Coroutine];
+    pub const ALL: [Kind; 4] = [
+        Kind::Process,
+        Kind::Thread,
+        Kind::Coroutine,
+        Kind::AsyncTask,
+    ];
 
     pub fn name(self) -> &'static str {
         match self {
             Kind::Process => "process",
             Kind::Thread => "thread",
             Kind::Coroutine => "coroutine",
+            Kind::AsyncTask => "async task",
+        }
+    }
+
+    /// The kind as the last part of a `memory.*` id and as a `model` param.
+    fn id_part(self) -> &'static str {
+        match self {
+            Kind::AsyncTask => "async_task",
+            other => other.name(),
         }
     }
 }
@@ -96,16 +113,27 @@ pub struct Cost {
     pub interval: Option<(f64, f64)>,
     /// `id params` of the result.
     pub source: String,
+    /// Which variant of the unit this is, when the kind has variants worth telling apart
+    /// ("reused stack", "fresh stack").
+    pub variant: Option<String>,
 }
 
 /// What one unit of each kind costs on the measured machine; `None` where not measured.
 #[derive(Debug, Clone, PartialEq)]
 pub struct UnitCosts {
     pub kind: Kind,
+    /// The creation cost the advice bills.
     pub create_ns: Option<Cost>,
+    /// The other way of creating this kind, when it costs at least [`VARIANTS_APART`] times more
+    /// or less than `create_ns` (a coroutine on a fresh stack against a reused one): shown
+    /// beside it, never billed.
+    pub create_other_ns: Option<Cost>,
     pub switch_ns: Option<Cost>,
     pub memory_kib: Option<Cost>,
 }
+
+/// How far apart two creation variants must be for both to be shown.
+pub const VARIANTS_APART: f64 = 2.0;
 
 /// Where each cost is looked for, first match wins: (id, required params).
 fn create_sources(
@@ -120,11 +148,25 @@ fn create_sources(
             (id::CREATE_THREAD, &[(key::STACK, "default")]),
             (id::CREATE_THREAD, &[]),
         ],
+        // A reused stack is what coroutine runtimes do (they keep a pool of stacks).
         Kind::Coroutine => &[
-            (id::CREATE_COROUTINE, &[(key::STACK_ALLOC, "reused")]),
+            (id::CREATE_COROUTINE, &[(key::STACK_ALLOC, REUSED)]),
             (id::CREATE_COROUTINE, &[]),
-            (id::CREATE_ASYNC_TASK, &[]),
         ],
+        Kind::AsyncTask => &[(id::CREATE_ASYNC_TASK, &[])],
+    }
+}
+
+const REUSED: &str = "reused";
+const FRESH: &str = "fresh";
+
+/// The creation variant shown beside the billed one, where a kind has one.
+fn other_create_sources(
+    kind: Kind,
+) -> &'static [(&'static str, &'static [(&'static str, &'static str)])] {
+    match kind {
+        Kind::Coroutine => &[(id::CREATE_COROUTINE, &[(key::STACK_ALLOC, FRESH)])],
+        _ => &[],
     }
 }
 
@@ -142,11 +184,8 @@ fn switch_sources(
             (id::SWITCH_FUTEX_THREAD, SAME),
             (id::SWITCH_PIPE_THREAD, &[]),
         ],
-        Kind::Coroutine => &[
-            (id::SWITCH_COROUTINE, SAME),
-            (id::SWITCH_COROUTINE, &[]),
-            (id::SWITCH_ASYNC_TASK, &[]),
-        ],
+        Kind::Coroutine => &[(id::SWITCH_COROUTINE, SAME), (id::SWITCH_COROUTINE, &[])],
+        Kind::AsyncTask => &[(id::SWITCH_ASYNC_TASK, SAME), (id::SWITCH_ASYNC_TASK, &[])],
     }
 }
 
@@ -178,7 +217,17 @@ fn time_cost(entry: &ResultEntry) -> Option<Cost> {
             .interval()
             .and_then(|(lo, hi)| Some((to_ns(lo)?, to_ns(hi)?))),
         source: label(entry),
+        variant: variant(entry),
     })
+}
+
+/// "reused stack" for a coroutine created on a reused stack; `None` for results without
+/// variants worth naming.
+fn variant(entry: &ResultEntry) -> Option<String> {
+    entry
+        .params
+        .get_str(key::STACK_ALLOC)
+        .map(|v| format!("{v} stack"))
 }
 
 /// The number of units held at once that memory figures are quoted at (the `--quick` point and
@@ -189,8 +238,8 @@ const MEMORY_UNITS: f64 = 1000.0;
 /// in KiB, MiB or B; the one held at [`MEMORY_UNITS`] when there is one, else the first.
 fn memory_cost(doc: &ResultDoc, kind: Kind) -> Option<Cost> {
     let names_kind = |r: &ResultEntry| {
-        r.params.get_str(key::MODEL) == Some(kind.name())
-            || r.id.rsplit('.').next() == Some(kind.name())
+        r.params.get_str(key::MODEL) == Some(kind.id_part())
+            || r.id.rsplit('.').next() == Some(kind.id_part())
     };
     let candidates = || {
         doc.results
@@ -211,6 +260,7 @@ fn memory_cost(doc: &ResultDoc, kind: Kind) -> Option<Cost> {
                 value: r.summary.median * factor,
                 interval: r.interval().map(|(lo, hi)| (lo * factor, hi * factor)),
                 source: label(r),
+                variant: None,
             })
         })
 }
@@ -228,13 +278,45 @@ fn label(r: &ResultEntry) -> String {
 pub fn unit_costs(doc: &ResultDoc) -> Vec<UnitCosts> {
     Kind::ALL
         .iter()
-        .map(|&kind| UnitCosts {
-            kind,
-            create_ns: find_first(doc, create_sources(kind)).and_then(time_cost),
-            switch_ns: find_first(doc, switch_sources(kind)).and_then(time_cost),
-            memory_kib: memory_cost(doc, kind),
+        .map(|&kind| {
+            let create_ns = find_first(doc, create_sources(kind)).and_then(time_cost);
+            let apart = |other: &Cost| {
+                create_ns.as_ref().is_some_and(|c| {
+                    let ratio = other.value.max(c.value) / other.value.min(c.value);
+                    ratio >= VARIANTS_APART
+                })
+            };
+            UnitCosts {
+                kind,
+                create_other_ns: find_first(doc, other_create_sources(kind))
+                    .and_then(time_cost)
+                    .filter(apart),
+                create_ns,
+                switch_ns: find_first(doc, switch_sources(kind)).and_then(time_cost),
+                memory_kib: memory_cost(doc, kind),
+            }
         })
         .collect()
+}
+
+/// The costs a model is billed with: its kind's, and for coroutines an async task's where a
+/// coroutine's is missing (both are user-space units switched without the kernel).
+fn billed_costs(costs: &[UnitCosts], kind: Kind) -> UnitCosts {
+    let of = |k: Kind| {
+        costs
+            .iter()
+            .find(|c| c.kind == k)
+            .expect("every kind")
+            .clone()
+    };
+    let mut own = of(kind);
+    if kind == Kind::Coroutine {
+        let stand_in = of(Kind::AsyncTask);
+        own.create_ns = own.create_ns.or(stand_in.create_ns);
+        own.switch_ns = own.switch_ns.or(stand_in.switch_ns);
+        own.memory_kib = own.memory_kib.or(stand_in.memory_kib);
+    }
+    own
 }
 
 /// The workload to advise on.
@@ -341,13 +423,7 @@ pub fn advise(doc: &ResultDoc, workload: Workload) -> Advice {
     let costs = unit_costs(doc);
     let bills: Vec<Bill> = Model::ALL
         .iter()
-        .map(|&m| {
-            let c = costs
-                .iter()
-                .find(|c| c.kind == m.kind())
-                .expect("every kind");
-            bill(m, c, &workload)
-        })
+        .map(|&m| bill(m, &billed_costs(&costs, m.kind()), &workload))
         .collect();
     let best = bills
         .iter()
@@ -380,11 +456,31 @@ fn cpu_term(what: &str, cost: &Cost, rate: f64, per_unit: f64) -> (f64, String) 
     let line = format!(
         "{what}: {} units/s x {times}{} ({}) = {}",
         num(rate),
-        ns(cost.value),
+        human::nanos(cost.value),
         cost.source,
         share(cpu)
     );
     (cpu, line)
+}
+
+/// Which creation variant a bill uses, when the kind has variants, and what the other would
+/// change: "create is billed for a reused stack; a fresh stack costs 10.8 µs (...): 0.54 CPUs
+/// busy with it".
+fn which_create(costs: &UnitCosts, rate: f64, overhead: f64) -> Option<String> {
+    let billed = costs.create_ns.as_ref()?;
+    let variant = billed.variant.as_deref()?;
+    let mut line = format!("create is billed for a {variant}");
+    if let Some(other) = &costs.create_other_ns {
+        let with_other = overhead + rate * (other.value - billed.value) / 1e9;
+        line += &format!(
+            "; a {} costs {} ({}): {} with it",
+            other.variant.as_deref().unwrap_or("other variant"),
+            human::nanos(other.value),
+            other.source,
+            share(with_other)
+        );
+    }
+    Some(line)
 }
 
 fn missing_cost(what: &str, kind: Kind) -> String {
@@ -437,15 +533,18 @@ fn bill(model: Model, costs: &UnitCosts, w: &Workload) -> Bill {
     }
     // Memory is reported, not ranked: a missing memory figure does not block the CPU ranking.
     let cpu_complete = missing.is_empty();
+    if model.creates_per_unit() && rate > 0.0 && cpu_complete {
+        arithmetic.extend(which_create(costs, rate, overhead));
+    }
     let in_flight = w.in_flight().max(1.0);
     let memory_kib = match &costs.memory_kib {
         Some(c) => {
             let kib = in_flight * c.value;
             arithmetic.push(format!(
-                "memory: {} units in flight ({} units/s x {} us lifetime, at least 1) x {} ({}) = {}",
+                "memory: {} units in flight ({} units/s x {} lifetime, at least 1) x {} ({}) = {}",
                 num(in_flight),
                 num(rate),
-                num(w.lifetime_us()),
+                human::micros(w.lifetime_us()),
                 kib_text(c.value),
                 c.source,
                 kib_text(kib)
@@ -485,16 +584,6 @@ fn num(v: f64) -> String {
     }
 }
 
-fn ns(v: f64) -> String {
-    if v >= 1e6 {
-        format!("{:.2} ms", v / 1e6)
-    } else if v >= 1e3 {
-        format!("{:.2} us", v / 1e3)
-    } else {
-        format!("{v:.0} ns")
-    }
-}
-
 /// CPU-seconds per second, as CPUs kept busy or as a share of one CPU.
 pub fn share(cpu: f64) -> String {
     if cpu == 0.0 {
@@ -508,15 +597,9 @@ pub fn share(cpu: f64) -> String {
     }
 }
 
-/// KiB in the largest binary unit that keeps the number above 1.
+/// KiB in the largest binary unit that keeps the number above 1 (the one size formatter).
 pub fn kib_text(kib: f64) -> String {
-    if kib >= 1024.0 * 1024.0 {
-        format!("{:.2} GiB", kib / 1024.0 / 1024.0)
-    } else if kib >= 1024.0 {
-        format!("{:.1} MiB", kib / 1024.0)
-    } else {
-        format!("{kib:.0} KiB")
-    }
+    human::kib(kib)
 }
 
 #[cfg(test)]
@@ -583,7 +666,7 @@ mod tests {
         assert!((pool.overhead_cpu.unwrap() - 0.0075).abs() < 1e-12);
         // lifetime 200 us -> 0.2 units in flight, at least one unit: 400 KiB.
         assert_eq!(fork.memory_kib, Some(400.0));
-        assert!(fork.arithmetic[0].contains("1000 units/s x 100.00 us (create.fork"));
+        assert!(fork.arithmetic[0].contains("1000 units/s x 100 µs (create.fork"));
         // Coroutines: 1000 x 200 ns + 1000 x 2 x 50 ns = 0.0003 CPU, the least.
         assert_eq!(a.best, Some(Model::Coroutines), "{a:#?}");
     }
@@ -686,6 +769,83 @@ mod tests {
             .find(|b| b.model == Model::ThreadPool)
             .unwrap();
         assert_eq!(pool.missing.len(), 1, "{:?}", pool.missing);
+    }
+
+    fn coroutine_create(d: &ResultDoc) -> UnitCosts {
+        unit_costs(d)
+            .into_iter()
+            .find(|c| c.kind == Kind::Coroutine)
+            .unwrap()
+    }
+
+    #[test]
+    fn coroutines_are_billed_for_a_reused_stack_with_a_far_dearer_fresh_one_beside() {
+        let mut d = measured();
+        d.results.push(with(
+            "create.coroutine",
+            10_800.0,
+            &[("stack_alloc", "fresh")],
+            "ns",
+        ));
+        let c = coroutine_create(&d);
+        let billed = c.create_ns.unwrap();
+        assert_eq!(billed.value, 200.0);
+        assert_eq!(billed.variant.as_deref(), Some("reused stack"));
+        let other = c.create_other_ns.unwrap();
+        assert_eq!(other.variant.as_deref(), Some("fresh stack"));
+        let a = advise(&d, WEB);
+        let co = a
+            .bills
+            .iter()
+            .find(|b| b.model == Model::Coroutines)
+            .unwrap();
+        // 1000/s x (10.8 us - 200 ns) more than the billed 0.0003 CPU.
+        let line = co
+            .arithmetic
+            .iter()
+            .find(|l| l.starts_with("create is billed for a reused stack"))
+            .unwrap();
+        assert!(
+            line.contains("a fresh stack costs 10.8 µs (create.coroutine "),
+            "{line}"
+        );
+        assert!(line.ends_with("1.09% of one CPU with it"), "{line}");
+    }
+
+    #[test]
+    fn variants_close_to_each_other_show_only_the_billed_one() {
+        let mut d = measured();
+        d.results.push(with(
+            "create.coroutine",
+            300.0,
+            &[("stack_alloc", "fresh")],
+            "ns",
+        ));
+        assert_eq!(coroutine_create(&d).create_other_ns, None);
+    }
+
+    #[test]
+    fn async_tasks_have_their_own_costs_and_stand_in_for_missing_coroutines() {
+        let mut d = measured();
+        d.results.retain(|r| !r.id.ends_with("coroutine"));
+        d.results.push(with("create.async_task", 900.0, &[], "ns"));
+        d.results.push(with("memory.async_task", 0.5, &[], "KiB"));
+        let costs = unit_costs(&d);
+        let task = costs.iter().find(|c| c.kind == Kind::AsyncTask).unwrap();
+        assert_eq!(task.create_ns.as_ref().unwrap().value, 900.0);
+        assert_eq!(task.memory_kib.as_ref().unwrap().value, 0.5);
+        let coroutine = costs.iter().find(|c| c.kind == Kind::Coroutine).unwrap();
+        assert_eq!(coroutine.create_ns, None, "no coroutine was measured");
+        let a = advise(&d, WEB);
+        let co = a
+            .bills
+            .iter()
+            .find(|b| b.model == Model::Coroutines)
+            .unwrap();
+        assert!(
+            co.arithmetic[0].contains("900 ns (create.async_task"),
+            "{co:?}"
+        );
     }
 
     #[test]

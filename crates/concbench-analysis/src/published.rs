@@ -109,12 +109,14 @@ impl Figure {
             .or_else(|| Some((self.value_low? + self.value_high?) / 2.0))
     }
 
-    /// The published value as printed ("8.684 s", "407-453 ms").
+    /// The published value as printed ("8.684 s", "407-453 ms", "3.5 µs"): the article's
+    /// number, its unit spelled as every other figure is.
     pub fn display(&self) -> String {
+        let unit = concbench_core::human::unit_text(&self.unit);
         match (self.value, self.value_low, self.value_high) {
-            (Some(v), _, _) => format!("{} {}", trim_float(v), self.unit),
+            (Some(v), _, _) => format!("{} {unit}", trim_float(v)),
             (None, Some(lo), Some(hi)) => {
-                format!("{}-{} {}", trim_float(lo), trim_float(hi), self.unit)
+                format!("{}-{} {unit}", trim_float(lo), trim_float(hi))
             }
             _ => "-".to_string(),
         }

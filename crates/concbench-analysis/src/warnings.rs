@@ -70,10 +70,10 @@ pub fn for_entry(rounds: &[RoundRaw], entry: &ResultEntry, stats: &Stats) -> Vec
         .fold(f64::INFINITY, f64::min);
     if shortest.is_finite() && target > 0.0 && shortest < 0.1 * target {
         out.push(format!(
-            "samples lasted only {:.0} us (target {:.0} us): timer resolution and scheduling \
-             noise weigh on each one",
-            shortest / 1e3,
-            target / 1e3
+            "samples lasted only {} (target {}): timer resolution and scheduling noise weigh \
+             on each one",
+            concbench_core::human::nanos(shortest),
+            concbench_core::human::nanos(target)
         ));
     }
     out

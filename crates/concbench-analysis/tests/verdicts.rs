@@ -246,7 +246,7 @@ fn s3_confirmed_when_figures_and_relations_hold() {
     let v = verdict(&s3_doc(2600.0, 2550.0, 3900.0, 230.0), "S3.switch");
     assert_eq!(v.verdict, Confirmed, "{}", v.explanation);
     assert_eq!(v.checks.len(), 5);
-    assert!(v.checks[1].rule.contains("us"), "{:?}", v.checks[1]);
+    assert!(v.checks[1].rule.contains("µs"), "{:?}", v.checks[1]);
 }
 
 #[test]

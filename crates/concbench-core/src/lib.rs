@@ -9,6 +9,7 @@ pub mod context;
 pub mod error;
 pub mod experiment;
 pub mod host;
+pub mod human;
 pub mod params;
 pub mod placement;
 pub mod raw;

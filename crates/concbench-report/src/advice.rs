@@ -1,6 +1,7 @@
 //! `concbench advise`: every model's bill for the workload, the arithmetic behind it, and the
 //! cheapest eligible model. The numbers come from `concbench_analysis::advice`.
 
+use crate::format;
 use crate::terminal::table;
 use concbench_analysis::advice::{kib_text, share, Advice};
 use std::fmt::Write;
@@ -17,17 +18,17 @@ pub fn advice_text(a: &Advice, source: &str) -> String {
     let mut out = String::new();
     let _ = writeln!(
         out,
-        "Workload: {} units/s, {:.0}% of each unit's life blocked, {} us CPU per unit{}.\n\
-         Lifetime {:.1} us, so {:.2} units in flight (Little's law). Costs measured in {source}.",
+        "Workload: {} units/s, {:.0}% of each unit's life blocked, {} of CPU per unit{}.\n\
+         Lifetime {}, so {:.2} units in flight (Little's law). Costs measured in {source}.",
         w.units_per_sec,
         w.blocked_share * 100.0,
-        w.cpu_us,
+        format::value(w.cpu_us, "us"),
         if w.isolation {
             ", units must be isolated"
         } else {
             ""
         },
-        w.lifetime_us(),
+        format::value(w.lifetime_us(), "us"),
         w.in_flight()
     );
     let rows: Vec<[String; 4]> = a
@@ -72,14 +73,52 @@ pub fn advice_text(a: &Advice, source: &str) -> String {
                 .map(|n| format!(" Even so it {n}: spread the load over more machines."))
                 .unwrap_or_default();
             format!(
-                "Answer: {} costs least on this machine for this workload (the work itself, {} us \
+                "Answer: {} costs least on this machine for this workload (the work itself, {} \
                  per unit, is the same in every model and is not counted).{capacity}",
                 m.name(),
-                w.cpu_us
+                format::value(w.cpu_us, "us")
             )
         }
         None => "Answer: none can be given: the measurements above are missing.".to_string(),
     };
     let _ = writeln!(out, "\n{answer}");
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use concbench_analysis::advice::{advise, Workload};
+    use concbench_analysis::synthetic::{doc, entry_with};
+    use concbench_core::Params;
+
+    #[test]
+    fn durations_read_one_way_and_the_billed_coroutine_variant_is_named() {
+        let create = |stack: &str, ns: f64| {
+            let params = Params::new().with("stack_alloc", stack);
+            entry_with("create.coroutine", "ns", params, &[ns; 8])
+        };
+        let d = doc(vec![
+            create("reused", 14.0),
+            create("fresh", 10_800.0),
+            entry_with("switch.coroutine", "ns", Params::new(), &[30.0; 8]),
+            entry_with("memory.coroutine", "KiB", Params::new(), &[4.0; 8]),
+        ]);
+        let w = Workload {
+            units_per_sec: 1000.0,
+            blocked_share: 0.5,
+            cpu_us: 2500.0,
+            isolation: false,
+        };
+        let text = advice_text(&advise(&d, w), "a test");
+        assert!(
+            text.contains("2.50 ms of CPU per unit") && text.contains("Lifetime 5.00 ms"),
+            "{text}"
+        );
+        assert!(
+            text.contains("create is billed for a reused stack; a fresh stack costs 10.8 µs"),
+            "{text}"
+        );
+        assert!(!text.contains(" us ") && !text.contains(" us,"), "{text}");
+    }
 }

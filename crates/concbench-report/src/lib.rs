@@ -5,6 +5,7 @@
 
 pub mod advice;
 pub mod anatomy;
+pub mod answer;
 pub mod compare;
 mod csv;
 mod exporter;
@@ -23,4 +24,4 @@ pub use exporter::Exporter;
 pub use html::Html;
 pub use json::Json;
 pub use markdown::Markdown;
-pub use terminal::Terminal;
+pub use terminal::{Files, Terminal};

@@ -171,20 +171,9 @@ pub const VERDICT_HEADER: [&str; 5] = [
 
 /// "COUNT = 1000: thread / process >= 0.870; measured 0.93 [0.89, 0.97] -> confirmed".
 pub fn check_line(c: &concbench_core::Check) -> String {
-    let unit = if c.unit == "x" {
-        "x".to_string()
-    } else {
-        format!(" {}", c.unit)
-    };
-    let measured = match (c.estimate, c.ci95) {
-        (Some(e), Some([lo, hi])) => format!(
-            "{}{unit} [{}, {}]",
-            format::sig3(e),
-            format::sig3(lo),
-            format::sig3(hi)
-        ),
-        (Some(e), None) => format!("{}{unit}, no interval", format::sig3(e)),
-        (None, _) => "nothing".into(),
+    let measured = match c.estimate {
+        Some(e) => format::measured(e, c.ci95, &c.unit),
+        None => "nothing".into(),
     };
     let note = if c.note.is_empty() {
         String::new()

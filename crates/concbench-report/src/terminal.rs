@@ -1,13 +1,35 @@
-//! The terminal table printed after a run (and by `concbench report`).
+//! What `run`, `replicate` and `report` print on the terminal: the answer, on about one screen —
+//! what one unit of each kind costs, the cheapest model per typical workload, one line per
+//! verdict, the run-wide warnings with counts of what else the document holds, and where the
+//! document and the page are. With `all`, every table comes first (every result with its
+//! notes, the runtimes, the anatomy, published vs measured, the verdicts in full, S0's table,
+//! every skipped, failed and invalid variant), then the summary, so that the answer is what
+//! stays on the screen.
 
-use crate::{anatomy, runtimes, sections, Exporter};
-use comfy_table::{presets::UTF8_FULL_CONDENSED, ContentArrangement, Table};
-use concbench_core::ResultDoc;
+use crate::{anatomy, answer, runtimes, sections, Exporter};
+use comfy_table::presets::{NOTHING, UTF8_FULL_CONDENSED};
+use comfy_table::{ContentArrangement, Table};
+use concbench_core::{human, Check, ResultDoc, Verdict, VerdictKind};
 use std::fmt::Write;
+use std::path::PathBuf;
 
-/// Tables sized to the terminal (or 120 columns when not a terminal).
+/// The terminal output, sized to `width` columns (120 when not given).
+#[derive(Debug, Clone, Default)]
 pub struct Terminal {
     pub width: Option<u16>,
+    /// Every table before the summary (`--all`, `-v`).
+    pub all: bool,
+    /// Where the run's files are, for the summary's last lines.
+    pub files: Files,
+}
+
+/// The files a summary points to.
+#[derive(Debug, Clone, Default)]
+pub struct Files {
+    /// The result document (JSON).
+    pub document: Option<PathBuf>,
+    /// The HTML page, when one was written.
+    pub page: Option<PathBuf>,
 }
 
 impl Terminal {
@@ -29,11 +51,155 @@ pub fn table<const N: usize>(header: [&str; N], rows: &[[String; N]], width: Opt
     t
 }
 
+/// Rows laid out in columns without borders or header (long cells wrap within `width`).
+fn columns<const N: usize>(rows: &[[String; N]], width: Option<u16>) -> String {
+    let mut t = Table::new();
+    t.load_preset(NOTHING)
+        .set_content_arrangement(ContentArrangement::Dynamic);
+    t.set_width(width.unwrap_or(120));
+    for r in rows {
+        t.add_row(r.iter());
+    }
+    let text = t.to_string();
+    let lines: Vec<&str> = text.lines().map(str::trim_end).collect();
+    lines.join("\n")
+}
+
 impl Exporter for Terminal {
     fn render(&self, doc: &ResultDoc) -> anyhow::Result<String> {
         let mut out = String::new();
-        writeln!(out, "concbench {} — {}", doc.tool.version, doc.started_at)?;
+        if self.all {
+            out += &self.detail(doc)?;
+            writeln!(out)?;
+        }
+        out += &self.summary(doc)?;
+        Ok(out)
+    }
+}
+
+impl Terminal {
+    /// The answer on one screen.
+    fn summary(&self, doc: &ResultDoc) -> anyhow::Result<String> {
+        let mut out = String::new();
+        writeln!(
+            out,
+            "concbench {} — {}{}",
+            doc.tool.version,
+            doc.started_at,
+            mode(doc)
+        )?;
         writeln!(out, "{}", sections::host_line(doc))?;
+        let units = answer::unit_rows(doc);
+        if answer::any_unit_cost(&units) {
+            writeln!(out, "\nWhat one unit costs here (median [95% CI]):")?;
+            let rows = answer::unit_text_rows(&units);
+            writeln!(out, "{}", self.table(answer::UNIT_HEADER, &rows))?;
+            writeln!(
+                out,
+                "\nCheapest here for typical workloads (CPU spent creating and switching; yours: \
+                 `concbench advise`):"
+            )?;
+            writeln!(out, "{}", columns(&answer::workload_rows(doc), self.width))?;
+        }
+        if !doc.verdicts.is_empty() {
+            writeln!(
+                out,
+                "\nVerdicts on the articles' claims ({}; the rule, what was measured [95% CI]):",
+                tally(&doc.verdicts)
+            )?;
+            let rows: Vec<[String; 4]> = doc.verdicts.iter().map(verdict_row).collect();
+            writeln!(out, "{}", columns(&rows, self.width))?;
+        }
+        writeln!(out)?;
+        for w in &doc.warnings {
+            writeln!(out, "warning: {w}")?;
+        }
+        if let Some(line) = self.elsewhere(doc) {
+            writeln!(out, "{line}")?;
+        }
+        if doc.interrupted {
+            writeln!(
+                out,
+                "interrupted: the run stopped early; the results are its complete variants only"
+            )?;
+        }
+        out += &self.where_files();
+        Ok(out)
+    }
+
+    /// "Also in the document: 108 results with 12 notes, 1 skipped, 1 FAILED — `concbench
+    /// report FILE --all` or the page lists each." (`None` with `all`: they are above.)
+    fn elsewhere(&self, doc: &ResultDoc) -> Option<String> {
+        if self.all {
+            return None;
+        }
+        let notes: usize = doc
+            .results
+            .iter()
+            .map(|r| r.warnings.len() + usize::from(r.overhead.is_some()))
+            .sum();
+        let mut parts = vec![format!(
+            "{} results{}",
+            doc.results.len(),
+            if notes > 0 {
+                format!(" with {notes} notes")
+            } else {
+                String::new()
+            }
+        )];
+        for (n, what) in [
+            (doc.failures.len(), "FAILED"),
+            (doc.invalid.len(), "invalid (not measurements)"),
+            (doc.skipped.len(), "skipped"),
+        ] {
+            if n > 0 {
+                parts.push(format!("{n} {what}"));
+            }
+        }
+        let file = self
+            .files
+            .document
+            .as_ref()
+            .map_or("FILE".into(), |p| p.display().to_string());
+        Some(format!(
+            "In the document: {} — every one with `concbench report {file} --all`{}.",
+            parts.join(", "),
+            if self.files.page.is_some() {
+                " or on the page"
+            } else {
+                ""
+            }
+        ))
+    }
+
+    /// Where the document and the page are (or how to make the page).
+    fn where_files(&self) -> String {
+        let mut out = String::new();
+        if let Some(doc) = &self.files.document {
+            let _ = writeln!(out, "Result document: {}", doc.display());
+            match &self.files.page {
+                Some(page) => {
+                    let _ = writeln!(
+                        out,
+                        "Page with charts: {} (open it in a browser)",
+                        page.display()
+                    );
+                }
+                None => {
+                    let _ = writeln!(
+                        out,
+                        "Page with charts: `concbench report {} --html report.html`",
+                        doc.display()
+                    );
+                }
+            }
+        }
+        out
+    }
+
+    /// Every table, as before the summary existed.
+    fn detail(&self, doc: &ResultDoc) -> anyhow::Result<String> {
+        let mut out = String::new();
         for w in &doc.warnings {
             writeln!(out, "warning: {w}")?;
         }
@@ -81,12 +247,118 @@ impl Exporter for Terminal {
         for i in sections::invalid_lines(doc) {
             writeln!(out, "INVALID (not a measurement): {i}")?;
         }
-        if doc.interrupted {
-            writeln!(
-                out,
-                "(interrupted: the run stopped early; results above are complete variants only)"
-            )?;
-        }
         Ok(out)
+    }
+}
+
+/// " — quick run (short samples, fewer rounds)" when the run was not a full one.
+fn mode(doc: &ResultDoc) -> &'static str {
+    let flag = |k: &str| doc.settings.get(k).and_then(|v| v.as_bool()) == Some(true);
+    if flag("smoke") {
+        " — smoke test, not a measurement"
+    } else if flag("quick") {
+        " — quick run (short samples, fewer rounds)"
+    } else {
+        ""
+    }
+}
+
+/// "5 confirmed, 3 refuted, 2 depend, 1 inconclusive".
+fn tally(verdicts: &[Verdict]) -> String {
+    let count = |k: VerdictKind| verdicts.iter().filter(|v| v.verdict == k).count();
+    [
+        (VerdictKind::Confirmed, "confirmed"),
+        (VerdictKind::Refuted, "refuted"),
+        (VerdictKind::Depends, "depend"),
+        (VerdictKind::Inconclusive, "inconclusive"),
+    ]
+    .into_iter()
+    .filter(|(k, _)| count(*k) > 0)
+    .map(|(k, word)| format!("{} {word}", count(k)))
+    .collect::<Vec<_>>()
+    .join(", ")
+}
+
+/// What a check measured: "5.80x [5.57, 6.15]".
+fn measured(c: &Check) -> String {
+    c.estimate.map_or("nothing measured".into(), |e| {
+        human::measured(e, c.ci95, &c.unit)
+    })
+}
+
+/// A condition without its parenthesis: "one switch" from "one switch (pipe ping-pong, same
+/// CPU)".
+fn short_condition(c: &Check) -> &str {
+    c.condition
+        .split_once(" (")
+        .map_or(c.condition.as_str(), |(head, _)| head)
+}
+
+/// The key figure of a verdict that depends: the first check of each decision. Checks under one
+/// rule are told apart by their condition ("COUNT = 5"), the rule said once; checks under
+/// different rules by the rule itself.
+fn depends_figure(checks: &[Check]) -> String {
+    let mut shown: Vec<&Check> = Vec::new();
+    for c in checks {
+        if !shown.iter().any(|s| s.decision == c.decision) {
+            shown.push(c);
+        }
+    }
+    let same_rule = shown.iter().all(|c| c.rule == shown[0].rule);
+    let parts: Vec<String> = shown
+        .iter()
+        .map(|c| {
+            let which = if same_rule {
+                short_condition(c)
+            } else {
+                &c.rule
+            };
+            format!(
+                "{which}: {} {}",
+                measured(c),
+                sections::verdict_word(c.decision)
+            )
+        })
+        .collect();
+    let text = if same_rule {
+        format!("{} — {}", shown[0].rule, parts.join("; "))
+    } else {
+        parts.join("; ")
+    };
+    more(text, checks.len(), shown.len())
+}
+
+/// claim id, decision, the key figure (the check that decided it; for a verdict that depends,
+/// one check of each decision), rounds.
+fn verdict_row(v: &Verdict) -> [String; 4] {
+    let figure = if v.checks.is_empty() {
+        "(see the document)".to_string()
+    } else if v.verdict == VerdictKind::Depends {
+        depends_figure(&v.checks)
+    } else {
+        let deciding = v
+            .checks
+            .iter()
+            .find(|c| c.decision == v.verdict)
+            .unwrap_or(&v.checks[0]);
+        more(
+            format!("{}: {}", deciding.rule, measured(deciding)),
+            v.checks.len(),
+            1,
+        )
+    };
+    [
+        v.source.clone(),
+        sections::verdict_word(v.verdict).to_string(),
+        figure,
+        v.rounds.map_or_else(String::new, |r| format!("{r} rounds")),
+    ]
+}
+
+/// `text`, and how many checks it leaves out.
+fn more(text: String, checks: usize, shown: usize) -> String {
+    match checks.saturating_sub(shown) {
+        0 => text,
+        n => format!("{text} (+{n} more)"),
     }
 }

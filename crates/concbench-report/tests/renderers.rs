@@ -5,7 +5,7 @@
 mod fixture;
 
 use concbench_core::ResultDoc;
-use concbench_report::{Csv, Exporter, Html, Json, Markdown, Terminal};
+use concbench_report::{Csv, Exporter, Files, Html, Json, Markdown, Terminal};
 
 #[test]
 fn fixture_file_is_current() {
@@ -29,13 +29,35 @@ fn json_round_trips_the_document() {
     assert_eq!(back, doc);
 }
 
+/// The summary a run prints: the answer on one screen, with where its files are.
+fn summary(doc: &ResultDoc) -> String {
+    Terminal {
+        files: Files {
+            document: Some("concbench-results/run-20260101T120000Z.json".into()),
+            page: None,
+        },
+        ..Terminal::default()
+    }
+    .render(doc)
+    .unwrap()
+}
+
 #[test]
 fn terminal_snapshot() {
+    insta::assert_snapshot!("terminal", summary(&fixture::load()));
+}
+
+#[test]
+fn terminal_all_snapshot() {
     insta::assert_snapshot!(
-        "terminal",
-        Terminal { width: Some(140) }
-            .render(&fixture::load())
-            .unwrap()
+        "terminal_all",
+        Terminal {
+            width: Some(140),
+            all: true,
+            ..Terminal::default()
+        }
+        .render(&fixture::load())
+        .unwrap()
     );
 }
 
@@ -130,4 +152,55 @@ fn html_of_an_empty_run_says_what_is_missing() {
     assert!(page.contains("No results, so no charts."));
     assert!(page.contains("not measured"));
     assert!(page.contains("No answer: the measurements it needs are missing."));
+}
+
+/// Places where a number is followed by the unit id "us" (`171.4 us`).
+fn us_after_a_number(text: &str) -> Vec<String> {
+    let bytes = text.as_bytes();
+    text.match_indices(" us")
+        .filter(|(i, _)| *i > 0 && bytes[i - 1].is_ascii_digit())
+        .filter(|(i, _)| bytes.get(i + 3).is_none_or(|c| !c.is_ascii_alphanumeric()))
+        .map(|(i, _)| text[i.saturating_sub(30)..(i + 3)].to_string())
+        .collect()
+}
+
+#[test]
+fn every_renderer_spells_durations_one_way() {
+    let doc = fixture::load();
+    // The articles' own words (claim texts, conditions, explanations) are quoted as written.
+    let published = concbench_analysis::published::published();
+    let mut quoted: Vec<String> = Vec::new();
+    for c in &published.claims {
+        quoted.push(c.text.clone());
+        quoted.extend(c.explain.values().cloned());
+    }
+    for v in &doc.verdicts {
+        quoted.extend(v.checks.iter().map(|c| c.condition.clone()));
+    }
+    quoted.sort_by_key(|q| std::cmp::Reverse(q.len()));
+    let html_escaped = |q: &str| q.replace('\'', "&#x27;").replace('"', "&quot;");
+    for (name, text) in [
+        ("terminal", summary(&doc)),
+        (
+            "terminal --all",
+            // Wide enough that no cell wraps (a wrapped quote would not be recognised).
+            Terminal {
+                width: Some(10_000),
+                all: true,
+                ..Terminal::default()
+            }
+            .render(&doc)
+            .unwrap(),
+        ),
+        ("markdown", Markdown.render(&doc).unwrap()),
+        ("html", Html.render(&doc).unwrap()),
+    ] {
+        let mut ours = text;
+        for q in &quoted {
+            ours = ours.replace(q, "").replace(&html_escaped(q), "");
+        }
+        let found = us_after_a_number(&ours);
+        assert!(found.is_empty(), "{name} says \"us\": {found:?}");
+        assert!(ours.contains(" µs"), "{name}");
+    }
 }

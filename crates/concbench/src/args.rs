@@ -16,11 +16,13 @@ pub struct Cli {
 
 #[derive(Debug, Subcommand)]
 pub enum Command {
-    /// Measure: print a table (progress on stderr) and write the result document.
+    /// Measure: print the answer (every table with --all; progress on stderr) and write the
+    /// result document.
     Run(RunArgs),
     /// Every experiment id, one line each, with a one-line description.
     List,
-    /// Re-render a stored result document without measuring again.
+    /// Re-render a stored result document without measuring again: the answer on the terminal
+    /// (every table with --all), or the files --html, --markdown, --csv ask for.
     Report(ReportArgs),
     /// Run the seed articles' experiments and print published vs measured side by side.
     Replicate(ReplicateArgs),
@@ -93,6 +95,10 @@ pub struct MeasureArgs {
     /// Where to write the result document (default: `concbench-results/<command>-<time>.json`).
     #[arg(long, value_name = "FILE")]
     pub json: Option<PathBuf>,
+    /// Print every table (every result with its notes, published vs measured, the verdicts in
+    /// full, skipped, failed and invalid variants) before the summary.
+    #[arg(long, short = 'v')]
+    pub all: bool,
     #[command(flatten)]
     pub store: StoreArgs,
     /// CPU pinning policy.
@@ -171,6 +177,10 @@ pub struct ReportArgs {
     /// Write one self-contained HTML page here (charts inline; opens offline in any browser).
     #[arg(long, value_name = "OUT")]
     pub html: Option<PathBuf>,
+    /// Print every table (every result with its notes, published vs measured, the verdicts in
+    /// full, skipped, failed and invalid variants) before the summary.
+    #[arg(long, short = 'v')]
+    pub all: bool,
     /// Judge the claims again from the stored samples with this build's rules, instead of
     /// showing the verdicts the document was written with (for documents from older builds).
     #[arg(long)]

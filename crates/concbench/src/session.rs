@@ -263,18 +263,14 @@ pub fn keep(
     args: &MeasureArgs,
     store: Option<&mut Store>,
     command: &str,
-) -> Result<()> {
+) -> Result<PathBuf> {
     let path = args
         .json
         .clone()
         .unwrap_or_else(|| default_json_path(command, &doc.started_at));
     let label = output::document_label(args.json.as_deref());
     let path = output::write_or_fallback(label, &path, &Json.render(doc)?)?;
-    eprintln!(
-        "concbench: wrote {} (as a page with charts: `concbench report {} --html report.html`)",
-        path.display(),
-        path.display()
-    );
+    eprintln!("concbench: wrote {}", path.display());
     if let Some(store) = store {
         match store.save(doc, command) {
             Ok(id) => eprintln!(
@@ -287,7 +283,7 @@ pub fn keep(
             ),
         }
     }
-    Ok(())
+    Ok(path)
 }
 
 /// 130 when interrupted, 1 when a variant failed, 0 otherwise.

@@ -36,6 +36,7 @@ fn only_anatomy_measures_its_layers_and_the_report_shows_them() {
     let report = concbench()
         .arg("report")
         .arg(dir.path().join("out.json"))
+        .arg("--all")
         .assert()
         .success()
         .get_output()

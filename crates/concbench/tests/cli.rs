@@ -60,8 +60,22 @@ fn list_marks_the_opt_in_family_and_says_how_to_run_it() {
 #[test]
 fn smoke_run_writes_a_valid_document_with_every_listed_id() {
     let dir = tempfile::tempdir().unwrap();
-    let doc = smoke_run(dir.path(), None);
+    let (doc, printed) = smoke_run_printing(dir.path(), None);
     assert_valid(&doc);
+    // The whole suite's answer fits on one screen, and says where the rest is.
+    assert!(
+        printed.lines().count() <= 60,
+        "{} lines:\n{printed}",
+        printed.lines().count()
+    );
+    for needle in [
+        "What one unit costs here",
+        "Cheapest here for typical workloads",
+        "Verdicts on the articles' claims",
+        "Result document: ",
+    ] {
+        assert!(printed.contains(needle), "{needle} missing in\n{printed}");
+    }
     let listed = String::from_utf8(concbench().arg("list").output().unwrap().stdout).unwrap();
     let measured_or_skipped: Vec<&str> = doc["results"]
         .as_array()
@@ -114,6 +128,7 @@ fn only_runs_one_family_and_report_rerenders_it() {
     let json = dir.path().join("out.json");
     let md = dir.path().join("out.md");
     let csv = dir.path().join("out.csv");
+    // Files asked for: written and named on stderr, nothing on the terminal.
     concbench()
         .arg("report")
         .arg(&json)
@@ -123,7 +138,11 @@ fn only_runs_one_family_and_report_rerenders_it() {
         .arg(&csv)
         .assert()
         .success()
-        .stdout(predicate::str::contains("create.fork").and(predicate::str::contains("95% CI")));
+        .stdout(predicate::str::is_empty())
+        .stderr(
+            predicate::str::contains(format!("wrote {}", md.display()))
+                .and(predicate::str::contains(format!("wrote {}", csv.display()))),
+        );
     let md = std::fs::read_to_string(md).unwrap();
     assert!(
         md.contains("| id | params | median |") && md.contains("create.thread"),

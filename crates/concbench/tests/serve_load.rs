@@ -53,7 +53,17 @@ fn load_against_serve_reports_requests_and_the_server_stops_cleanly() {
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
-    assert!(String::from_utf8_lossy(&out.stdout).contains("requests/s"));
+    let summary = String::from_utf8_lossy(&out.stdout);
+    assert!(summary.contains("requests/s"), "{summary}");
+    // Latencies through the one duration formatter: scaled, never the unit id "us".
+    let latency = summary
+        .lines()
+        .find(|l| l.starts_with("latency corrected"))
+        .expect("a latency line");
+    assert!(
+        latency.contains(" p50 ") && !latency.contains(" us") && !latency.contains("(us)"),
+        "{latency}"
+    );
     let report = read_json(&json);
     assert!(report["requests"].as_u64().unwrap() > 0, "{report}");
     assert_eq!(report["errors_total"], 0);

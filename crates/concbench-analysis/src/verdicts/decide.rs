@@ -82,6 +82,24 @@ impl Rule {
             Rule::About { low, high } => format!("{q} within [{}, {}]", num(low), num(high)),
         }
     }
+
+    /// The rule of a quantity in `unit` ("x" for ratios): bounds in a time unit go through the
+    /// one duration formatter ("process within [66.7 µs, 150 µs]"); others are followed by
+    /// their unit ("process >= 0.500 tasks").
+    pub fn describe_in(self, q: &str, unit: &str) -> String {
+        let v = |x: f64| concbench_core::human::value(x, unit);
+        match self {
+            _ if unit == "x" => self.describe(q),
+            Rule::AtLeast { bound } => format!("{q} >= {}", v(bound)),
+            Rule::AtMost { bound } => format!("{q} <= {}", v(bound)),
+            Rule::About { low, high } => format!("{q} within [{}, {}]", v(low), v(high)),
+            _ => format!(
+                "{} {}",
+                self.describe(q),
+                concbench_core::human::unit_text(unit)
+            ),
+        }
+    }
 }
 
 /// A number with three significant digits, as rules and intervals print them.

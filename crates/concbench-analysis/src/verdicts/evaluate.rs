@@ -1,12 +1,12 @@
 //! Judging one claim: every check on every condition present, combined into the verdict, with
 //! the rule and the numbers printed beside the decision.
 
-use super::decide::{combine, decide, num, Rule};
+use super::decide::{combine, decide, Rule};
 use super::robustness::robustness;
 use super::series::{instances, series, Instance, Series};
 use super::spec::CheckSpec;
 use crate::published::Claim;
-use concbench_core::{Check, ResultDoc, ResultEntry, Verdict, VerdictKind};
+use concbench_core::{human, Check, ResultDoc, ResultEntry, Verdict, VerdictKind};
 use concbench_stats::{median, median_interval, MIN_VALUES_95};
 
 /// A claim judged, with the results that fed its undecided checks (more rounds of those could
@@ -75,15 +75,10 @@ pub fn judge_claim<'a>(doc: &'a ResultDoc, claim: &'a Claim) -> Option<Judged<'a
 fn check<'a>(spec: &CheckSpec, rule: Rule, instance: &Instance<'a>, s: Series) -> Checked<'a> {
     let ci = median_interval(&s.values, 0.95);
     let decision = decide(rule, ci);
-    let unit_suffix = if s.unit == "x" {
-        String::new()
-    } else {
-        format!(" {}", s.unit)
-    };
     let results: Vec<&ResultEntry> = instance.results.values().map(|(e, _)| *e).collect();
     let check = Check {
         condition: instance.condition.clone(),
-        rule: format!("{}{unit_suffix}", rule.describe(&spec.quantity)),
+        rule: rule.describe_in(&spec.quantity, &s.unit),
         estimate: Some(median(&s.values)),
         ci95: ci.map(|(lo, hi)| [lo, hi]),
         unit: s.unit.clone(),
@@ -118,7 +113,13 @@ fn note(s: &Series, has_interval: bool, results: &[&ResultEntry]) -> String {
         let modes: Vec<String> = r
             .modes
             .iter()
-            .map(|m| format!("{:.0}% near {} {}", m.share * 100.0, num(m.median), r.unit))
+            .map(|m| {
+                format!(
+                    "{:.0}% near {}",
+                    m.share * 100.0,
+                    human::value(m.median, &r.unit)
+                )
+            })
             .collect();
         parts.push(format!(
             "{} {} falls in {} modes ({}); the decision rests on rounds from each",
@@ -146,17 +147,9 @@ fn explanation(claim: &Claim, kind: VerdictKind, checked: &[Checked<'_>]) -> Str
         .iter()
         .map(|c| {
             let ch = &c.check;
-            let unit = if ch.unit == "x" {
-                "x".to_string()
-            } else {
-                format!(" {}", ch.unit)
-            };
-            let measured = match (ch.estimate, ch.ci95) {
-                (Some(e), Some([lo, hi])) => {
-                    format!("{}{unit} [{}, {}]", num(e), num(lo), num(hi))
-                }
-                (Some(e), None) => format!("{}{unit}, no interval", num(e)),
-                _ => "nothing".to_string(),
+            let measured = match ch.estimate {
+                Some(e) => human::measured(e, ch.ci95, &ch.unit),
+                None => "nothing".to_string(),
             };
             let note = if ch.note.is_empty() {
                 String::new()

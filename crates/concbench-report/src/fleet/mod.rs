@@ -201,7 +201,8 @@ fn claims(members: &[Member]) -> Vec<ClaimRow> {
     rows
 }
 
-const KIND_SERIES: [&str; 3] = ["process", "thread", "coroutine / async task"];
+/// Series names in the order of `Kind::ALL`.
+const KIND_SERIES: [&str; 4] = ["process", "thread", "coroutine", "async task"];
 
 fn mark(series: usize, cost: &Cost) -> Mark {
     Mark {

@@ -11,7 +11,7 @@ pub(crate) mod chart;
 mod charts;
 
 use crate::{format, runtimes, sections, Exporter};
-use concbench_analysis::advice::{self, kib_text, share, Cost, Kind};
+use concbench_analysis::advice::{self, kib_text, share};
 use concbench_core::ResultDoc;
 use minijinja::Environment;
 use serde::Serialize;
@@ -41,7 +41,7 @@ struct Page {
     host_line: String,
     host: Vec<(String, String)>,
     warnings: Vec<String>,
-    costs: Vec<CostRow>,
+    costs: Vec<crate::answer::UnitRow>,
     runtimes_header: [&'static str; 6],
     runtimes: Vec<[String; 6]>,
     runtime_notes: Vec<String>,
@@ -91,20 +91,6 @@ impl From<&ResultDoc> for AnatomyTables {
 }
 
 #[derive(Serialize)]
-struct CostRow {
-    kind: &'static str,
-    create: Option<CostCell>,
-    switch: Option<CostCell>,
-    memory: Option<CostCell>,
-}
-
-#[derive(Serialize)]
-struct CostCell {
-    text: String,
-    source: String,
-}
-
-#[derive(Serialize)]
 struct WorkloadAnswer {
     name: &'static str,
     best: Option<&'static str>,
@@ -126,7 +112,7 @@ impl From<&ResultDoc> for Page {
             host_line: sections::host_line(doc),
             host: host_facts(doc),
             warnings: doc.warnings.clone(),
-            costs: cost_rows(doc),
+            costs: crate::answer::unit_rows(doc),
             runtimes_header: runtimes::RUNTIMES_HEADER,
             runtimes: runtimes::runtime_rows(doc),
             runtime_notes: runtimes::runtime_notes(doc),
@@ -246,33 +232,6 @@ fn host_facts(doc: &ResultDoc) -> Vec<(String, String)> {
             ),
         ),
     ]
-}
-
-fn cell(cost: &Option<Cost>, memory: bool) -> Option<CostCell> {
-    cost.as_ref().map(|c| CostCell {
-        text: if memory {
-            kib_text(c.value)
-        } else {
-            format::value(c.value, "ns")
-        },
-        source: c.source.clone(),
-    })
-}
-
-fn cost_rows(doc: &ResultDoc) -> Vec<CostRow> {
-    advice::unit_costs(doc)
-        .iter()
-        .map(|c| CostRow {
-            kind: match c.kind {
-                Kind::Process => "process",
-                Kind::Thread => "thread",
-                Kind::Coroutine => "coroutine / async task",
-            },
-            create: cell(&c.create_ns, false),
-            switch: cell(&c.switch_ns, false),
-            memory: cell(&c.memory_kib, true),
-        })
-        .collect()
 }
 
 fn workload_answers(doc: &ResultDoc) -> Vec<WorkloadAnswer> {

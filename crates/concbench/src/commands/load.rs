@@ -53,9 +53,15 @@ fn summary(r: &LoadReport) -> String {
         ("corrected  ", &r.latency_corrected),
         ("uncorrected", &r.latency_uncorrected),
     ] {
+        let us = concbench_core::human::micros;
         s += &format!(
-            "latency {name} (us): p50 {:.0}  p90 {:.0}  p99 {:.0}  p99.9 {:.0}  p99.99 {:.0}  max {:.0}\n",
-            l.p50_us, l.p90_us, l.p99_us, l.p999_us, l.p9999_us, l.max_us
+            "latency {name}: p50 {}  p90 {}  p99 {}  p99.9 {}  p99.99 {}  max {}\n",
+            us(l.p50_us),
+            us(l.p90_us),
+            us(l.p99_us),
+            us(l.p999_us),
+            us(l.p9999_us),
+            us(l.max_us)
         );
     }
     s += &format!(

@@ -15,7 +15,7 @@ use anyhow::Result;
 use concbench_analysis::published::{published, Published};
 use concbench_analysis::verdicts::check_uses;
 use concbench_core::UsageError;
-use concbench_report::{replicate::seeds_text, Exporter, Terminal};
+use concbench_report::{replicate::seeds_text, Exporter, Files, Terminal};
 use std::collections::{BTreeMap, BTreeSet};
 use std::process::ExitCode;
 
@@ -63,10 +63,20 @@ pub fn replicate(args: ReplicateArgs) -> Result<ExitCode> {
     let mut settings = BTreeMap::new();
     settings.insert("seeds".into(), available.clone().into());
     let doc = session::measure(variants, &args.measure, settings)?;
-    out!("{}", Terminal { width: None }.render(&doc)?);
+    let document = session::keep(&doc, &args.measure, store.as_mut(), "replicate");
+    let terminal = Terminal {
+        all: args.measure.all,
+        files: Files {
+            document: document.as_ref().ok().cloned(),
+            page: None,
+        },
+        ..Terminal::default()
+    };
     outln!("\nPublished vs measured, seed by seed:");
     out!("{}", seeds_text(&doc, &published, &available));
-    session::keep(&doc, &args.measure, store.as_mut(), "replicate")?;
+    outln!();
+    out!("{}", terminal.render(&doc)?);
+    document?;
     Ok(session::exit_code(&doc))
 }
 

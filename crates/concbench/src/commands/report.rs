@@ -1,12 +1,13 @@
-//! `concbench report FILE.json`: re-render a stored result without measuring.
+//! `concbench report FILE.json`: re-render a stored result without measuring — the answer on the
+//! terminal (every table with `--all`), or only the files `--html`, `--markdown`, `--csv` name.
 
 use crate::args::ReportArgs;
 use crate::stdout::out;
 use anyhow::Result;
 use concbench_analysis::verdicts;
 use concbench_core::{ResultDoc, UsageError, SCHEMA_ID};
-use concbench_report::{Csv, Exporter, Html, Markdown, Terminal};
-use std::path::Path;
+use concbench_report::{Csv, Exporter, Files, Html, Markdown, Terminal};
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 pub fn report(args: ReportArgs) -> Result<ExitCode> {
@@ -26,16 +27,30 @@ pub fn report(args: ReportArgs) -> Result<ExitCode> {
         // make better. Nothing measured changes.
         doc.verdicts = verdicts::judge(&doc);
     }
-    out!("{}", Terminal { width: None }.render(&doc)?);
-    if let Some(path) = &args.markdown {
-        crate::output::write_output("--markdown", path, &Markdown.render(&doc)?)?;
+    let outputs: [(&str, &Option<PathBuf>, &dyn Exporter); 3] = [
+        ("--markdown", &args.markdown, &Markdown),
+        ("--csv", &args.csv, &Csv),
+        ("--html", &args.html, &Html),
+    ];
+    let mut wrote_any = false;
+    for (flag, path, exporter) in outputs {
+        let Some(path) = path else { continue };
+        crate::output::write_output(flag, path, &exporter.render(&doc)?)?;
+        eprintln!("concbench: wrote {}", path.display());
+        wrote_any = true;
     }
-    if let Some(path) = &args.csv {
-        crate::output::write_output("--csv", path, &Csv.render(&doc)?)?;
-    }
-    if let Some(path) = &args.html {
-        crate::output::write_output("--html", path, &Html.render(&doc)?)?;
-        eprintln!("concbench: wrote {} (open it in a browser)", path.display());
+    // The terminal gets the answer only when no file was asked for: `report --csv OUT` is a
+    // conversion, not a reading.
+    if !wrote_any {
+        let terminal = Terminal {
+            all: args.all,
+            files: Files {
+                document: Some(file.clone()),
+                page: None,
+            },
+            ..Terminal::default()
+        };
+        out!("{}", terminal.render(&doc)?);
     }
     Ok(ExitCode::SUCCESS)
 }

@@ -1,5 +1,6 @@
 //! `concbench run`: select variants with `--only` and `--where`, measure them (see
-//! [`crate::session`]), print the table, write the result document and store it in the history.
+//! [`crate::session`]), write the result document (and the pages asked for), store it in the
+//! history, and print the answer (every table with `--all`).
 
 use super::preflight;
 use crate::args::RunArgs;
@@ -8,8 +9,8 @@ use crate::output;
 use crate::session::{self, Variant};
 use crate::stdout::out;
 use anyhow::Result;
-use concbench_core::{Experiment, Params, UsageError, LABELS_SETTING};
-use concbench_report::{Exporter, Html, Markdown, Terminal};
+use concbench_core::{Experiment, Params, ResultDoc, UsageError, LABELS_SETTING};
+use concbench_report::{Exporter, Files, Html, Markdown, Terminal};
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
 use std::process::ExitCode;
@@ -31,19 +32,45 @@ pub fn run(args: RunArgs) -> Result<ExitCode> {
     super::leftovers::sweep_before_measuring();
     let mut store = db::for_writing(&args.measure.store)?;
     let doc = session::measure(variants, &args.measure, settings(&args))?;
-    out!("{}", Terminal { width: None }.render(&doc)?);
-    session::keep(&doc, &args.measure, store.as_mut(), "run")?;
-    if let Some(md) = &args.markdown {
-        output::write_or_fallback("--markdown", md, &Markdown.render(&doc)?)?;
-    }
-    if let Some(html) = &args.html {
-        let written = output::write_or_fallback("--html", html, &Html.render(&doc)?)?;
-        eprintln!(
-            "concbench: wrote {} (open it in a browser)",
-            written.display()
-        );
-    }
+    // The files first, so that the summary can say where they are; it is printed even when a
+    // write failed (the error follows it).
+    let written = write_files(&doc, &args, store.as_mut());
+    let terminal = Terminal {
+        all: args.measure.all,
+        files: written.as_ref().map(Clone::clone).unwrap_or_default(),
+        ..Terminal::default()
+    };
+    out!("{}", terminal.render(&doc)?);
+    written?;
     Ok(session::exit_code(&doc))
+}
+
+/// The result document (JSON, history) and the pages asked for; where they went.
+fn write_files(
+    doc: &ResultDoc,
+    args: &RunArgs,
+    store: Option<&mut concbench_store::Store>,
+) -> Result<Files> {
+    let document = session::keep(doc, &args.measure, store, "run")?;
+    if let Some(md) = &args.markdown {
+        let written = output::write_or_fallback("--markdown", md, &Markdown.render(doc)?)?;
+        eprintln!("concbench: wrote {}", written.display());
+    }
+    let page = match &args.html {
+        Some(html) => {
+            let written = output::write_or_fallback("--html", html, &Html.render(doc)?)?;
+            eprintln!(
+                "concbench: wrote {} (open it in a browser)",
+                written.display()
+            );
+            Some(written)
+        }
+        None => None,
+    };
+    Ok(Files {
+        document: Some(document),
+        page,
+    })
 }
 
 /// The variants `--only` and `--where` select. `--where` sees the params a result shows,

@@ -62,14 +62,23 @@ pub fn assert_valid(doc: &serde_json::Value) {
 
 /// A smoke run of `only` (or everything) into `dir/out.json`; returns the document.
 pub fn smoke_run(dir: &Path, only: Option<&str>) -> serde_json::Value {
+    smoke_run_printing(dir, only).0
+}
+
+/// A smoke run of `only` (or everything) into `dir/out.json`; returns the document and what the
+/// run printed on stdout.
+pub fn smoke_run_printing(dir: &Path, only: Option<&str>) -> (serde_json::Value, String) {
     let out = dir.join("out.json");
     let mut cmd = concbench();
     cmd.args(["run", "--smoke", "--json"]).arg(&out);
     if let Some(o) = only {
         cmd.args(["--only", o]);
     }
-    cmd.assert().success();
-    read_json(&out)
+    let stdout = cmd.assert().success().get_output().stdout.clone();
+    (
+        read_json(&out),
+        String::from_utf8(stdout).expect("UTF-8 output"),
+    )
 }
 
 /// `concbench ARGS` must exit with 2 (bad usage or input) and say every one of `needles` on
