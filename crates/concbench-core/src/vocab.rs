@@ -36,6 +36,8 @@ pub mod id {
     pub const PROBES_PYTHON_CREATE: &str = "probes.python.create";
     pub const PROBES_PYTHON_PINGPONG: &str = "probes.python.pingpong";
     pub const PROBES_PYTHON_CPU: &str = "probes.python.cpu";
+    pub const SERVER_STEVENS: &str = "server.stevens";
+    pub const SERVER_CRASH: &str = "server.crash";
 
     /// Every id above.
     pub const ALL: &[&str] = &[
@@ -68,6 +70,8 @@ pub mod id {
         PROBES_PYTHON_CREATE,
         PROBES_PYTHON_PINGPONG,
         PROBES_PYTHON_CPU,
+        SERVER_STEVENS,
+        SERVER_CRASH,
     ];
 }
 

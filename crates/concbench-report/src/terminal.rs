@@ -139,10 +139,10 @@ impl Terminal {
             .map(|r| r.warnings.len() + usize::from(r.overhead.is_some()))
             .sum();
         let mut parts = vec![format!(
-            "{} results{}",
-            doc.results.len(),
+            "{}{}",
+            count(doc.results.len(), "result"),
             if notes > 0 {
-                format!(" with {notes} notes")
+                format!(" with {}", count(notes, "note"))
             } else {
                 String::new()
             }
@@ -249,6 +249,11 @@ impl Terminal {
         }
         Ok(out)
     }
+}
+
+/// "1 result", "2 results".
+fn count(n: usize, what: &str) -> String {
+    format!("{n} {what}{}", if n == 1 { "" } else { "s" })
 }
 
 /// " — quick run (short samples, fewer rounds)" when the run was not a full one.

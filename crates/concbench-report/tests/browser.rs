@@ -1,7 +1,9 @@
 //! The HTML report in a real browser: headless Chromium (Debian's `chromium`) loads the page
 //! rendered from the SYNTHETIC fixture and must report no console error, no exception and no
-//! network request; every chart must be laid out with marks in it; the result filter (the page's
-//! only script) must work. A full-page screenshot is kept in target/test-artifacts/.
+//! network request; every chart must be laid out with marks in it, draw everything inside its
+//! SVG, label its bars so that no two read the same (nothing cut), name the unit its axis is
+//! drawn in (never "us" for µs) and put no "0" on a log axis; the result filter (the page's only
+//! script) must work. A full-page screenshot is kept in target/test-artifacts/.
 //!
 //! Without Chromium the test fails when CI is set (`.ci/run` installs it) and otherwise says
 //! loudly that it skipped.
@@ -175,6 +177,21 @@ fn report_loads_in_headless_chromium_without_errors_and_draws_its_charts() {
         );
     }
 
+    // Charts that read: everything inside its SVG, no two bars with the same visible label, a
+    // title that agrees with its axis on the unit, no "0" on a log axis.
+    for (what, check) in [
+        ("elements drawn outside their chart", OUTSIDE_SVG),
+        (
+            "labels that do not tell their bars apart",
+            INDISTINCT_LABELS,
+        ),
+        ("units that disagree", UNIT_MISMATCHES),
+        ("log axes with a 0 tick", ZERO_ON_LOG_AXES),
+    ] {
+        let found = eval(&mut b, &session, check);
+        assert_eq!(found, json!([]), "{what}");
+    }
+
     // The filter script ran and filters.
     let shown = eval(
         &mut b,
@@ -225,6 +242,104 @@ const OUTSIDE_SVG: &str = "(() => { const out = []; \
         out.push('chart ' + i + ': <' + el.tagName + ' ' + (el.getAttribute('class') || '') + \
                  '> ' + JSON.stringify((el.textContent || '').slice(0, 60))); } }); }); \
   return out; })()";
+
+/// Bar labels cut short ("…") and labels that read the same as another's in the same chart and
+/// group (what the reader sees: the label's text, its hover title aside), as `chart i: ...`.
+const INDISTINCT_LABELS: &str = "(() => { const out = []; \
+  document.querySelectorAll('svg.chart').forEach((svg, i) => { \
+    const seen = new Set(); \
+    svg.querySelectorAll('text.label').forEach(t => { \
+      const shown = Array.from(t.childNodes).filter(n => n.nodeName !== 'title') \
+        .map(n => n.textContent).join(' ').trim(); \
+      const key = (t.getAttribute('data-group') || '') + '|' + shown; \
+      if (shown.includes('…')) out.push('chart ' + i + ': cut label ' + JSON.stringify(shown)); \
+      if (seen.has(key)) out.push('chart ' + i + ': two bars read ' + JSON.stringify(shown)); \
+      seen.add(key); }); }); \
+  return out; })()";
+
+/// Time units named in a chart's title, subtitle or caption that its axes do not use, and the
+/// unit id "us" anywhere in them (people read "µs"), as `chart i: ...`.
+const UNIT_MISMATCHES: &str = "(() => { const out = []; \
+  const units = s => (s.match(/(^|[\\s(,])(ns|us|µs|ms|s)(?=$|[\\s),;:])/g) || []) \
+    .map(u => u.replace(/^[\\s(,]/, '')); \
+  document.querySelectorAll('svg.chart').forEach((svg, i) => { \
+    const fig = svg.closest('figure'); \
+    const caption = fig && fig.querySelector('figcaption') ? fig.querySelector('figcaption').textContent : ''; \
+    const head = Array.from(svg.querySelectorAll('text.title, text.subtitle')) \
+      .map(t => t.textContent).join(' ') + ' ' + caption; \
+    const axes = Array.from(svg.querySelectorAll('text.axis-label')).map(t => t.textContent).join(' '); \
+    const said = units(head), drawn = units(axes); \
+    said.filter(u => !drawn.includes(u)).forEach(u => \
+      out.push('chart ' + i + ': ' + u + ' in ' + JSON.stringify(head.slice(0, 80)) + ', axis ' + JSON.stringify(axes))); \
+    said.concat(drawn).filter(u => u === 'us').forEach(() => out.push('chart ' + i + ': says us')); }); \
+  return out; })()";
+
+/// Ticks reading "0" on a log axis (the x axis's ticks are centred, the y axis's end-aligned;
+/// the y axis's label is the rotated one).
+const ZERO_ON_LOG_AXES: &str = "(() => { const out = []; \
+  document.querySelectorAll('svg.chart').forEach((svg, i) => { \
+    svg.querySelectorAll('text.axis-label').forEach(label => { \
+      if (!label.textContent.includes('log')) return; \
+      const anchor = label.hasAttribute('transform') ? 'end' : 'middle'; \
+      svg.querySelectorAll('text.tick').forEach(t => { \
+        if (t.getAttribute('text-anchor') === anchor && t.textContent.trim() === '0') \
+          out.push('chart ' + i + ': 0 on the log axis ' + JSON.stringify(label.textContent)); }); }); }); \
+  return out; })()";
+
+/// A page with one chart per defect the checks above look for, as the renderer drew them
+/// before they were fixed: a legend running off the right edge, two bars cut to the same
+/// text, a title in ns over an axis in ms, "us", and a log axis whose first tick reads 0.
+const DEFECTS: &str = r#"<!doctype html><html><body>
+<figure><svg class="chart" xmlns="http://www.w3.org/2000/svg" width="600" height="60" viewBox="0 0 600 60" font-size="12">
+<text class="title" x="8" y="18">legend</text>
+<text class="legend" x="450" y="40">cache=warm model=one-thread-sequential reader=block</text></svg></figure>
+<figure><svg class="chart" xmlns="http://www.w3.org/2000/svg" width="600" height="60" viewBox="0 0 600 60" font-size="12">
+<text class="label" x="300" y="20" text-anchor="end">server.keepalive de…<title>server.keepalive design=prefork</title></text>
+<text class="label" x="300" y="40" text-anchor="end">server.keepalive de…<title>server.keepalive design=epoll</title></text></svg></figure>
+<figure><svg class="chart" xmlns="http://www.w3.org/2000/svg" width="600" height="60" viewBox="0 0 600 60" font-size="12">
+<text class="title" x="8" y="18">probes: median per operation (ns)</text>
+<text class="axis-label" x="300" text-anchor="middle" y="50">ms per operation (log scale)</text></svg></figure>
+<figure><svg class="chart" xmlns="http://www.w3.org/2000/svg" width="600" height="60" viewBox="0 0 600 60" font-size="12">
+<text class="title" x="8" y="18">Servers by design (us)</text>
+<text class="axis-label" x="300" text-anchor="middle" y="50">us per operation</text></svg></figure>
+<figure><svg class="chart" xmlns="http://www.w3.org/2000/svg" width="600" height="60" viewBox="0 0 600 60" font-size="12">
+<text class="tick" x="20" y="30" text-anchor="middle">0</text>
+<text class="tick" x="120" y="30" text-anchor="middle">0.001</text>
+<text class="axis-label" x="300" text-anchor="middle" y="50">ms per operation (log scale)</text></svg></figure>
+</body></html>"#;
+
+#[test]
+fn the_chart_checks_catch_the_defects_they_are_for() {
+    let Some(chromium) = chromium_or_skip("the_chart_checks_catch_the_defects") else {
+        return;
+    };
+    let dir = artifacts();
+    let html = dir.join("defects.html");
+    std::fs::write(&html, DEFECTS).unwrap();
+    let profile = tempfile::tempdir().unwrap();
+    let mut b = Browser::launch(&chromium, profile.path()).expect("start chromium");
+    let session = open(&mut b, &format!("file://{}", html.display()));
+    let outside = eval(&mut b, &session, OUTSIDE_SVG);
+    let labels = eval(&mut b, &session, INDISTINCT_LABELS);
+    let units = eval(&mut b, &session, UNIT_MISMATCHES);
+    let zero = eval(&mut b, &session, ZERO_ON_LOG_AXES);
+    b.close();
+    let text = |v: &Value| v.to_string();
+    assert!(
+        text(&outside).contains("chart 0: <text legend>"),
+        "{outside}"
+    );
+    assert!(
+        text(&labels).contains("chart 1: cut label") && text(&labels).contains("two bars read"),
+        "{labels}"
+    );
+    assert!(text(&units).contains("chart 2: ns in"), "{units}");
+    assert!(text(&units).contains("chart 3: says us"), "{units}");
+    assert!(text(&zero).contains("chart 4: 0 on the log axis"), "{zero}");
+    // Each check finds its own defect only.
+    assert_eq!(zero.as_array().unwrap().len(), 1, "{zero}");
+    assert_eq!(outside.as_array().unwrap().len(), 1, "{outside}");
+}
 
 #[test]
 fn fleet_page_loads_in_headless_chromium_with_every_mark_inside_its_chart() {

@@ -129,11 +129,22 @@ fn html_draws_a_chart_for_each_family_present_and_no_other() {
         "Switch cost by working set",
         "Print workload",
         "IO: MiB/s read vs readers",
-        "Servers by design (req/s)",
+        "Servers by design: requests per second",
         "Servers by design: p99 latency",
+        "Stevens's servers: time per connection",
+        "One worker crashes mid-run: requests lost",
     ] {
         assert!(page.contains(title), "chart {title} missing");
     }
+    // Each server chart has its own caption: the crash chart is not Stevens's.
+    let crash = page
+        .split("<figure class=\"figure\"")
+        .find(|f| f.contains("One worker crashes mid-run"))
+        .expect("the crash chart");
+    assert!(
+        crash.contains("SIGSEGV") && !crash.contains("per connection"),
+        "{crash}"
+    );
 
     let mut only_create = doc.clone();
     only_create.results.retain(|r| r.family == "create");

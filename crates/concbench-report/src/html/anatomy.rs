@@ -4,8 +4,8 @@
 //! `concbench_analysis::anatomy`; only scaling to µs happens here.
 
 use super::chart::{
-    colour, esc, legend, open_svg, title_text, truncate, whisker_h, x_axis, Bar, BarChart,
-    LineChart, Point, Scale, Series, CHAR_PX, WIDTH,
+    colour, esc, heading_height, label_text, legend, legend_height, open_svg, title_text,
+    whisker_h, wrap, x_axis, Bar, BarChart, LineChart, Point, Scale, Series, CHAR_PX, WIDTH,
 };
 use crate::format;
 use concbench_analysis::anatomy::{Anatomy, Stack};
@@ -106,15 +106,7 @@ fn stacked(title: &str, stacks: &[Stack]) -> String {
         * CHAR_PX
         + 12.0)
         .clamp(120.0, 380.0);
-    let (row, top) = (26.0, 70.0);
-    let plot_w = WIDTH - label_w - 30.0;
-    let bottom = top + row * stacks.len() as f64;
-    let mut svg = open_svg(bottom + 42.0, title);
-    title_text(
-        &mut svg,
-        title,
-        "one-way hand-over, µs; each bar from zero to its top result",
-    );
+    const SUBTITLE: &str = "one-way hand-over, µs; each bar from zero to its top result";
     // The legend lists the kinds present, coloured in that order.
     let mut kinds: Vec<usize> = stacks
         .iter()
@@ -126,7 +118,16 @@ fn stacked(title: &str, stacks: &[Stack]) -> String {
         .iter()
         .map(|&k| LEGEND.get(k).copied().unwrap_or("other").to_string())
         .collect();
-    legend(&mut svg, &names, 46.0);
+    let head = heading_height(title, SUBTITLE);
+    let top = head + 8.0 + legend_height(&names) + 6.0;
+    let label_chars = ((label_w - 12.0) / CHAR_PX) as usize;
+    let labels: Vec<Vec<String>> = stacks.iter().map(|s| wrap(&s.name, label_chars)).collect();
+    let row_of = |lines: &[String]| (lines.len() as f64 * 14.0 + 12.0).max(26.0);
+    let plot_w = WIDTH - label_w - 30.0;
+    let bottom = top + labels.iter().map(|l| row_of(l)).sum::<f64>();
+    let mut svg = open_svg(bottom + 42.0, title);
+    title_text(&mut svg, title, SUBTITLE);
+    legend(&mut svg, &names, head + 8.0);
     let colour_of = |name: &str| colour(kinds.iter().position(|&k| k == kind(name)).unwrap_or(0));
     x_axis(
         &mut svg,
@@ -139,16 +140,10 @@ fn stacked(title: &str, stacks: &[Stack]) -> String {
         false,
     );
     let x = |us: f64| label_w + scale.fraction(us) * plot_w;
-    for (i, s) in stacks.iter().enumerate() {
-        let y = top + row * i as f64;
-        let _ = write!(
-            svg,
-            r#"<text class="label" x="{:.1}" y="{:.1}" text-anchor="end">{}<title>{}</title></text>"#,
-            label_w - 6.0,
-            y + row * 0.65,
-            esc(&truncate(&s.name, ((label_w - 12.0) / CHAR_PX) as usize)),
-            esc(&s.name)
-        );
+    let mut y = top;
+    for (s, lines) in stacks.iter().zip(&labels) {
+        let row = row_of(lines);
+        label_text(&mut svg, label_w - 6.0, y + row / 2.0, lines, None);
         let mut at = 0.0;
         for l in &s.layers {
             let (x0, x1) = (x(at / 1e3), x((at + l.median) / 1e3));
@@ -173,9 +168,9 @@ fn stacked(title: &str, stacks: &[Stack]) -> String {
                 r#"<rect class="bar{}" x="{:.1}" y="{:.1}" width="{:.1}" height="{:.1}" fill="{}"{}><title>{}</title></rect>"#,
                 if hatched { " indistinct" } else { "" },
                 x0.min(x1),
-                y + 4.0,
+                y + row / 2.0 - 9.0,
                 (x1 - x0).abs().max(1.0),
-                row - 8.0,
+                18.0,
                 colour_of(&l.name),
                 if hatched {
                     r#" fill-opacity="0.35""#
@@ -194,6 +189,7 @@ fn stacked(title: &str, stacks: &[Stack]) -> String {
             }
             at += l.median;
         }
+        y += row;
     }
     svg.push_str("</svg>");
     svg
@@ -216,6 +212,7 @@ fn victim(a: &Anatomy) -> String {
                 format::value(v.per_switch_ns, "ns"),
                 format::sig3(v.preemptions_per_pass)
             ),
+            group: None,
         });
         if let Some(d) = v.direct_switch_ns {
             bars.push(Bar {
@@ -224,6 +221,7 @@ fn victim(a: &Anatomy) -> String {
                 ci: None,
                 series: 1,
                 tooltip: format!("switch.pipe.{}: {}", v.partner, format::value(d, "ns")),
+                group: None,
             });
         }
     }

@@ -8,9 +8,11 @@
 
 use std::fmt::Write;
 
-/// Colour-blind-safe palette (Paul Tol's "bright"), by series index.
-const PALETTE: [&str; 7] = [
-    "#4477aa", "#ee6677", "#228833", "#ccbb44", "#66ccee", "#aa3377", "#bbbbbb",
+/// Colour-blind-safe palette by series index: Paul Tol's "bright", then the colours of his
+/// "muted" scheme unlike any of them — ten before one repeats (the IO chart has eight lines).
+const PALETTE: [&str; 10] = [
+    "#4477aa", "#ee6677", "#228833", "#ccbb44", "#66ccee", "#aa3377", "#bbbbbb", "#882255",
+    "#44aa99", "#999933",
 ];
 
 pub fn colour(i: usize) -> &'static str {
@@ -131,7 +133,14 @@ pub fn tick_label(v: f64) -> String {
     let text = if x.fract() == 0.0 {
         format!("{x:.0}")
     } else {
-        let s = format!("{x:.3}");
+        // Enough decimals for three significant digits of small values: a decade of 0.0001
+        // must not print as "0".
+        let decimals = if x.abs() < 1.0 {
+            (2 - x.abs().log10().floor() as i32).max(3) as usize
+        } else {
+            3
+        };
+        let s = format!("{x:.decimals$}");
         s.trim_end_matches('0').trim_end_matches('.').to_string()
     };
     format!("{text}{suffix}")
@@ -155,6 +164,9 @@ pub struct Bar {
     pub series: usize,
     /// Hover text (the exact figures).
     pub tooltip: String,
+    /// The group the bar belongs to (a result id): consecutive bars of one group sit under its
+    /// heading, their labels saying only what tells them apart.
+    pub group: Option<String>,
 }
 
 /// Horizontal bars, one per row, sharing one value axis.
@@ -179,18 +191,17 @@ impl BarChart {
             .map(|b| b.label.chars().count())
             .max()
             .unwrap_or(0);
-        let label_w = (longest as f64 * CHAR_PX + 12.0).clamp(80.0, 420.0);
-        let row = 22.0;
-        let head = heading_height(&self.subtitle);
-        let legend_h = if self.legend.len() > 1 { 22.0 } else { 0.0 };
-        let top = head + 8.0 + legend_h;
+        let label_w = (longest as f64 * CHAR_PX + 12.0).clamp(80.0, MAX_LABEL_W);
+        let label_chars = ((label_w - 12.0) / CHAR_PX) as usize;
+        let head = heading_height(&self.title, &self.subtitle);
+        let top = head + 8.0 + legend_height(&self.legend);
         let plot_w = WIDTH - label_w - 30.0;
-        let height = top + row * self.bars.len() as f64 + 42.0;
-        let mut s = open_svg(height, &self.title);
+        let rows = bar_rows(&self.bars, label_chars, top);
+        let bottom = rows.last().map_or(top, |r| r.y + r.height);
+        let mut s = open_svg(bottom + 42.0, &self.title);
         title_text(&mut s, &self.title, &self.subtitle);
         legend(&mut s, &self.legend, head + 8.0);
         let x = |v: f64| label_w + scale.fraction(v) * plot_w;
-        let bottom = top + row * self.bars.len() as f64;
         x_axis(
             &mut s,
             &scale,
@@ -201,16 +212,22 @@ impl BarChart {
             &self.axis_label,
             scale.is_log(),
         );
-        for (i, b) in self.bars.iter().enumerate() {
-            let y = top + row * i as f64;
-            let shown = truncate(&b.label, ((label_w - 12.0) / CHAR_PX) as usize);
-            let _ = write!(
-                s,
-                r#"<text class="label" x="{:.1}" y="{:.1}" text-anchor="end">{}<title>{}</title></text>"#,
+        for row in &rows {
+            let b = &self.bars[row.bar];
+            if let Some(group) = &row.heading {
+                let _ = write!(
+                    s,
+                    r#"<text class="group" x="8" y="{:.1}">{}</text>"#,
+                    row.y - GROUP_HEADING + 15.0,
+                    esc(group)
+                );
+            }
+            label_text(
+                &mut s,
                 label_w - 6.0,
-                y + row * 0.65,
-                esc(&shown),
-                esc(&b.label)
+                row.y + row.height / 2.0,
+                &row.lines,
+                b.group.as_deref(),
             );
             let x0 = x(if scale.is_log() {
                 scale.lo
@@ -218,23 +235,125 @@ impl BarChart {
                 0.0f64.max(scale.lo)
             });
             let x1 = x(b.value);
+            let mid = row.y + row.height / 2.0;
             let _ = write!(
                 s,
                 r#"<rect class="bar" x="{:.1}" y="{:.1}" width="{:.1}" height="{:.1}" fill="{}"><title>{}</title></rect>"#,
                 x0.min(x1),
-                y + 4.0,
+                mid - BAR_HEIGHT / 2.0,
                 (x1 - x0).abs().max(1.0),
-                row - 8.0,
+                BAR_HEIGHT,
                 colour(b.series),
                 esc(&b.tooltip)
             );
             if let Some((lo, hi)) = b.ci {
-                whisker_h(&mut s, x(lo), x(hi), y + row / 2.0);
+                whisker_h(&mut s, x(lo), x(hi), mid);
             }
         }
         s.push_str("</svg>");
         s
     }
+}
+
+/// The widest label column: longer labels wrap onto more lines.
+const MAX_LABEL_W: f64 = 340.0;
+/// One line of a label, and the least height of a bar's row.
+const LINE: f64 = 14.0;
+const ROW: f64 = 22.0;
+const BAR_HEIGHT: f64 = 14.0;
+/// The height of a group's heading above its first bar.
+const GROUP_HEADING: f64 = 22.0;
+
+/// Where one bar goes: its row (y, height), its label's lines, the heading above it.
+struct BarRow {
+    bar: usize,
+    y: f64,
+    height: f64,
+    lines: Vec<String>,
+    heading: Option<String>,
+}
+
+/// Rows for `bars` from `top` down: a label wraps at `label_chars`, its row grows with it; a
+/// group's heading goes above its first bar, a gap after its last.
+fn bar_rows(bars: &[Bar], label_chars: usize, top: f64) -> Vec<BarRow> {
+    let mut y = top;
+    let mut previous: Option<&str> = None;
+    let mut rows = Vec::new();
+    for (i, b) in bars.iter().enumerate() {
+        let heading = match b.group.as_deref() {
+            Some(g) if previous != Some(g) => Some(g.to_string()),
+            _ => None,
+        };
+        if heading.is_some() {
+            y += GROUP_HEADING;
+        } else if previous.is_some() && b.group.is_none() {
+            // A bar of its own after a group: a gap, so it does not read as the group's.
+            y += GROUP_HEADING / 2.0;
+        }
+        previous = b.group.as_deref();
+        let lines = wrap(&b.label, label_chars);
+        let height = (lines.len() as f64 * LINE + 8.0).max(ROW);
+        rows.push(BarRow {
+            bar: i,
+            y,
+            height,
+            lines,
+            heading,
+        });
+        y += height;
+    }
+    rows
+}
+
+/// A right-aligned label of one or more lines, centred on `mid`; `group` marks which labels
+/// must differ from each other (those of one group).
+pub(super) fn label_text(s: &mut String, x: f64, mid: f64, lines: &[String], group: Option<&str>) {
+    let first = mid - (lines.len() as f64 - 1.0) * LINE / 2.0 + 4.0;
+    let group = group
+        .map(|g| format!(r#" data-group="{}""#, esc(g)))
+        .unwrap_or_default();
+    let _ = write!(
+        s,
+        r#"<text class="label" x="{x:.1}" y="{first:.1}" text-anchor="end"{group}>"#
+    );
+    for (i, line) in lines.iter().enumerate() {
+        let _ = write!(
+            s,
+            r#"<tspan x="{x:.1}" dy="{}">{}</tspan>"#,
+            if i == 0 { 0.0 } else { LINE },
+            esc(line)
+        );
+    }
+    s.push_str("</text>");
+}
+
+/// `text` in lines of at most `max` characters, broken between words (a word longer than a
+/// line is broken inside it): nothing is cut, so what tells two labels apart stays visible.
+pub(super) fn wrap(text: &str, max: usize) -> Vec<String> {
+    let max = max.max(8);
+    let mut lines: Vec<String> = Vec::new();
+    let mut line = String::new();
+    for word in text.split_whitespace() {
+        let mut word: Vec<char> = word.chars().collect();
+        while word.len() > max {
+            if !line.is_empty() {
+                lines.push(std::mem::take(&mut line));
+            }
+            lines.push(word.drain(..max).collect());
+        }
+        let word: String = word.into_iter().collect();
+        if !line.is_empty() && line.chars().count() + 1 + word.chars().count() > max {
+            lines.push(std::mem::take(&mut line));
+        }
+        if !line.is_empty() {
+            line.push(' ');
+        }
+        line.push_str(&word);
+    }
+    if !line.is_empty() || lines.is_empty() {
+        lines.push(line);
+    }
+    lines
 }
 
 /// One point of a line, with the interval of its y and its hover text.
@@ -274,12 +393,13 @@ impl LineChart {
         let ys = with_intervals(points.map(|p| (p.y, p.ci)));
         let xscale = Scale::covering(&xs, 20.0);
         let yscale = Scale::covering(&ys, 30.0);
-        let head = heading_height(&self.subtitle);
-        let (left, top, plot_w, plot_h) = (70.0, head + 36.0, WIDTH - 100.0, 260.0);
+        let head = heading_height(&self.title, &self.subtitle);
+        let names: Vec<String> = self.series.iter().map(|x| x.name.clone()).collect();
+        let top = head + 8.0 + legend_height(&names) + 14.0;
+        let (left, plot_w, plot_h) = (70.0, WIDTH - 100.0, 260.0);
         let height = top + plot_h + 48.0;
         let mut s = open_svg(height, &self.title);
         title_text(&mut s, &self.title, &self.subtitle);
-        let names: Vec<String> = self.series.iter().map(|x| x.name.clone()).collect();
         legend(&mut s, &names, head + 8.0);
         let bottom = top + plot_h;
         x_axis(
@@ -341,46 +461,98 @@ pub(super) fn open_svg(height: f64, title: &str) -> String {
     )
 }
 
-/// Height taken by the title (and the subtitle line, when there is one).
-pub(super) fn heading_height(subtitle: &str) -> f64 {
-    if subtitle.is_empty() {
-        22.0
-    } else {
-        38.0
-    }
+/// Characters of a title or subtitle line across the chart.
+const HEADING_CHARS: usize = ((WIDTH - 16.0) / CHAR_PX) as usize;
+
+/// Height taken by the title and the subtitle, each wrapped to the chart's width.
+pub(super) fn heading_height(title: &str, subtitle: &str) -> f64 {
+    let lines = |t: &str| {
+        if t.is_empty() {
+            0
+        } else {
+            wrap(t, HEADING_CHARS).len()
+        }
+    };
+    6.0 + 16.0 * (lines(title) + lines(subtitle)) as f64
 }
 
 pub(super) fn title_text(s: &mut String, title: &str, subtitle: &str) {
-    let _ = write!(
-        s,
-        r#"<text class="title" x="8" y="18">{}</text>"#,
-        esc(title)
-    );
-    if !subtitle.is_empty() {
-        let _ = write!(
-            s,
-            r#"<text class="subtitle" x="8" y="34">{}</text>"#,
-            esc(subtitle)
-        );
+    let mut y = 18.0;
+    for (class, text) in [("title", title), ("subtitle", subtitle)] {
+        if text.is_empty() {
+            continue;
+        }
+        for line in wrap(text, HEADING_CHARS) {
+            let _ = write!(
+                s,
+                r#"<text class="{class}" x="8" y="{y:.1}">{}</text>"#,
+                esc(&line)
+            );
+            y += 16.0;
+        }
     }
 }
 
+/// Where each legend entry goes: left to right, a new row before the right edge; an entry too
+/// long for a row wraps its own text. `(x, row, lines)` per entry.
+fn legend_layout(names: &[String]) -> Vec<(f64, usize, Vec<String>)> {
+    let mut out = Vec::new();
+    let (mut x, mut row) = (8.0, 0);
+    let max_chars = ((WIDTH - 16.0 - 16.0) / CHAR_PX) as usize;
+    for name in names {
+        let lines = wrap(name, max_chars);
+        let widest = lines.iter().map(|l| l.chars().count()).max().unwrap_or(0);
+        let w = 16.0 + widest as f64 * CHAR_PX + 18.0;
+        if x > 8.0 && x + w > WIDTH - 8.0 {
+            x = 8.0;
+            row += 1;
+        }
+        let height = lines.len();
+        out.push((x, row, lines));
+        x += w;
+        row += height - 1;
+        if height > 1 {
+            x = WIDTH; // the next entry starts a row of its own
+        }
+    }
+    out
+}
+
+/// Height of the legend of `names` (none for fewer than two).
+pub(super) fn legend_height(names: &[String]) -> f64 {
+    if names.len() < 2 {
+        return 0.0;
+    }
+    let rows = legend_layout(names)
+        .last()
+        .map_or(0, |(_, row, lines)| row + lines.len());
+    rows as f64 * LEGEND_ROW
+}
+
+const LEGEND_ROW: f64 = 18.0;
+
+/// The legend of `names` from `y` down, every entry inside the chart's width.
 pub(super) fn legend(s: &mut String, names: &[String], y: f64) {
     if names.len() < 2 {
         return;
     }
-    let mut x = 8.0;
-    for (i, name) in names.iter().enumerate() {
+    for (i, (x, row, lines)) in legend_layout(names).into_iter().enumerate() {
+        let top = y + row as f64 * LEGEND_ROW;
         let _ = write!(
             s,
-            r#"<rect x="{x:.1}" y="{:.1}" width="12" height="12" fill="{}"/><text class="legend" x="{:.1}" y="{:.1}">{}</text>"#,
-            y - 1.0,
+            r#"<rect class="swatch" x="{x:.1}" y="{:.1}" width="12" height="12" fill="{}"/>"#,
+            top - 1.0,
             colour(i),
-            x + 16.0,
-            y + 9.5,
-            esc(name)
         );
-        x += 16.0 + name.chars().count() as f64 * CHAR_PX + 18.0;
+        for (j, line) in lines.iter().enumerate() {
+            let _ = write!(
+                s,
+                r#"<text class="legend" x="{:.1}" y="{:.1}">{}</text>"#,
+                x + 16.0,
+                top + 9.5 + j as f64 * LEGEND_ROW,
+                esc(line)
+            );
+        }
     }
 }
 
@@ -475,14 +647,6 @@ fn whisker_v(s: &mut String, x: f64, y0: f64, y1: f64) {
     );
 }
 
-pub(super) fn truncate(s: &str, max: usize) -> String {
-    if s.chars().count() <= max {
-        return s.to_string();
-    }
-    let kept: String = s.chars().take(max.saturating_sub(1)).collect();
-    format!("{kept}…")
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -514,6 +678,96 @@ mod tests {
     }
 
     #[test]
+    fn small_decades_are_not_zero() {
+        let s = Scale::covering(&[0.000173, 1.89], 50.0);
+        let labels: Vec<String> = s.ticks().into_iter().map(tick_label).collect();
+        assert_eq!(labels, ["0.0001", "0.001", "0.01", "0.1", "1", "10"]);
+        assert_eq!(tick_label(0.00025), "0.00025");
+    }
+
+    /// The x of every legend swatch and the characters of its text line(s).
+    fn legend_entries(svg: &str) -> Vec<(f64, usize)> {
+        svg.split(r#"<rect class="swatch" x=""#)
+            .skip(1)
+            .map(|rest| {
+                let x: f64 = rest.split('"').next().unwrap().parse().unwrap();
+                let text = rest
+                    .split(r#"class="legend""#)
+                    .nth(1)
+                    .and_then(|t| t.split('>').nth(1))
+                    .and_then(|t| t.split('<').next())
+                    .unwrap();
+                (x, text.chars().count())
+            })
+            .collect()
+    }
+
+    #[test]
+    fn a_long_legend_wraps_inside_the_chart_and_names_every_series() {
+        let names: Vec<String> = (0..8)
+            .map(|i| format!("cache=warm model=threads read_kib=128 reader=block-{i}"))
+            .collect();
+        let mut s = String::new();
+        legend(&mut s, &names, 40.0);
+        let entries = legend_entries(&s);
+        assert_eq!(entries.len(), 8);
+        for (x, chars) in entries {
+            assert!(x + 16.0 + chars as f64 * CHAR_PX <= WIDTH, "{x} + {chars}");
+        }
+        for n in &names {
+            assert!(s.contains(n.as_str()), "{n}");
+        }
+        assert!(legend_height(&names) >= 4.0 * LEGEND_ROW);
+    }
+
+    #[test]
+    fn long_labels_wrap_and_keep_every_word() {
+        let long =
+            "server.keepalive connections=100 design=thread-per-connection placement=unpinned";
+        assert_eq!(
+            wrap(long, 30),
+            [
+                "server.keepalive",
+                "connections=100",
+                "design=thread-per-connection",
+                "placement=unpinned"
+            ]
+        );
+        assert_eq!(wrap("abcdefghijkl", 8), ["abcdefgh", "ijkl"]);
+        let bar = |label: &str, group: Option<&str>| Bar {
+            label: label.into(),
+            value: 1.0,
+            ci: None,
+            series: 0,
+            tooltip: String::new(),
+            group: group.map(Into::into),
+        };
+        let chart = BarChart {
+            title: "t".into(),
+            subtitle: String::new(),
+            axis_label: "µs".into(),
+            bars: vec![
+                bar(&format!("{long} a"), None),
+                bar("design=prefork", Some("server.blocking · block_ms=10")),
+                bar("design=epoll", Some("server.blocking · block_ms=10")),
+            ],
+            legend: vec![],
+        };
+        let svg = chart.svg();
+        assert!(!svg.contains('…'));
+        assert!(
+            svg.contains(">design=thread-per-connection</tspan>"),
+            "{svg}"
+        );
+        assert_eq!(svg.matches(r#"<text class="group""#).count(), 1);
+        assert_eq!(
+            svg.matches(r#"data-group="server.blocking · block_ms=10""#)
+                .count(),
+            2
+        );
+    }
+
+    #[test]
     fn every_bar_carries_its_figures_and_labels_are_escaped() {
         let chart = BarChart {
             title: "a <b>".into(),
@@ -525,6 +779,7 @@ mod tests {
                 ci: Some((1.5, 2.5)),
                 series: 0,
                 tooltip: "2.00 µs [1.50, 2.50]".into(),
+                group: None,
             }],
             legend: vec![],
         };

@@ -6,7 +6,11 @@
 //! Only unit conversions happen here (scaling ns to µs, MiB read / seconds): the numbers are the
 //! document's medians and intervals.
 
-use super::chart::{Bar, BarChart, LineChart, Point, Series};
+use super::bars::{
+    axis_unit, display_unit, label_with, one_id, shared_params, subtitle, telling_keys, tooltip,
+    Bars, Reading,
+};
+use super::chart::{LineChart, Point, Series};
 use crate::format;
 use concbench_analysis::anatomy::anatomy;
 use concbench_core::vocab::{id, key};
@@ -59,146 +63,87 @@ pub fn figures(doc: &ResultDoc) -> Vec<Figure> {
 
 type Chart = (String, String);
 
-fn param_text(k: &str, v: &serde_json::Value) -> String {
-    match v {
-        serde_json::Value::String(s) => format!("{k}={s}"),
-        other => format!("{k}={other}"),
-    }
+/// Whether `unit` is a time (its charts say "time", their axes the scaled unit).
+fn is_time(unit: &str) -> bool {
+    format::seconds(1.0, unit).is_some()
 }
 
-/// Params with the same value in every result of a chart: said once, under its title.
-fn shared_params(results: &[&ResultEntry]) -> Vec<(String, serde_json::Value)> {
-    let Some(first) = results.first() else {
-        return Vec::new();
-    };
-    first
-        .params
-        .0
-        .iter()
-        .filter(|(k, v)| results.iter().all(|r| r.params.get(k) == Some(v)))
-        .map(|(k, v)| (k.clone(), v.clone()))
-        .collect()
-}
-
-fn subtitle(shared: &[(String, serde_json::Value)]) -> String {
-    if shared.is_empty() {
-        return String::new();
-    }
-    let all: Vec<String> = shared.iter().map(|(k, v)| param_text(k, v)).collect();
-    format!("all: {}", all.join(" "))
-}
-
-/// The id (unless every bar has the same) and the params that tell the variants apart, without
-/// the shared ones and those the chart shows otherwise (`hide`).
-fn label(
-    r: &ResultEntry,
-    shared: &[(String, serde_json::Value)],
-    one_id: bool,
-    hide: &[&str],
-) -> String {
-    let params = r
-        .params
-        .0
-        .iter()
-        .filter(|(k, _)| !hide.contains(&k.as_str()) && !shared.iter().any(|(s, _)| s == *k))
-        .map(|(k, v)| param_text(k, v));
-    let parts: Vec<String> = (!one_id)
-        .then(|| r.id.clone())
-        .into_iter()
-        .chain(params)
-        .collect();
-    if parts.is_empty() {
-        r.id.clone()
-    } else {
-        parts.join(" ")
-    }
-}
-
-fn one_id(results: &[&ResultEntry]) -> bool {
-    results.iter().all(|r| r.id == results[0].id)
-}
-
-/// "µs per operation" for times, the unit itself otherwise (req/s, KiB, %).
-fn axis_unit(unit: &str, original: &str) -> String {
-    if format::seconds(1.0, original).is_some() {
-        format!("{unit} per operation")
-    } else {
-        unit.to_string()
-    }
-}
-
-fn tooltip(r: &ResultEntry) -> String {
-    format!(
-        "{} {}: median {} {} (95% CI), {} samples",
-        r.id,
-        r.params.compact(),
-        format::value(r.summary.median, &r.unit),
-        format::interval(r.summary.median, r.summary.ci95, &r.unit),
-        r.samples.len()
-    )
-}
-
-/// Bars of `results` (all in one unit) scaled to a readable unit, coloured by `series_of`.
-fn bars(
+/// The median of each result, as bars: `title`, the axis "<unit> per operation".
+fn median_bars(
     title: &str,
     results: &[&ResultEntry],
     hide: &[&str],
-    series_of: impl Fn(&ResultEntry) -> String,
+    series_of: &dyn Fn(&ResultEntry) -> String,
 ) -> String {
-    let max = results.iter().map(|r| r.summary.median).fold(0.0, f64::max);
-    let (factor, unit) = format::display_unit(max, &results[0].unit);
-    let shared = shared_params(results);
-    let single = one_id(results);
-    let mut legend: Vec<String> = Vec::new();
-    let bars = results
-        .iter()
-        .map(|r| {
-            let s = series_of(r);
-            let series = legend.iter().position(|l| *l == s).unwrap_or_else(|| {
-                legend.push(s.clone());
-                legend.len() - 1
-            });
-            Bar {
-                label: label(r, &shared, single, hide),
-                value: r.summary.median * factor,
-                ci: r.interval().map(|(lo, hi)| (lo * factor, hi * factor)),
-                series,
-                tooltip: tooltip(r),
-            }
-        })
-        .collect();
-    BarChart {
-        title: title.to_string(),
-        subtitle: subtitle(&shared),
-        axis_label: format!("{} (median, 95% CI)", axis_unit(&unit, &results[0].unit)),
-        bars,
-        legend,
+    let unit = quantity_unit(&results[0].unit);
+    Bars {
+        title,
+        unit,
+        axis: &|shown: &str| format!("{} (median, 95% CI)", axis_unit(shown, unit)),
+        hide,
+        series_of,
     }
-    .svg()
+    .svg(results.iter().map(|r| in_unit(r, unit)).collect())
 }
 
-/// Results grouped by unit (one chart per unit: bars of different units share no axis).
-fn by_unit<'a>(results: &[&'a ResultEntry]) -> BTreeMap<String, Vec<&'a ResultEntry>> {
-    let mut m: BTreeMap<String, Vec<&ResultEntry>> = BTreeMap::new();
-    for r in results {
-        m.entry(r.unit.clone()).or_default().push(r);
+/// The unit results are drawn in: every time in ns (one axis for ns, µs and ms results), any
+/// other unit as it is.
+fn quantity_unit(unit: &str) -> &str {
+    if is_time(unit) {
+        "ns"
+    } else {
+        unit
     }
-    m
+}
+
+/// The median of `r` and its interval in `unit` (its own, or ns for a time).
+fn in_unit<'a>(r: &'a ResultEntry, unit: &str) -> Reading<'a> {
+    let f = if unit == "ns" {
+        format::seconds(1.0, &r.unit).map_or(1.0, |s| s * 1e9)
+    } else {
+        1.0
+    };
+    Reading {
+        value: r.summary.median * f,
+        ci: r.interval().map(|(lo, hi)| (lo * f, hi * f)),
+        ..Reading::median(r)
+    }
+}
+
+/// Results by the unit they are drawn in (times together), units in document order: bars of
+/// different units share no axis.
+fn by_unit<'a>(results: &[&'a ResultEntry]) -> Vec<(String, Vec<&'a ResultEntry>)> {
+    let mut groups: Vec<(String, Vec<&ResultEntry>)> = Vec::new();
+    for r in results {
+        let unit = quantity_unit(&r.unit);
+        match groups.iter_mut().find(|(u, _)| u == unit) {
+            Some((_, rs)) => rs.push(r),
+            None => groups.push((unit.to_string(), vec![r])),
+        }
+    }
+    groups
 }
 
 fn generic(family: &str, results: &[&ResultEntry]) -> Vec<Chart> {
     by_unit(results)
         .into_iter()
         .map(|(unit, rs)| {
-            (
-                format!("Every {family} result in {unit}, median with its 95% interval."),
-                bars(
-                    &format!("{family}: median per operation ({unit})"),
-                    &rs,
-                    &[],
-                    |r| r.params.get_str(key::PLACEMENT).unwrap_or("").to_string(),
-                ),
-            )
+            let (title, caption) = if is_time(&unit) {
+                (
+                    format!("{family}: median time per operation"),
+                    format!(
+                        "Every {family} result measured as a time: median with its 95% interval."
+                    ),
+                )
+            } else {
+                (
+                    format!("{family}: median per operation, in {unit}"),
+                    format!("Every {family} result in {unit}: median with its 95% interval."),
+                )
+            };
+            let placement =
+                |r: &ResultEntry| r.params.get_str(key::PLACEMENT).unwrap_or("").to_string();
+            (caption, median_bars(&title, &rs, &[], &placement))
         })
         .collect()
 }
@@ -216,17 +161,17 @@ fn unit_kind(id: &str) -> &'static str {
 
 fn create(results: &[&ResultEntry]) -> Vec<Chart> {
     by_unit(results)
-        .into_values()
-        .map(|rs| {
+        .into_iter()
+        .map(|(_, rs)| {
             (
                 "Create + run empty + destroy, one unit: the longer the bar, the dearer a unit. \
                  The scale is logarithmic when costs span decades."
                     .to_string(),
-                bars(
+                median_bars(
                     "Create costs: one unit's whole life",
                     &rs,
                     &["placement"],
-                    |r| unit_kind(&r.id).to_string(),
+                    &|r| unit_kind(&r.id).to_string(),
                 ),
             )
         })
@@ -246,12 +191,12 @@ fn switch(results: &[&ResultEntry]) -> Vec<Chart> {
         .copied()
         .filter(|r| working_set_kib(r) == 0.0 && r.params.get_str(key::SCHED) != Some("fifo"))
         .collect();
-    for rs in by_unit(&flat).into_values() {
+    for (_, rs) in by_unit(&flat) {
         out.push((
             "One switch between two units, by where they run: same CPU, two CPUs, or wherever \
              the scheduler puts them. A wake-up across CPUs can cost many times a switch on one."
                 .to_string(),
-            bars("Switch cost by placement", &rs, &[], |r| {
+            median_bars("Switch cost by placement", &rs, &[], &|r| {
                 r.params.get_str(key::PLACEMENT).unwrap_or("?").to_string()
             }),
         ));
@@ -282,18 +227,30 @@ fn switch(results: &[&ResultEntry]) -> Vec<Chart> {
                 &swept,
                 "working set per unit (KiB)",
                 |r| r.params.get_f64(key::WORKING_SET_KIB),
-                |r| {
-                    label(
-                        r,
-                        &shared_params(&swept),
-                        one_id(&swept),
-                        &["working_set_kib"],
-                    )
-                },
+                series_names(&swept, &[key::WORKING_SET_KIB]),
             ),
         ));
     }
     out
+}
+
+/// The name of a result's line: its id when the lines are of several ids, and the params that
+/// tell the lines apart (not `hide`: those the x axis shows).
+fn series_names<'a>(
+    results: &[&ResultEntry],
+    hide: &'a [&'a str],
+) -> impl Fn(&ResultEntry) -> String + 'a {
+    let keys = telling_keys(results, &shared_params(results), hide);
+    let with_id = !one_id(results);
+    move |r: &ResultEntry| {
+        let params = label_with(r, &keys);
+        match (with_id, params.is_empty()) {
+            (true, true) => r.id.clone(),
+            (true, false) => format!("{} {params}", r.id),
+            (false, true) => "all".to_string(),
+            (false, false) => params,
+        }
+    }
 }
 
 /// A line chart of `results` with x from `x_of`, one series per `series_of`, y = the median
@@ -305,8 +262,8 @@ fn lines(
     x_of: impl Fn(&ResultEntry) -> Option<f64>,
     series_of: impl Fn(&ResultEntry) -> String,
 ) -> String {
-    let max = results.iter().map(|r| r.summary.median).fold(0.0, f64::max);
-    let (factor, unit) = format::display_unit(max, &results[0].unit);
+    let medians: Vec<f64> = results.iter().map(|r| r.summary.median).collect();
+    let (factor, unit) = display_unit(&medians, &results[0].unit, 30.0);
     let mut series: Vec<Series> = Vec::new();
     for r in results {
         let Some(x) = x_of(r) else { continue };
@@ -420,6 +377,7 @@ fn io(results: &[&ResultEntry]) -> Vec<Chart> {
         return Vec::new();
     }
     let shared = shared_params(&reads);
+    let io_series = series_names(&reads, &[key::FILES, key::THREADS]);
     let mut series: Vec<Series> = Vec::new();
     for r in &reads {
         let (Some(y), Some(x)) = (mib_per_s(r), readers(r)) else {
@@ -432,7 +390,7 @@ fn io(results: &[&ResultEntry]) -> Vec<Chart> {
                 .filter(|(lo, hi)| *hi > 0.0 && *lo > 0.0 && r.unit != "MiB/s")
                 .map(|(lo, hi)| (f / hi, f / lo))
         };
-        let name = label(r, &shared, true, &["files", "threads"]);
+        let name = io_series(r);
         let point = Point {
             x,
             y,
@@ -462,77 +420,91 @@ fn io(results: &[&ResultEntry]) -> Vec<Chart> {
     )]
 }
 
+/// The load generator's p99 latency (corrected for coordinated omission), in µs: the counter
+/// `server/common.rs` records for every load-driven server result.
+const P99_COUNTER: &str = "latency_p99_us";
+
+/// A server chart's title and caption, by what its results measure.
+fn server_text(results: &[&ResultEntry], unit: &str) -> (String, String) {
+    let all = |id: &str| results.iter().all(|r| r.id == id);
+    if all(id::SERVER_CRASH) {
+        (
+            "One worker crashes mid-run: requests lost".into(),
+            "Requests lost when one worker of the server gets a real SIGSEGV mid-run (lower is \
+             better): a process per worker loses what that worker held; a thread or an event \
+             loop takes the whole server down."
+                .into(),
+        )
+    } else if all(id::SERVER_STEVENS) {
+        (
+            "Stevens's servers: time per connection".into(),
+            "Server time per connection by design, Stevens's protocol (a connection per request, \
+             4000 bytes back; lower is better)."
+                .into(),
+        )
+    } else if unit.ends_with("/s") {
+        (
+            "Servers by design: requests per second".into(),
+            "Requests served per second by each server design (higher is better), per scenario."
+                .into(),
+        )
+    } else if is_time(unit) {
+        (
+            "Servers by design: time per request".into(),
+            "Server time per request by design (lower is better).".into(),
+        )
+    } else {
+        (
+            format!("Servers by design, in {unit}"),
+            format!("Every server result in {unit}, by design."),
+        )
+    }
+}
+
 fn server(results: &[&ResultEntry]) -> Vec<Chart> {
+    let design = |r: &ResultEntry| r.params.get_str(key::DESIGN).is_some();
+    let by_id = |r: &ResultEntry| r.id.clone();
     let mut out = Vec::new();
-    let design = |r: &ResultEntry| r.params.get_str(key::DESIGN).map(str::to_string);
     for (unit, rs) in by_unit(results) {
-        let rs: Vec<&ResultEntry> = rs.into_iter().filter(|r| design(r).is_some()).collect();
+        let rs: Vec<&ResultEntry> = rs.into_iter().filter(|r| design(r)).collect();
         if rs.is_empty() {
             continue;
         }
-        let caption = if unit.contains("/s") {
-            "Requests served per second by each server design (higher is better), per scenario."
-        } else {
-            "Server cost per connection by design (lower is better)."
-        };
-        out.push((
-            caption.to_string(),
-            bars(&format!("Servers by design ({unit})"), &rs, &[], |r| {
-                r.id.clone()
-            }),
-        ));
+        let (title, caption) = server_text(&rs, &unit);
+        out.push((caption, median_bars(&title, &rs, &[], &by_id)));
     }
     // Tail latency, where the load generator reported it.
-    let p99: Vec<(&ResultEntry, String, f64)> = results
+    let p99: Vec<Reading<'_>> = results
         .iter()
-        .filter(|r| design(r).is_some())
+        .filter(|r| design(r))
         .filter_map(|r| {
-            let (k, v) = r.counters.iter().find(|(k, _)| k.contains("p99"))?;
-            Some((*r, k.clone(), *v))
+            let v = *r.counters.get(P99_COUNTER)?;
+            Some(Reading {
+                entry: r,
+                value: v,
+                ci: None,
+                tooltip: format!(
+                    "{} {}: p99 {}",
+                    r.id,
+                    r.params.compact(),
+                    format::value(v, "us")
+                ),
+            })
         })
         .collect();
-    if let Some((_, key, _)) = p99.first() {
-        let unit = key.rsplit('_').next().unwrap_or("").to_string();
-        let rs: Vec<&ResultEntry> = p99
-            .iter()
-            .filter(|(_, k, _)| k == key)
-            .map(|(r, _, _)| *r)
-            .collect();
-        let shared = shared_params(&rs);
-        let mut legend: Vec<String> = Vec::new();
-        let bars: Vec<Bar> = p99
-            .iter()
-            .filter(|(_, k, _)| k == key)
-            .map(|(r, _, v)| {
-                let series = legend.iter().position(|l| *l == r.id).unwrap_or_else(|| {
-                    legend.push(r.id.clone());
-                    legend.len() - 1
-                });
-                Bar {
-                    label: label(r, &shared, false, &[]),
-                    value: *v,
-                    ci: None,
-                    series,
-                    tooltip: format!(
-                        "{} {}: p99 {} {unit}",
-                        r.id,
-                        r.params.compact(),
-                        format::sig3(*v)
-                    ),
-                }
-            })
-            .collect();
+    if !p99.is_empty() {
         out.push((
-            "The slowest 1% of requests (99th percentile latency) by design: lower is better."
+            "The slowest 1% of requests (99th percentile latency, corrected for coordinated \
+             omission) by design: lower is better."
                 .to_string(),
-            BarChart {
-                title: "Servers by design: p99 latency".into(),
-                subtitle: subtitle(&shared),
-                axis_label: format!("p99 latency ({unit})"),
-                bars,
-                legend,
+            Bars {
+                title: "Servers by design: p99 latency",
+                unit: "us",
+                axis: &|unit: &str| format!("p99 latency ({unit})"),
+                hide: &[],
+                series_of: &by_id,
             }
-            .svg(),
+            .svg(p99),
         ));
     }
     out

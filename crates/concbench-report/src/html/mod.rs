@@ -7,6 +7,7 @@
 //! [`charts`].
 
 mod anatomy;
+mod bars;
 pub(crate) mod chart;
 mod charts;
 
