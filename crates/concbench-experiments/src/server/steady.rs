@@ -133,6 +133,7 @@ impl Experiment for Steady {
             .session
             .run_window(st.sizes.sample_warmup, st.sizes.window)?;
         timer.stop();
+        common::require_measured(&report)?;
         let server = tree::tree_usage(pid).since(&before);
         let pss = tree::tree_pss_kib(pid);
         let mut out = RunOutput {
