@@ -22,9 +22,9 @@ pub mod side;
 
 use concbench_core::{ResultDoc, ResultEntry};
 use concbench_stats::{median, median_interval};
-use std::collections::BTreeMap;
 use serde::Serialize;
 use serde_json::{json, Value};
+use std::collections::BTreeMap;
 
 /// A result's values by pass of the run: its rounds' values (net of a baseline it subtracts),
 /// or, for a document written before rounds, its samples in order.
@@ -130,7 +130,10 @@ pub fn layers(levels: &[Level]) -> Vec<Layer> {
         }
         let (median_below, interval) = match below {
             None => (0.0, difference_interval(None, &level.values)),
-            Some(b) => (b.median(), difference_interval(Some(&b.values), &level.values)),
+            Some(b) => (
+                b.median(),
+                difference_interval(Some(&b.values), &level.values),
+            ),
         };
         out.push(Layer {
             name: pending.join(" + "),
@@ -363,7 +366,10 @@ mod tests {
         // Threads and processes overlap: the process layer straddles zero.
         let l = layers(&[
             level("threads", &[2000.0, 2100.0, 1900.0, 2050.0, 1950.0, 2000.0]),
-            level("processes", &[2010.0, 1920.0, 2080.0, 1990.0, 2040.0, 1980.0]),
+            level(
+                "processes",
+                &[2010.0, 1920.0, 2080.0, 1990.0, 2040.0, 1980.0],
+            ),
         ]);
         let (lo, hi) = l[1].interval.unwrap();
         assert!(lo < 0.0 && hi > 0.0, "({lo}, {hi})");
@@ -375,13 +381,17 @@ mod tests {
 
     #[test]
     fn the_interval_pairs_passes_and_brackets_a_clear_difference() {
-        let by_pass = |xs: &[f64]| -> BTreeMap<usize, f64> { xs.iter().copied().enumerate().collect() };
+        let by_pass =
+            |xs: &[f64]| -> BTreeMap<usize, f64> { xs.iter().copied().enumerate().collect() };
         // Drift moves both levels alike from pass to pass: the paired difference stays at 10.
         let a = by_pass(&[10.0, 15.0, 9.0, 12.5, 9.5, 11.0]);
         let b = by_pass(&[20.0, 25.5, 19.0, 22.0, 19.5, 21.0]);
         let i = difference_interval(Some(&a), &b).unwrap();
         assert_eq!(Some(i), difference_interval(Some(&a), &b));
-        assert!(i.0 >= 9.5 && i.1 <= 10.5 && i.0 <= 10.0 && 10.0 <= i.1, "{i:?}");
+        assert!(
+            i.0 >= 9.5 && i.1 <= 10.5 && i.0 <= 10.0 && 10.0 <= i.1,
+            "{i:?}"
+        );
         // Passes the other level lacks are left out; under six common passes, no interval.
         let few = by_pass(&[10.0, 15.0]);
         assert!(difference_interval(Some(&few), &b).is_none());

@@ -143,8 +143,7 @@ pub fn threaded_forks(doc: &ResultDoc) -> Vec<ThreadedFork> {
             threads: r.params.get_f64("parent_threads").unwrap_or(0.0),
             median: r.summary.median,
             single_median: single.map(|s| s.summary.median),
-            extra_interval: single
-                .and_then(|s| difference_interval(Some(&passes(s)), &passes(r))),
+            extra_interval: single.and_then(|s| difference_interval(Some(&passes(s)), &passes(r))),
         })
         .collect()
 }
@@ -293,7 +292,12 @@ mod tests {
 
     #[test]
     fn missing_evidence_is_said_once() {
-        let mut a = entry_with("anatomy.handover", "ns", Params::new(), &around(3000.0, false));
+        let mut a = entry_with(
+            "anatomy.handover",
+            "ns",
+            Params::new(),
+            &around(3000.0, false),
+        );
         a.info.insert(
             "hw_counters".into(),
             "hardware counters: unavailable (no PMU)".into(),
