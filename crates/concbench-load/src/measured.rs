@@ -27,7 +27,10 @@ impl fmt::Display for Shortfall {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             Shortfall::NoResponse { target, errors } => {
-                write!(f, "no successful response at all from {target} ({errors})")
+                write!(
+                    f,
+                    "no successful response at all from {target} during the run ({errors})"
+                )
             }
             Shortfall::EmptyWindow { window_s } => write!(
                 f,
