@@ -18,7 +18,6 @@ fn smoke_harness(scratch: &std::path::Path) -> Harness {
             smoke: true,
             repetitions: None,
             pin: PinMode::Auto,
-            rounds: 1,
         },
         host: Arc::new(concbench_measure::host::collect()),
         cancel: CancelToken::new(),

@@ -160,10 +160,9 @@ impl<C: Counter> Experiment for Lock<C> {
     }
 
     /// A spinlock at 100 threads takes seconds per full-run sample (holders preempted while
-    /// the others spin): the minimum of repetitions there.
+    /// the others spin): one sample per round there; more evidence comes from more rounds.
     fn max_repetitions(&self, _ctx: &RunContext) -> Option<usize> {
-        self.spins_oversubscribed()
-            .then_some(concbench_measure::harness::MIN_CAPPED_REPETITIONS)
+        self.spins_oversubscribed().then_some(1)
     }
 
     fn setup(&mut self, ctx: &RunContext) -> Result<()> {

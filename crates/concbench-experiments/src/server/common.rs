@@ -38,9 +38,10 @@ pub fn sizes(ctx: &RunContext) -> Sizes {
             connections: 50,
             warmup: Duration::from_millis(20),
             sample_warmup: Duration::from_millis(5),
-            // Not shorter: a window in which nothing completes fails the sample (it measured
-            // nothing), and a blocked event loop serves one request per 10 ms blocking call,
-            // while a busy 2-CPU machine can leave the server without a CPU for tens of ms.
+            // Not shorter: a window in which nothing completes is taken again, and after three
+            // the sample fails (it measured nothing); a blocked event loop serves one request
+            // per 10 ms blocking call, and a busy 2-CPU machine can leave the server without a
+            // CPU for tens of ms.
             window: Duration::from_millis(100),
         }
     } else if ctx.quick {
