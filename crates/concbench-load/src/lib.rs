@@ -18,7 +18,6 @@
 //! calls are safe.
 
 mod conn;
-pub mod cpus;
 pub mod descriptors;
 mod measured;
 pub mod response;
