@@ -105,7 +105,7 @@ fn v(
 
 use Arg::{Int, Str};
 use Placement::{CrossCpu, SameCpu};
-use Runtime::{Go, Java, Python, C};
+use Runtime::{CSharp, Go, Java, Python, C};
 use Size::Calibrated;
 
 /// A fixed batch of `full` operations (`quick` with --quick, `smoke` in tests).
@@ -418,12 +418,52 @@ fn c() -> Vec<Variant> {
     ]
 }
 
-/// Every probe variant, in run order: C (the seeds' own programs) first, then Go, Java, Python.
+/// Seed S1's C# program on Mono. Unpinned, as the article ran it (Windows on a multi-core
+/// machine); `.NET` on Windows is not available here.
+fn csharp() -> Vec<Variant> {
+    const SINGLE: Meta = meta(
+        "probes.csharp.single",
+        "S1's C# program on Mono: one thread counts to N (SingleThreadTester)",
+        "one increment of a shared counter (the article counted to 1e8; .NET on Windows is not available here)",
+        "ns",
+        None,
+    );
+    const ALTERNATE: Meta = meta(
+        "probes.csharp.alternate",
+        "S1's C# program on Mono: two threads alternate through one AutoResetEvent (TwoThreadSwitchTester)",
+        "one increment, the turn passed through the one shared AutoResetEvent as the article wrote it (a thread may take its own Set)",
+        "ns",
+        None,
+    );
+    const LOCK: Meta = meta(
+        "probes.csharp.lock",
+        "S1's C# program on Mono: T threads increment under one lock (MultiThreadTester)",
+        "one increment inside lock(counterLock), T threads contending",
+        "ns",
+        None,
+    );
+    let counted = |meta, what, args: &[(&'static str, Arg)], min, quick| Variant {
+        min_iterations: min,
+        in_quick: quick,
+        ..v(CSharp, meta, what, args, Placement::Unpinned, Calibrated)
+    };
+    // Enough increments per sample that starting the threads (100 of them) stays a small part.
+    vec![
+        counted(SINGLE, "single", &[], 1_000_000, true),
+        counted(ALTERNATE, "alternate", &[], 10_000, true),
+        counted(LOCK, "lock", &[("threads", Int(2))], 1_000_000, true),
+        counted(LOCK, "lock", &[("threads", Int(100))], 2_000_000, false),
+    ]
+}
+
+/// Every probe variant, in run order: C (the seeds' own programs) first, then Go, Java, Python,
+/// and S1's C# program.
 pub fn all() -> Vec<Variant> {
     let mut out = c();
     out.extend(go());
     out.extend(java_kind("platform"));
     out.extend(java_kind("virtual"));
     out.extend(python());
+    out.extend(csharp());
     out
 }
