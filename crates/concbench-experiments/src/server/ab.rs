@@ -4,7 +4,10 @@
 //! `server.keepalive` / `server.blocking` result (same design, same params).
 //!
 //! Each sample is one ab run for a fixed time (`-t`; the article's `-n 1000000` would take hours
-//! against a blocked event loop), pinned to the client CPU as concbench's load generator is. The
+//! against a blocked event loop), pinned to the client CPU as concbench's load generator is.
+//! When ab stops it abandons the requests in flight; a blocked event loop still serves them (10
+//! ms each), so before each sample the server is drained: fresh connections — enough to reach
+//! every event loop — must each get an answer first. The
 //! value is ab's "Requests per second"; ab's latency percentiles (whole milliseconds, from the
 //! moment ab sent each request: not corrected for coordinated omission) and failures are
 //! counters, beside the server's CPU per request and PSS per connection read from `/proc` as for
@@ -19,6 +22,8 @@ use concbench_core::{
 };
 use concbench_measure::tree;
 use std::collections::BTreeMap;
+use std::io::{Read, Write};
+use std::net::{SocketAddr, TcpStream};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
@@ -212,6 +217,47 @@ fn run_ab(
     parse(&text)
 }
 
+/// Connections that together reach every event loop of a server that hands connections out
+/// round-robin (Netty: 2 worker loops; PHP: 2 workers sharing by hash, so a few more).
+const DRAIN_CONNECTIONS: usize = 8;
+/// How long a server may take to work off the requests an ab run abandoned.
+const DRAIN_TIMEOUT: Duration = Duration::from_secs(120);
+
+/// Wait until `addr` answers a request on each of [`DRAIN_CONNECTIONS`] fresh connections,
+/// i.e. until every event loop has worked off what was queued before.
+fn drain(addr: SocketAddr, ctx: &RunContext) -> Result<()> {
+    let request = b"GET / HTTP/1.1\r\nHost: concbench\r\nConnection: close\r\n\r\n";
+    let mut conns = Vec::new();
+    for _ in 0..DRAIN_CONNECTIONS {
+        let mut c = TcpStream::connect(addr).context("connecting to drain the server")?;
+        c.write_all(request)?;
+        c.set_read_timeout(Some(Duration::from_millis(200)))?;
+        conns.push(c);
+    }
+    let started = Instant::now();
+    for mut c in conns {
+        let mut buf = [0u8; 1024];
+        loop {
+            ctx.cancel.check()?;
+            match c.read(&mut buf) {
+                Ok(0) => break,
+                Ok(_) => {}
+                Err(e)
+                    if e.kind() == std::io::ErrorKind::WouldBlock
+                        || e.kind() == std::io::ErrorKind::TimedOut => {}
+                Err(e) => return Err(e).context("draining the server"),
+            }
+            if started.elapsed() > DRAIN_TIMEOUT {
+                bail!(
+                    "the server did not answer within {} s after ab stopped",
+                    DRAIN_TIMEOUT.as_secs()
+                );
+            }
+        }
+    }
+    Ok(())
+}
+
 /// ab's time limit for one sample: the scenario's window in whole seconds (ab's unit).
 fn seconds(sizes: &common::Sizes) -> u64 {
     sizes.window.as_secs_f64().ceil().max(1.0) as u64
@@ -286,6 +332,11 @@ impl Experiment for Ab {
                 .reduce(|a, b| format!("{a}; {b}")),
         });
         Ok(())
+    }
+
+    fn before_sample(&mut self, ctx: &RunContext) -> Result<()> {
+        let st = self.state.as_ref().context("setup did not run")?;
+        drain(st.server.addr(), ctx)
     }
 
     fn run(

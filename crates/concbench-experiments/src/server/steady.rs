@@ -169,7 +169,7 @@ impl Experiment for Steady {
         out.warnings = st.warnings.clone();
         out.warnings.extend(common::load_warnings(&report));
         out.warnings
-            .extend(starvation(&report, st.sizes.connections));
+            .extend(starvation(self.target, &report, st.sizes.connections));
         if let Some(d) = self.blocking {
             let (ceiling, w) = littles_law(self.target, st.sizes.connections, d);
             out = out.metric("littles_law_ceiling_rps", ceiling);
@@ -204,12 +204,20 @@ impl Experiment for Steady {
     }
 }
 
-fn starvation(r: &LoadReport, connections: usize) -> Option<String> {
+fn starvation(target: Target, r: &LoadReport, connections: usize) -> Option<String> {
+    let why = match target {
+        Target::Design(d) if d.is_pool() => {
+            "each worker of a pool serves one keep-alive connection until it closes, the rest \
+             wait in the accept queue (starvation)"
+        }
+        _ => {
+            "their requests queued behind blocked workers or event loops for longer than the \
+             sample window"
+        }
+    };
     (r.connections_unserved > 0).then(|| {
         format!(
-            "{} of {} connections got no response at all: each worker of a pool serves one \
-             keep-alive connection until it closes, the rest wait in the accept queue \
-             (starvation); it is the design, not a fault",
+            "{} of {} connections got no response at all: {why}; it is the design, not a fault",
             r.connections_unserved, connections
         )
     })
