@@ -7,8 +7,8 @@
 //	pingpong_locked the same with both goroutines locked to their OS threads (LockOSThread), so
 //	                every hand-over is an OS thread switch
 //	memory          N goroutines blocked on a channel: bytes per goroutine, by Go's accounting
-//	serve           start a net/http server (serve.go) and answer its port; it serves until the
-//	                harness closes stdin
+//	serve           start a net/http server and answer its port (serve.go, compiled only into
+//	                the server build so the other experiments' build stays small)
 //
 // Every request may carry args.gomaxprocs; the runtime's setting is restored afterwards.
 package main
@@ -84,8 +84,10 @@ var experiments = map[string]experiment{
 	"pingpong":        ignoreArgs(func(n int64) (result, error) { return pingpong(n, false) }),
 	"pingpong_locked": ignoreArgs(func(n int64) (result, error) { return pingpong(n, true) }),
 	"memory":          ignoreArgs(memory),
-	"serve":           serve,
 }
+
+// names lists the experiments in the greeting, in this order (serve.go adds "serve").
+var names = []string{"create", "pingpong", "pingpong_locked", "memory"}
 
 func create(n int64) (result, error) {
 	var wg sync.WaitGroup
@@ -237,7 +239,6 @@ func handle(line []byte) response {
 func main() {
 	out := bufio.NewWriter(os.Stdout)
 	enc := json.NewEncoder(out)
-	names := []string{"create", "pingpong", "pingpong_locked", "memory", "serve"}
 	version := fmt.Sprintf("%s %s/%s", runtime.Version(), runtime.GOOS, runtime.GOARCH)
 	_ = enc.Encode(hello{protocol, "concbench-probe", "go", version, names})
 	_ = out.Flush()

@@ -1,7 +1,8 @@
 // The serve experiment of the Go probe: seed S2's coroutine server, the Go way — net/http, one
 // goroutine per connection, the blocking call made with time.Sleep (which parks the goroutine,
 // not its thread). It answers once it listens; the server then runs in the background until the
-// harness closes stdin and the probe exits.
+// harness closes stdin and the probe exits. Compiled only into the server build of the probe
+// (net/http is a large build with an empty Go build cache).
 //
 //	args.blocking_ms  the blocking call per request (0: none; seed S2's scenario B: 10)
 package main
@@ -19,6 +20,11 @@ import (
 var body = []byte("Hello, world\n")
 
 var serving bool
+
+func init() {
+	experiments["serve"] = serve
+	names = append(names, "serve")
+}
 
 func serve(_ int64, args map[string]any) (result, error) {
 	if serving {

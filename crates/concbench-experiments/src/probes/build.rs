@@ -5,9 +5,10 @@
 //! `~/.cache/...`), into a temporary directory first and then renamed into place, so concurrent
 //! builds (parallel tests) never see a half-built probe. When that cache cannot be written, a
 //! per-user directory under the system's temporary directory is used instead and the results say
-//! so ([`Prepared::note`]). Nothing is fetched, with one exception: the Netty build of the Java
-//! probe ([`Addon::Netty`]) has Maven fetch `io.netty:netty-all` from Maven Central once (into
-//! Maven's own repository, `~/.m2`). Go builds with `GOTOOLCHAIN=local GOPROXY=off` and the Go
+//! so ([`Prepared::note`]). A few probes have a second build with more in it ([`Addon`]).
+//! Nothing is fetched, with one exception: the Netty build of the Java probe ([`Addon::Netty`])
+//! has Maven fetch `io.netty:netty-all` from Maven Central once (into Maven's own repository,
+//! `~/.m2`). Go builds with `GOTOOLCHAIN=local GOPROXY=off` and the Go
 //! probe uses the standard library only.
 
 use super::toolchain::{Runtime, Toolchain};
@@ -43,6 +44,9 @@ pub enum Addon {
     None,
     /// Java only: `io.netty:netty-all` (fetched with Maven) and the Netty server on it.
     Netty,
+    /// Go only: the `net/http` server (`serve.go`), kept out of the plain build because
+    /// compiling `net/http` with an empty Go build cache takes a minute on a busy machine.
+    NetHttp,
 }
 
 /// How to start a probe.
@@ -87,7 +91,10 @@ impl<'a> Recipe<'a> {
 /// The files a probe is built from: (file name, contents).
 fn sources(tc: &Toolchain, addon: Addon) -> Vec<(&'static str, &'static str)> {
     match tc.runtime {
-        Runtime::Go => vec![("main.go", GO_MAIN), ("serve.go", GO_SERVE)],
+        Runtime::Go if addon == Addon::NetHttp => {
+            vec![("main.go", GO_MAIN), ("serve.go", GO_SERVE)]
+        }
+        Runtime::Go => vec![("main.go", GO_MAIN)],
         Runtime::Python => vec![("probe.py", PYTHON_PROBE)],
         Runtime::C => vec![("probe.c", C_PROBE)],
         Runtime::Php => vec![("probe.php", PHP_PROBE)],
@@ -193,10 +200,11 @@ fn build_key(recipe: &Recipe, files: &[(&str, &str)]) -> String {
         }
     }
     let addon = match recipe.addon {
-        Addon::None => String::new(),
+        Addon::None => "",
+        Addon::NetHttp => "-nethttp",
         Addon::Netty => {
             h.write(netty_pom().as_bytes());
-            "-netty".to_string()
+            "-netty"
         }
     };
     format!("{}{addon}-{:016x}", tc.runtime.name(), h.finish())
@@ -465,6 +473,9 @@ mod tests {
         let l = launch(&netty, Path::new("/c"), &[]);
         assert!(l.args.iter().any(|a| a == "/c/classes:/c/lib/*"), "{l:?}");
         assert!(netty_pom().contains(NETTY_VERSION));
+        let go = tc(Runtime::Go, None);
+        let serves = |addon| sources(&go, addon).iter().any(|(n, _)| *n == "serve.go");
+        assert!(serves(Addon::NetHttp) && !serves(Addon::None));
     }
 
     #[test]

@@ -23,6 +23,11 @@ use std::time::Duration;
 /// The untimed warm-up of an article system in a full run: long enough for a JVM's JIT to have
 /// compiled the request path (tens of thousands of requests) before the first sample.
 const SYSTEM_WARMUP: Duration = Duration::from_secs(2);
+/// The shortest warm-up and window of an article system even in smoke runs: a fresh JVM loads
+/// classes and compiles on the first requests, and a 40 ms smoke window can pass without an
+/// answer.
+const SYSTEM_WARMUP_MIN: Duration = Duration::from_secs(1);
+const SYSTEM_WINDOW_MIN: Duration = Duration::from_millis(300);
 
 pub struct Steady {
     meta: &'static Meta,
@@ -52,11 +57,49 @@ impl Steady {
     }
 }
 
-/// The untimed warm-up before the first sample.
-fn warmup(target: Target, ctx: &RunContext, sizes: &Sizes) -> Duration {
+/// How long an article system may take to answer its first requests (a cold JVM on a busy
+/// machine takes seconds) before setup gives up.
+const SYSTEM_FIRST_ANSWER: Duration = Duration::from_secs(60);
+
+/// Run the untimed warm-up; an article system's goes on, a window at a time, until a window saw
+/// answers (its runtime has loaded and compiled the request path).
+fn warm_up(
+    target: Target,
+    session: &mut Session,
+    window: Duration,
+    ctx: &RunContext,
+) -> Result<()> {
+    let started = std::time::Instant::now();
+    loop {
+        let report = session.run_window(Duration::ZERO, window)?;
+        if matches!(target, Target::Design(_)) || report.requests > 0 {
+            return Ok(());
+        }
+        ctx.cancel.check()?;
+        if started.elapsed() > SYSTEM_FIRST_ANSWER {
+            anyhow::bail!(
+                "{target} answered no request within {} s of warming up",
+                SYSTEM_FIRST_ANSWER.as_secs()
+            );
+        }
+    }
+}
+
+/// The scenario's sizes for `target`: concbench's designs as the mode says, article systems
+/// with room for their runtime to warm up.
+fn sizes(target: Target, ctx: &RunContext) -> Sizes {
+    let s = common::sizes(ctx);
     match target {
-        Target::System(_) if !ctx.smoke && !ctx.quick => sizes.warmup.max(SYSTEM_WARMUP),
-        _ => sizes.warmup,
+        Target::Design(_) => s,
+        Target::System(_) if !ctx.smoke && !ctx.quick => Sizes {
+            warmup: s.warmup.max(SYSTEM_WARMUP),
+            ..s
+        },
+        Target::System(_) => Sizes {
+            warmup: s.warmup.max(SYSTEM_WARMUP_MIN),
+            window: s.window.max(SYSTEM_WINDOW_MIN),
+            ..s
+        },
     }
 }
 
@@ -98,7 +141,7 @@ impl Experiment for Steady {
     }
 
     fn setup(&mut self, ctx: &RunContext) -> Result<()> {
-        let sizes = common::sizes(ctx);
+        let sizes = sizes(self.target, ctx);
         let (connections, cap) = common::fit_descriptors(sizes.connections);
         let handler = Handler {
             blocking: self.blocking,
@@ -109,7 +152,7 @@ impl Experiment for Steady {
         let idle_pss_kib = tree::tree_pss_kib(server.pid());
         let mut session = Session::open(common::load_config(server.addr(), ctx, connections))
             .context("connecting the clients")?;
-        session.run_window(Duration::ZERO, warmup(self.target, ctx, &sizes))?;
+        warm_up(self.target, &mut session, sizes.warmup, ctx)?;
         self.state = Some(State {
             server,
             session,

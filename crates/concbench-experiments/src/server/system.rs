@@ -89,6 +89,7 @@ impl System {
     fn addon(self) -> Addon {
         match self {
             System::Netty | System::NettyBusinessPool => Addon::Netty,
+            System::GoNetHttp => Addon::NetHttp,
             _ => Addon::None,
         }
     }
@@ -167,7 +168,7 @@ impl System {
                 )
                 .map_err(|why| format!("{name}: {why}"))?,
             ),
-            Addon::None => None,
+            Addon::None | Addon::NetHttp => None,
         };
         Ok((tc, maven))
     }
