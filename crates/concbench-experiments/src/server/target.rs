@@ -78,7 +78,7 @@ impl Target {
             Target::System(s) => {
                 let server = s.start(ctx, &common::cpus(ctx).1, handler.blocking)?;
                 let note = server.note().map(str::to_string);
-                Ok((Running::System(server), note))
+                Ok((Running::System(Box::new(server)), note))
             }
         }
     }
@@ -93,7 +93,8 @@ impl std::fmt::Display for Target {
 /// A started target. Dropping it ends the server and everything it started.
 pub enum Running {
     Design(RunningServer),
-    System(ExternalServer),
+    /// Boxed: a probe process carries its pipes and buffers, a design only a pid and an address.
+    System(Box<ExternalServer>),
 }
 
 impl Running {
