@@ -113,8 +113,14 @@ fn ab_drives_an_article_server_and_reports_its_own_figure() {
     for id in ["server.keepalive.ab", "server.blocking.ab"] {
         for mut exp in variants(id, "design", "php-fibers") {
             if let Some(raw) = measured_or_skipped(exp.as_mut()) {
-                assert!(raw.metrics.contains_key("keep_alive_requests"), "{id}");
-                assert!(raw.metrics.contains_key("latency_p99_us"), "{id}");
+                let kept_alive = raw.metrics["keep_alive_requests"][0];
+                // ab prints its percentile table only when it completed more than one request
+                // (a machine busy enough can leave a one-second smoke run with one).
+                assert!(
+                    kept_alive <= 1.0 || raw.metrics.contains_key("latency_p99_us"),
+                    "{id}: {:?}",
+                    raw.metrics
+                );
             }
         }
     }
