@@ -52,7 +52,8 @@ fn smoke_run_writes_a_valid_document_with_every_listed_id() {
         .chain(doc["skipped"].as_array().unwrap())
         .map(|r| r["id"].as_str().unwrap())
         .collect();
-    for line in listed.lines() {
+    // Ids whose every variant is full-run only (the articles' own systems) are not in --smoke.
+    for line in listed.lines().filter(|l| !l.ends_with("full run only)")) {
         let id = line.split_whitespace().next().unwrap();
         assert!(
             measured_or_skipped.contains(&id),
