@@ -7,6 +7,8 @@
 //	pingpong_locked the same with both goroutines locked to their OS threads (LockOSThread), so
 //	                every hand-over is an OS thread switch
 //	memory          N goroutines blocked on a channel: bytes per goroutine, by Go's accounting
+//	serve           start a net/http server and answer its port (serve.go, compiled only into
+//	                the server build so the other experiments' build stays small)
 //
 // Every request may carry args.gomaxprocs; the runtime's setting is restored afterwards.
 package main
@@ -46,6 +48,7 @@ type response struct {
 	Error   string             `json:"error,omitempty"`
 	NsPerOp float64            `json:"ns_per_op,omitempty"`
 	Ops     int64              `json:"ops,omitempty"`
+	Port    int                `json:"port,omitempty"`
 	Value   *float64           `json:"value,omitempty"`
 	Usage   *usage             `json:"usage,omitempty"`
 	Metrics map[string]float64 `json:"metrics,omitempty"`
@@ -65,14 +68,26 @@ type result struct {
 	ops     int64
 	value   *float64
 	metrics map[string]float64
+	// port: where a started server listens (the serve experiment).
+	port int
 }
 
-var experiments = map[string]func(n int64) (result, error){
-	"create":          create,
-	"pingpong":        func(n int64) (result, error) { return pingpong(n, false) },
-	"pingpong_locked": func(n int64) (result, error) { return pingpong(n, true) },
-	"memory":          memory,
+type experiment func(n int64, args map[string]any) (result, error)
+
+// ignoreArgs adapts an experiment that reads no args beyond gomaxprocs (handled for every one).
+func ignoreArgs(f func(n int64) (result, error)) experiment {
+	return func(n int64, _ map[string]any) (result, error) { return f(n) }
 }
+
+var experiments = map[string]experiment{
+	"create":          ignoreArgs(create),
+	"pingpong":        ignoreArgs(func(n int64) (result, error) { return pingpong(n, false) }),
+	"pingpong_locked": ignoreArgs(func(n int64) (result, error) { return pingpong(n, true) }),
+	"memory":          ignoreArgs(memory),
+}
+
+// names lists the experiments in the greeting, in this order (serve.go adds "serve").
+var names = []string{"create", "pingpong", "pingpong_locked", "memory"}
 
 func create(n int64) (result, error) {
 	var wg sync.WaitGroup
@@ -210,13 +225,13 @@ func handle(line []byte) response {
 		defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(procs))
 	}
 	before := readUsage()
-	r, err := run(req.Iterations)
+	r, err := run(req.Iterations, req.Args)
 	used := before.until(readUsage())
 	if err != nil {
 		return response{V: protocol, Error: err.Error()}
 	}
 	return response{
-		V: protocol, OK: true, Ops: r.ops, Value: r.value, Usage: &used, Metrics: r.metrics,
+		V: protocol, OK: true, Ops: r.ops, Value: r.value, Usage: &used, Metrics: r.metrics, Port: r.port,
 		NsPerOp: float64(r.elapsed.Nanoseconds()) / float64(r.ops),
 	}
 }
@@ -224,7 +239,6 @@ func handle(line []byte) response {
 func main() {
 	out := bufio.NewWriter(os.Stdout)
 	enc := json.NewEncoder(out)
-	names := []string{"create", "pingpong", "pingpong_locked", "memory"}
 	version := fmt.Sprintf("%s %s/%s", runtime.Version(), runtime.GOOS, runtime.GOARCH)
 	_ = enc.Encode(hello{protocol, "concbench-probe", "go", version, names})
 	_ = out.Flush()

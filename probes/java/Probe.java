@@ -7,12 +7,20 @@
 //   print     args.workers threads each print lines as seed S0.scale's MyThread did: printf to a
 //             System.out-like stream (here on /dev/null) plus a write to a log file; one op = a line
 //   memory    N threads parked at once: native (RSS) plus live-heap bytes per thread
+//   read      seed S4's reader: BufferedInputStream.read() one byte at a time over args.paths,
+//             one thread in turn (args.model "one-thread-sequential") or a thread per file
+//             ("threads"); one op = the whole configuration
+//   serve     start an HTTP server and answer its port (seed S2): args.server "virtual-threads"
+//             (VirtualServe.java) or "netty" (NettyServe.java, built only with Netty's jars)
 //
 // args.thread_kind = "platform" | "virtual" chooses the kind of every thread an experiment makes.
 
+import java.io.BufferedInputStream;
 import java.io.BufferedOutputStream;
 import java.io.File;
+import java.io.FileInputStream;
 import java.io.FileOutputStream;
+import java.io.InputStream;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.lang.management.ManagementFactory;
@@ -31,10 +39,19 @@ import java.util.function.Supplier;
 public final class Probe {
     static final int PROTOCOL = 1;
 
-    /** What one experiment measured. `usage` is null when the request-wide reading applies. */
-    record Result(long elapsedNs, long ops, Double value, Map<String, Double> metrics, double[] usage) {
+    /** What one experiment measured. `usage` is null when the request-wide reading applies;
+     *  `port` is where a started server listens (0: none). */
+    record Result(long elapsedNs, long ops, Double value, Map<String, Double> metrics, double[] usage, int port) {
         Result(long elapsedNs, long ops) {
-            this(elapsedNs, ops, null, Map.of(), null);
+            this(elapsedNs, ops, null, Map.of(), null, 0);
+        }
+
+        Result(long elapsedNs, long ops, Double value, Map<String, Double> metrics, double[] usage) {
+            this(elapsedNs, ops, value, metrics, usage, 0);
+        }
+
+        static Result listening(long elapsedNs, int port) {
+            return new Result(elapsedNs, 1, null, Map.of(), null, port);
         }
     }
 
@@ -239,6 +256,94 @@ public final class Probe {
         }
     }
 
+    // ---- read: seed S4's reader, one byte per read() call behind BufferedInputStream's default
+    // 8 KiB buffer. The harness made the files and dropped their cached pages before the request.
+
+    static long readAll(String path) throws IOException {
+        long bytes = 0;
+        try (InputStream in = new BufferedInputStream(new FileInputStream(path))) {
+            while (in.read() != -1) bytes++;
+        }
+        return bytes;
+    }
+
+    static Result read(Map<String, Object> args) throws Exception {
+        if (!(args.get("paths") instanceof List<?> list) || list.isEmpty()) {
+            throw new IllegalArgumentException("args.paths must be a non-empty list of files");
+        }
+        List<String> paths = new ArrayList<>();
+        for (Object p : list) paths.add((String) p);
+        Object model = args.getOrDefault("model", "one-thread-sequential");
+        long[] bytes = new long[paths.size()];
+        long elapsed;
+        if ("one-thread-sequential".equals(model)) {
+            long start = System.nanoTime();
+            for (int i = 0; i < paths.size(); i++) bytes[i] = readAll(paths.get(i));
+            elapsed = System.nanoTime() - start;
+        } else if ("threads".equals(model)) {
+            elapsed = readInThreads(paths, bytes);
+        } else {
+            throw new IllegalArgumentException("args.model must be one-thread-sequential or threads, not " + model);
+        }
+        long total = 0;
+        for (long b : bytes) total += b;
+        Map<String, Double> metrics = new LinkedHashMap<>();
+        metrics.put("bytes", (double) total);
+        return new Result(elapsed, 1, null, metrics, null);
+    }
+
+    /** A thread per file, all released at once: timed from the release to the last one's end. */
+    static long readInThreads(List<String> paths, long[] bytes) throws Exception {
+        CountDownLatch ready = new CountDownLatch(paths.size()), go = new CountDownLatch(1);
+        Exception[] failure = new Exception[1];
+        List<Thread> threads = new ArrayList<>();
+        for (int i = 0; i < paths.size(); i++) {
+            int k = i;
+            Thread t = new Thread(() -> {
+                ready.countDown();
+                try {
+                    go.await();
+                    bytes[k] = readAll(paths.get(k));
+                } catch (Exception e) {
+                    synchronized (failure) { failure[0] = e; }
+                }
+            });
+            t.start();
+            threads.add(t);
+        }
+        ready.await();
+        long start = System.nanoTime();
+        go.countDown();
+        for (Thread t : threads) join(t);
+        long elapsed = System.nanoTime() - start;
+        if (failure[0] != null) throw failure[0];
+        return elapsed;
+    }
+
+    // ---- serve: the server classes are found by name, so the Netty one may be absent
+
+    static Result serve(Map<String, Object> args) throws Exception {
+        Object server = args.get("server");
+        String cls = "netty".equals(server) ? "NettyServe" : "virtual-threads".equals(server) ? "VirtualServe" : null;
+        if (cls == null) throw new IllegalArgumentException("args.server must be virtual-threads or netty, not " + server);
+        Class<?> c;
+        try {
+            c = Class.forName(cls);
+        } catch (ClassNotFoundException e) {
+            throw new IllegalArgumentException("this build of the probe has no " + cls + " (Netty is built only for the Netty variants)");
+        }
+        return (Result) c.getMethod("start", Map.class).invoke(null, args);
+    }
+
+    static int intArg(Map<String, Object> args, String key, int fallback) {
+        Object v = args.get(key);
+        if (v == null) return fallback;
+        if (!(v instanceof Double d) || d < 0 || d != Math.floor(d)) {
+            throw new IllegalArgumentException("args." + key + " must be a non-negative integer, not " + v);
+        }
+        return d.intValue();
+    }
+
     // ---- protocol
 
     /** Run `body` on a thread from `f`: a virtual thread's create + join is measured from a
@@ -258,6 +363,8 @@ public final class Probe {
             case "pingpong": return pingpong(n, f);
             case "print": return print(n, f, args);
             case "memory": return memory(n, f);
+            case "read": return read(args);
+            case "serve": return serve(args);
             default: throw new IllegalArgumentException("unknown experiment '" + id + "'");
         }
     }
@@ -286,6 +393,8 @@ public final class Probe {
             Result r = run((String) id, ((Double) iterations).longValue(), args);
             double[] used = r.usage() != null ? r.usage() : minus(usage(), before);
             return ok(r, used);
+        } catch (java.lang.reflect.InvocationTargetException e) {
+            return error(e.getCause().getClass().getSimpleName() + ": " + e.getCause().getMessage());
         } catch (Exception | OutOfMemoryError e) {
             return error(e.getClass().getSimpleName() + ": " + e.getMessage());
         }
@@ -296,6 +405,7 @@ public final class Probe {
     static String ok(Result r, double[] used) {
         StringBuilder s = new StringBuilder("{\"v\":").append(PROTOCOL).append(",\"ok\":true");
         s.append(",\"ns_per_op\":").append((double) r.elapsedNs() / r.ops()).append(",\"ops\":").append(r.ops());
+        if (r.port() != 0) s.append(",\"port\":").append(r.port());
         if (r.value() != null) s.append(",\"value\":").append(r.value());
         s.append(",\"usage\":{");
         String sep = "";
@@ -319,20 +429,31 @@ public final class Probe {
 
     static String version() {
         return Runtime.version() + " " + System.getProperty("java.vm.name") + " (" + System.getProperty("java.vendor")
-                + (NATIVE_USAGE == null ? "; no getrusage before Java 22" : "") + ")";
+                + (NATIVE_USAGE == null ? "; no getrusage before Java 22" : "") + ")" + nettyVersion();
+    }
+
+    /** " + Netty 4.2.18.Final" in the build that has Netty, else nothing. */
+    static String nettyVersion() {
+        try {
+            return " + Netty " + Class.forName("NettyServe").getMethod("version").invoke(null);
+        } catch (ReflectiveOperationException | LinkageError e) {
+            return "";
+        }
     }
 
     public static void main(String[] argv) throws IOException {
         // The protocol channel: the real stdout, written with explicit flushes.
         PrintStream out = new PrintStream(new FileOutputStream(java.io.FileDescriptor.out), false, StandardCharsets.UTF_8);
         out.println("{\"v\":" + PROTOCOL + ",\"hello\":\"concbench-probe\",\"runtime\":\"java\",\"version\":"
-                + Json.quote(version()) + ",\"experiments\":[\"create\",\"pingpong\",\"print\",\"memory\"]}");
+                + Json.quote(version()) + ",\"experiments\":[\"create\",\"pingpong\",\"print\",\"memory\",\"read\",\"serve\"]}");
         out.flush();
         java.io.BufferedReader in = new java.io.BufferedReader(new java.io.InputStreamReader(System.in, StandardCharsets.UTF_8));
         for (String line; (line = in.readLine()) != null; ) { // EOF: the harness is done with us
             out.println(handle(line));
             out.flush();
         }
+        // A server's threads (Netty's event loops are not daemons) must not keep the JVM up.
+        System.exit(0);
     }
 
     /** A small JSON reader (objects, arrays, strings, numbers as Double, booleans, null): the JDK

@@ -1,8 +1,10 @@
 //! Page-cache state: make it cold (or warm) before a repetition, verify it, and label what a
 //! repetition actually was from the bytes the device delivered.
 
-use super::config::Cache;
-use anyhow::{Context, Result};
+use super::config::{Cache, MIB};
+use super::metrics::Around;
+use anyhow::{bail, Context, Result};
+use concbench_core::{RunContext, RunOutput};
 use concbench_sys::pagecache::{self, CountMethod};
 use std::fs::File;
 
@@ -89,6 +91,102 @@ pub fn make_warm(files: &mut [File]) -> Result<f64> {
         std::io::copy(f, &mut std::io::sink()).context("reading a file into the page cache")?;
     }
     Ok(resident_share(files)?.0)
+}
+
+/// Labels each repetition of one variant from its device reads and holds it to the variant's
+/// promised cache state; also watches cold repetitions for a host cache ([`HostCacheCheck`]).
+#[derive(Debug)]
+pub struct CacheJudge {
+    cache: Cache,
+    repetition: usize,
+    host_cache: HostCacheCheck,
+}
+
+impl CacheJudge {
+    pub fn new(cache: Cache) -> Self {
+        Self {
+            cache,
+            repetition: 0,
+            host_cache: HostCacheCheck::default(),
+        }
+    }
+
+    /// Label the repetition from its device reads, and turn a mismatch with the variant's
+    /// promise into a warning — or, for a cold variant that read from memory, an error.
+    pub fn judge(
+        &mut self,
+        ctx: &RunContext,
+        around: &Around,
+        bytes: u64,
+        wall_ms: f64,
+        out: &mut RunOutput,
+    ) -> Result<()> {
+        self.repetition += 1;
+        let rep = self.repetition;
+        let (state, evidence) = match around.device_share(bytes) {
+            Some(share) => (
+                CacheState::from_device_share(share),
+                format!(
+                    "{:.0}% of its {} MiB came from the device",
+                    share * 100.0,
+                    bytes / MIB
+                ),
+            ),
+            None => {
+                out.warnings.push(
+                    "this kernel does not count per-task device reads (/proc/self/io \
+                     read_bytes): each repetition's cache state is judged from the pages cached \
+                     before it"
+                        .to_string(),
+                );
+                (
+                    CacheState::from_device_share(1.0 - around.resident_before),
+                    format!(
+                        "{:.0}% of its pages were cached before it",
+                        around.resident_before * 100.0
+                    ),
+                )
+            }
+        };
+        let intended = CacheState::intended(self.cache);
+        if state != intended {
+            let what = format!(
+                "repetition {rep} was {}, not {}: {evidence}",
+                state.as_str(),
+                intended.as_str()
+            );
+            if intended == CacheState::Cold && state == CacheState::Warm && !ctx.smoke {
+                bail!(
+                    "{what}, so its time is not a cold read; {}",
+                    why_not_cold(around.resident_before)
+                );
+            }
+            out.warnings.push(format!(
+                "{what}; the median mixes cache states — rerun on an idle machine"
+            ));
+        } else if state == CacheState::Cold {
+            if let Some(w) = self.host_cache.record(wall_ms, ctx.host.virtualized) {
+                out.warnings.push(w);
+            }
+        }
+        Ok(())
+    }
+}
+
+/// The likely reason a cold repetition fetched nothing from the device, from what the drop left.
+fn why_not_cold(resident_before: f64) -> String {
+    if resident_before > WARM_BELOW {
+        format!(
+            "{:.0}% of the pages stayed cached through POSIX_FADV_DONTNEED, which cannot drop \
+             pages another process maps or locks — stop that process and rerun",
+            resident_before * 100.0
+        )
+    } else {
+        "the pages were dropped before it, yet the device delivered nothing: this file system \
+         does not read through a block device this kernel counts (FUSE, a network file system) — \
+         pass --io-dir with a directory on a local disk"
+            .to_string()
+    }
 }
 
 /// Watches a cold variant's repetitions for the signature of a hypervisor's page cache: the

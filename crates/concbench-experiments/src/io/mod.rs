@@ -4,13 +4,15 @@
 //! process per file, one io_uring), the number and size of the files, the read size, the
 //! application's reader (block reads, or the seed's one byte per call behind a buffer) and the
 //! cache state (cold, verified; or warm). See `read.rs` for how a cold read is made and checked,
-//! `dir.rs` for where the data files live and who removes them.
+//! `dir.rs` for where the data files live and who removes them. `io.read.java` (`java.rs`) runs
+//! the seed's own Java reader on the same files under the same cold-cache protocol.
 
 mod cache;
 mod config;
 mod dataset;
 pub mod dir;
 mod gate;
+mod java;
 mod metrics;
 mod processes;
 mod read;
@@ -27,8 +29,11 @@ pub use dir::RunData;
 use concbench_core::Experiment;
 
 pub fn all() -> Vec<Box<dyn Experiment>> {
-    sweep::configs()
+    let rust = sweep::configs()
         .into_iter()
-        .map(|c| Box::new(read::Read::new(c)) as Box<dyn Experiment>)
-        .collect()
+        .map(|c| Box::new(read::Read::new(c)) as Box<dyn Experiment>);
+    let java = java::configs()
+        .into_iter()
+        .map(|c| Box::new(java::JavaRead::new(c)) as Box<dyn Experiment>);
+    rust.chain(java).collect()
 }

@@ -7,7 +7,7 @@
 //! included) label the repetition cold, partial or warm. A cold variant whose repetition was
 //! warm fails instead of reporting a memory-speed figure as a disk one.
 
-use super::cache::{make_cold, make_warm, CacheState, HostCacheCheck, WARM_BELOW};
+use super::cache::{make_cold, make_warm, CacheJudge};
 use super::config::{Cache, Config, Model, MIB};
 use super::dataset::DataSet;
 use super::dir::data_dir;
@@ -31,7 +31,16 @@ const META: Meta = Meta {
 };
 
 /// Smoke runs prove the code paths on tiny files.
-const SMOKE_FILE_BYTES: u64 = 64 << 10;
+pub(super) const SMOKE_FILE_BYTES: u64 = 64 << 10;
+
+/// The size of each data file in this run (tiny in smoke runs).
+pub(super) fn file_bytes(cfg: &Config, ctx: &RunContext) -> u64 {
+    if ctx.smoke {
+        SMOKE_FILE_BYTES
+    } else {
+        cfg.file_mib * MIB
+    }
+}
 /// Descriptors and processes kept in reserve beyond one per file.
 const HEADROOM: u64 = 64;
 
@@ -39,8 +48,7 @@ pub struct Read {
     cfg: Config,
     data: Option<DataSet>,
     resident_before: f64,
-    repetition: usize,
-    host_cache: HostCacheCheck,
+    judge: CacheJudge,
 }
 
 impl Read {
@@ -49,21 +57,12 @@ impl Read {
             cfg,
             data: None,
             resident_before: 0.0,
-            repetition: 0,
-            host_cache: HostCacheCheck::default(),
+            judge: CacheJudge::new(cfg.cache),
         }
     }
 
     fn data(&self) -> Result<&DataSet> {
         self.data.as_ref().context("setup did not run")
-    }
-
-    fn file_bytes(&self, ctx: &RunContext) -> u64 {
-        if ctx.smoke {
-            SMOKE_FILE_BYTES
-        } else {
-            self.cfg.file_mib * MIB
-        }
     }
 
     /// Run the configured model on freshly opened files (each starts at offset 0).
@@ -79,83 +78,6 @@ impl Read {
             Model::Processes => processes::run(job, timer),
             Model::IoUring => uring::run(job, timer),
         }
-    }
-
-    /// Label the repetition from its device reads, and turn a mismatch with the variant's
-    /// promise into a warning — or, for a cold variant that read from memory, an error.
-    fn judge_cache(
-        &mut self,
-        ctx: &RunContext,
-        around: &Around,
-        bytes: u64,
-        wall_ms: f64,
-        out: &mut RunOutput,
-    ) -> Result<()> {
-        self.repetition += 1;
-        let rep = self.repetition;
-        let (state, evidence) = match around.device_share(bytes) {
-            Some(share) => (
-                CacheState::from_device_share(share),
-                format!(
-                    "{:.0}% of its {} MiB came from the device",
-                    share * 100.0,
-                    bytes / MIB
-                ),
-            ),
-            None => {
-                out.warnings.push(
-                    "this kernel does not count per-task device reads (/proc/self/io \
-                     read_bytes): each repetition's cache state is judged from the pages cached \
-                     before it"
-                        .to_string(),
-                );
-                (
-                    CacheState::from_device_share(1.0 - around.resident_before),
-                    format!(
-                        "{:.0}% of its pages were cached before it",
-                        around.resident_before * 100.0
-                    ),
-                )
-            }
-        };
-        let intended = CacheState::intended(self.cfg.cache);
-        if state != intended {
-            let what = format!(
-                "repetition {rep} was {}, not {}: {evidence}",
-                state.as_str(),
-                intended.as_str()
-            );
-            if intended == CacheState::Cold && state == CacheState::Warm && !ctx.smoke {
-                bail!(
-                    "{what}, so its time is not a cold read; {}",
-                    why_not_cold(around.resident_before)
-                );
-            }
-            out.warnings.push(format!(
-                "{what}; the median mixes cache states — rerun on an idle machine"
-            ));
-        } else if state == CacheState::Cold {
-            if let Some(w) = self.host_cache.record(wall_ms, ctx.host.virtualized) {
-                out.warnings.push(w);
-            }
-        }
-        Ok(())
-    }
-}
-
-/// The likely reason a cold repetition fetched nothing from the device, from what the drop left.
-fn why_not_cold(resident_before: f64) -> String {
-    if resident_before > WARM_BELOW {
-        format!(
-            "{:.0}% of the pages stayed cached through POSIX_FADV_DONTNEED, which cannot drop \
-             pages another process maps or locks — stop that process and rerun",
-            resident_before * 100.0
-        )
-    } else {
-        "the pages were dropped before it, yet the device delivered nothing: this file system \
-         does not read through a block device this kernel counts (FUSE, a network file system) — \
-         pass --io-dir with a directory on a local disk"
-            .to_string()
     }
 }
 
@@ -222,7 +144,7 @@ impl Experiment for Read {
 
     fn setup(&mut self, ctx: &RunContext) -> Result<()> {
         let dir = data_dir(ctx)?;
-        let set = DataSet::new(&dir, self.file_bytes(ctx));
+        let set = DataSet::new(&dir, file_bytes(&self.cfg, ctx));
         set.ensure(self.cfg.files, &ctx.cancel)
             .context("creating the data files")?;
         self.data = Some(set);
@@ -263,7 +185,8 @@ impl Experiment for Read {
         };
         let mut out = output(&sample, &around, self.cfg.model.concurrent());
         let wall_ms = out.value.unwrap_or(0.0);
-        self.judge_cache(ctx, &around, expected, wall_ms, &mut out)?;
+        self.judge
+            .judge(ctx, &around, expected, wall_ms, &mut out)?;
         Ok(out)
     }
 }

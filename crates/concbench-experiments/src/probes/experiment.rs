@@ -25,6 +25,8 @@ pub struct ProbeExperiment {
     launch: Option<Launch>,
     probe: Option<ProbeProcess>,
     version: Option<String>,
+    /// What the build wants the user to know (a probe cache that had to move).
+    build_note: Option<String>,
     /// Iterations per sample chosen in setup for calibrated variants.
     calibrated: Option<u64>,
 }
@@ -42,6 +44,7 @@ impl ProbeExperiment {
             launch: None,
             probe: None,
             version: None,
+            build_note: None,
             calibrated: None,
         }
     }
@@ -272,7 +275,9 @@ impl Experiment for ProbeExperiment {
             Some(l) => l.clone(),
             None => {
                 let tc = self.toolchain().map_err(anyhow::Error::msg)?;
-                build::prepare(&tc, self.variant.flags)?
+                let built = build::prepare(&tc, self.variant.flags)?;
+                self.build_note = built.note;
+                built.launch
             }
         };
         let stderr = ctx.scratch_dir.join(stderr_name(self.variant.runtime));
@@ -305,6 +310,7 @@ impl Experiment for ProbeExperiment {
         let mut out = RunOutput {
             value: Some(self.value(&a)?),
             metrics: a.metrics.clone().into_iter().collect(),
+            warnings: self.build_note.iter().cloned().collect(),
             ..RunOutput::default()
         };
         if let Some(usage) = &a.usage {

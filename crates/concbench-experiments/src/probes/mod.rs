@@ -1,5 +1,7 @@
 //! Family `probes`: the same questions asked of other runtimes — Go, Java (platform and virtual
-//! threads), Python (threading, multiprocessing, asyncio) and C (the seed articles' own programs).
+//! threads), Python (threading, multiprocessing, asyncio), C and C# on Mono (the seed articles'
+//! own programs). The same probes also serve seed S2's servers (`server` family) and seed S4's
+//! Java reader (`io.read.java`).
 //!
 //! Each runtime has one small program under `probes/<runtime>/` in the repository, compiled into
 //! concbench as source, built on first use and cached ([`build`]). A probe speaks JSON lines on
@@ -9,7 +11,7 @@
 
 pub mod build;
 mod experiment;
-mod process;
+pub(crate) mod process;
 pub mod protocol;
 pub mod toolchain;
 pub mod variants;

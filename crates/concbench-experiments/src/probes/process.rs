@@ -79,6 +79,11 @@ impl ProbeProcess {
         Ok(probe)
     }
 
+    /// The probe's process id (the root of the tree a server probe serves from), while it runs.
+    pub fn pid(&self) -> Option<i32> {
+        self.child.as_ref().map(|c| c.id() as i32)
+    }
+
     /// Send one request and wait for its answer.
     pub fn request(&mut self, req: &Request<'_>, cancel: &CancelToken) -> Result<Answer> {
         let mut line = serde_json::to_string(req)?;

@@ -74,6 +74,8 @@ pub struct Answer {
     pub value: Option<f64>,
     pub usage: Option<ProbeUsage>,
     pub metrics: BTreeMap<String, f64>,
+    /// Where a server the probe started listens (the `serve` experiment), on loopback.
+    pub port: Option<u16>,
 }
 
 #[derive(Deserialize)]
@@ -87,6 +89,7 @@ struct Line {
     usage: Option<ProbeUsage>,
     #[serde(default)]
     metrics: BTreeMap<String, f64>,
+    port: Option<u16>,
 }
 
 /// The start of `line` for error messages (a garbage line can be long).
@@ -149,6 +152,7 @@ pub fn parse_answer(line: &str) -> Result<Answer> {
         value: a.value,
         usage: a.usage,
         metrics: a.metrics,
+        port: a.port,
     })
 }
 
@@ -170,6 +174,15 @@ mod tests {
         assert_eq!(scaled.voluntary_switches, 499.0);
         assert_eq!(scaled.sys_ns, 0.0);
         assert_eq!(a.metrics["selftest_ns"], 800.0);
+    }
+
+    #[test]
+    fn a_server_answers_its_port() {
+        let a =
+            parse_answer(r#"{"v":1,"ok":true,"ns_per_op":2.5e7,"ops":1,"port":41737}"#).unwrap();
+        assert_eq!(a.port, Some(41737));
+        assert_eq!(a.ops, 1);
+        assert!(parse_answer(r#"{"v":1,"ok":true,"ns_per_op":1,"port":70000}"#).is_err());
     }
 
     #[test]

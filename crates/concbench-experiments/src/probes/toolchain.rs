@@ -1,4 +1,6 @@
-//! Finding the runtimes the probes need: `go`, the newest JDK, `python3`, a C compiler.
+//! Finding the runtimes the probes need: `go`, the newest JDK, `python3`, a C compiler, `php`,
+//! Mono's `mcs` and `mono` — and the helper programs some variants need (`mvn` to fetch Netty,
+//! `ab` to drive the article's servers), through the same search.
 //!
 //! Discovery only looks at files (no program is started), so `supported()` stays instant. The
 //! search path is `$PATH` plus each runtime's usual install places, or — when
@@ -17,9 +19,21 @@ pub enum Runtime {
     Java,
     Python,
     C,
+    Php,
+    /// C# on Mono: compiled with `mcs`, run by `mono`.
+    CSharp,
 }
 
 impl Runtime {
+    pub const ALL: [Runtime; 6] = [
+        Runtime::Go,
+        Runtime::Java,
+        Runtime::Python,
+        Runtime::C,
+        Runtime::Php,
+        Runtime::CSharp,
+    ];
+
     /// The name used in ids (`probes.<name>.*`) and `params.runtime`.
     pub const fn name(self) -> &'static str {
         match self {
@@ -27,6 +41,8 @@ impl Runtime {
             Runtime::Java => "java",
             Runtime::Python => "python",
             Runtime::C => "c",
+            Runtime::Php => "php",
+            Runtime::CSharp => "csharp",
         }
     }
 }
@@ -70,8 +86,9 @@ impl Search {
         }
     }
 
-    /// The first executable named one of `names` (in order of preference) in the directories.
-    fn program(&self, names: &[&str], usual: &[&str]) -> Option<PathBuf> {
+    /// The first executable named one of `names` (in order of preference) in the directories:
+    /// `$PATH` then `usual`, or only the override's directories.
+    pub fn program(&self, names: &[&str], usual: &[&str]) -> Option<PathBuf> {
         let dirs = self.program_dirs(usual);
         names
             .iter()
@@ -133,6 +150,9 @@ pub struct Toolchain {
     pub home: Option<PathBuf>,
     /// For Java: the feature release (17, 21, 25).
     pub java_feature: Option<u32>,
+    /// The program that runs what `tool` built, when it is not the built program itself (`mono`
+    /// for C#; Java's is `home/bin/java`).
+    pub runner: Option<PathBuf>,
 }
 
 /// Find `runtime`'s toolchain, or say in one line why it is missing and how to get it.
@@ -145,6 +165,7 @@ pub fn discover(runtime: Runtime, search: &Search) -> Result<Toolchain, String> 
                 tool,
                 home: None,
                 java_feature: None,
+                runner: None,
             })
             .ok_or_else(|| format!("no {} found ({hint})", names.join(" or ")))
     };
@@ -156,8 +177,25 @@ pub fn discover(runtime: Runtime, search: &Search) -> Result<Toolchain, String> 
         ),
         Runtime::Python => program(&["python3"], &[], "apt-get install python3"),
         Runtime::C => program(&["cc", "gcc", "clang"], &[], "apt-get install gcc"),
+        Runtime::Php => program(&["php"], &[], "apt-get install php-cli"),
+        Runtime::CSharp => {
+            const HINT: &str = "apt-get install mono-mcs mono-runtime";
+            let mut tc = program(&["mcs"], &[], HINT)?;
+            let mono = search
+                .program(&["mono"], &[])
+                .ok_or_else(|| format!("no mono found ({HINT})"))?;
+            tc.runner = Some(mono);
+            Ok(tc)
+        }
         Runtime::Java => newest_jdk(search),
     }
+}
+
+/// A helper program (`mvn`, `ab`), or the one-line reason it is missing with how to get it.
+pub fn helper(search: &Search, name: &str, install: &str) -> Result<PathBuf, String> {
+    search
+        .program(&[name], &[])
+        .ok_or_else(|| format!("no {name} found ({install})"))
 }
 
 /// The JDK with the highest feature release among the candidates that have `java` and `javac`.
@@ -173,6 +211,7 @@ fn newest_jdk(search: &Search) -> Result<Toolchain, String> {
             tool: home.join("bin/javac"),
             home: Some(home),
             java_feature: Some(feature),
+            runner: None,
         })
         .ok_or_else(|| {
             "no JDK found (java and javac; apt-get install openjdk-17-jdk-headless or set JAVA_HOME)"
@@ -218,7 +257,7 @@ mod tests {
             s,
             Search::only(&[Path::new("/nonexistent/a"), Path::new("/nonexistent/b")])
         );
-        for rt in [Runtime::Go, Runtime::Java, Runtime::Python, Runtime::C] {
+        for rt in Runtime::ALL {
             let reason = discover(rt, &s).unwrap_err();
             assert!(reason.starts_with("no "), "{reason}");
             assert!(!reason.contains('\n'));

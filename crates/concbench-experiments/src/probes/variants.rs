@@ -106,7 +106,7 @@ fn v(
 
 use Arg::{Int, Str};
 use Placement::{CrossCpu, SameCpu};
-use Runtime::{Go, Java, Python, C};
+use Runtime::{CSharp, Go, Java, Python, C};
 use Size::Calibrated;
 
 /// A fixed batch of `full` operations (`quick` with --quick, `smoke` in tests).
@@ -419,16 +419,55 @@ fn c() -> Vec<Variant> {
     ]
 }
 
-/// Every probe variant, in run order: C (the seeds' own programs) first, then Go, Java, Python.
-/// `--quick` keeps the seeds' C programs (the article-method evidence beside concbench's own)
-/// and one creation and one hand-over per other runtime: a runtime's start-up (a JVM's above all)
-/// is paid again in every round.
+/// Seed S1's C# program on Mono. Unpinned, as the article ran it (Windows on a multi-core
+/// machine); `.NET` on Windows is not available here.
+fn csharp() -> Vec<Variant> {
+    const SINGLE: Meta = meta(
+        "probes.csharp.single",
+        "S1's C# program on Mono: one thread counts to N (SingleThreadTester)",
+        "one increment of a shared counter (the article counted to 1e8; .NET on Windows is not available here)",
+        "ns",
+        None,
+    );
+    const ALTERNATE: Meta = meta(
+        "probes.csharp.alternate",
+        "S1's C# program on Mono: two threads alternate through one AutoResetEvent (TwoThreadSwitchTester)",
+        "one increment, the turn passed through the one shared AutoResetEvent as the article wrote it (a thread may take its own Set)",
+        "ns",
+        None,
+    );
+    const LOCK: Meta = meta(
+        "probes.csharp.lock",
+        "S1's C# program on Mono: T threads increment under one lock (MultiThreadTester)",
+        "one increment inside lock(counterLock), T threads contending",
+        "ns",
+        None,
+    );
+    let counted = |meta, what, args: &[(&'static str, Arg)], min, quick| Variant {
+        min_iterations: min,
+        in_quick: quick,
+        ..v(CSharp, meta, what, args, Placement::Unpinned, Calibrated)
+    };
+    // Enough increments per sample that starting the threads (100 of them) stays a small part.
+    vec![
+        counted(SINGLE, "single", &[], 1_000_000, true),
+        counted(ALTERNATE, "alternate", &[], 10_000, true),
+        counted(LOCK, "lock", &[("threads", Int(2))], 1_000_000, true),
+        counted(LOCK, "lock", &[("threads", Int(100))], 2_000_000, false),
+    ]
+}
+
+/// Every probe variant, in run order: C (the seeds' own programs) first, then Go, Java, Python,
+/// and S1's C# program. `--quick` keeps the seeds' own programs (C, and C# where its variant
+/// asks) and one creation and one hand-over per other runtime: a runtime's start-up (a JVM's
+/// above all) is paid again in every round.
 pub fn all() -> Vec<Variant> {
     let mut out = c();
     out.extend(go());
     out.extend(java_kind("platform"));
     out.extend(java_kind("virtual"));
     out.extend(python());
+    out.extend(csharp());
     for v in &mut out {
         v.in_quick &= quick_subset(v);
     }
@@ -443,5 +482,8 @@ fn quick_subset(v: &Variant) -> bool {
         Go => matches!(v.what, "create" | "pingpong") && arg("gomaxprocs") != Some(Int(2)),
         Java => v.what == "create",
         Python => v.what == "pingpong" && arg("model") == Some(Str("thread")),
+        // S1's own program: the counting and the alternation the S1 claim is about.
+        CSharp => matches!(v.what, "single" | "alternate"),
+        Runtime::Php => false,
     }
 }

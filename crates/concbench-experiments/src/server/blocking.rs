@@ -5,8 +5,8 @@
 
 use super::common::BLOCKING;
 use super::steady::Steady;
+use super::target::Target;
 use concbench_core::Meta;
-use concbench_server::Design;
 
 static META: Meta = Meta {
     id: "server.blocking",
@@ -17,6 +17,6 @@ static META: Meta = Meta {
     expected_switches_per_op: None,
 };
 
-pub fn variant(design: Design) -> Steady {
-    Steady::new(&META, design, Some(BLOCKING))
+pub fn variant(target: Target) -> Steady {
+    Steady::new(&META, target, Some(BLOCKING))
 }

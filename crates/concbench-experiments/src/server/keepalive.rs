@@ -3,8 +3,8 @@
 //! CPU and switches per request, memory per connection and starved connections as counters.
 
 use super::steady::Steady;
+use super::target::Target;
 use concbench_core::Meta;
-use concbench_server::Design;
 
 static META: Meta = Meta {
     id: "server.keepalive",
@@ -15,6 +15,6 @@ static META: Meta = Meta {
     expected_switches_per_op: None,
 };
 
-pub fn variant(design: Design) -> Steady {
-    Steady::new(&META, design, None)
+pub fn variant(target: Target) -> Steady {
+    Steady::new(&META, target, None)
 }

@@ -5,16 +5,25 @@
 //!
 //! The servers are in `concbench-server`, the load generator in `concbench-load`; each variant
 //! runs in a fresh worker process, its server is a forked child of that worker (dies with it).
+//!
+//! Scenarios A and B also run the articles' own systems (Netty, and Go, Java virtual-thread and
+//! PHP Fiber servers in place of Swoole: [`system`]) as designs, and drive each once more with
+//! the article's ApacheBench ([`ab`]). They start runtimes, so they stay out of `--quick`.
 
+pub mod ab;
 mod blocking;
 mod common;
 pub mod crash;
 mod keepalive;
 mod steady;
 mod stevens;
+pub mod system;
+mod target;
 
 use concbench_core::Experiment;
 use concbench_server::Design;
+use system::System;
+use target::Target;
 
 /// The naive blocking loop differs from `epoll` only when something blocks: it appears in B.
 fn designs_without_naive() -> impl Iterator<Item = Design> {
@@ -26,10 +35,19 @@ fn designs_without_naive() -> impl Iterator<Item = Design> {
 pub fn all() -> Vec<Box<dyn Experiment>> {
     let mut v: Vec<Box<dyn Experiment>> = Vec::new();
     for d in designs_without_naive() {
-        v.push(Box::new(keepalive::variant(d)));
+        v.push(Box::new(keepalive::variant(Target::Design(d))));
     }
     for d in Design::ALL {
-        v.push(Box::new(blocking::variant(d)));
+        v.push(Box::new(blocking::variant(Target::Design(d))));
+    }
+    for s in System::ALL {
+        v.push(Box::new(keepalive::variant(Target::System(s))));
+        v.push(Box::new(blocking::variant(Target::System(s))));
+    }
+    // Swoole's row is in A and B; ab has nothing more to say about a system that cannot run.
+    for s in System::ALL.into_iter().filter(|s| *s != System::Swoole) {
+        v.push(Box::new(ab::Ab::keepalive(s)));
+        v.push(Box::new(ab::Ab::blocking(s)));
     }
     for d in designs_without_naive() {
         v.push(Box::new(stevens::Stevens::new(d)));

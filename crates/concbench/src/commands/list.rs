@@ -1,30 +1,57 @@
-//! `concbench list`: every experiment id with a one-line description, and which families run
-//! only when named.
+//! `concbench list`: every experiment id with a one-line description; which families run only
+//! when named, and which ids none of whose variants run in `--quick` ("full run only").
 
 use crate::stdout::outln;
 use std::process::ExitCode;
 
+/// What `list` prints after the title of an id none of whose variants runs in `--quick`.
+pub const FULL_RUN_ONLY: &str = "full run only";
+
+struct Listed<'a> {
+    id: &'a str,
+    title: &'a str,
+    variants: usize,
+    in_quick: bool,
+    opt_in: bool,
+}
+
 pub fn list() -> anyhow::Result<ExitCode> {
     let all = concbench_experiments::all();
-    let mut ids: Vec<(&str, &str, usize, bool)> = Vec::new();
+    let mut ids: Vec<Listed<'_>> = Vec::new();
     for e in &all {
         let m = e.meta();
-        match ids.iter_mut().find(|(id, ..)| *id == m.id) {
-            Some(entry) => entry.2 += 1,
-            None => ids.push((m.id, m.title, 1, concbench_experiments::is_opt_in(m.family))),
+        match ids.iter_mut().find(|l| l.id == m.id) {
+            Some(l) => {
+                l.variants += 1;
+                l.in_quick |= e.in_quick();
+            }
+            None => ids.push(Listed {
+                id: m.id,
+                title: m.title,
+                variants: 1,
+                in_quick: e.in_quick(),
+                opt_in: concbench_experiments::is_opt_in(m.family),
+            }),
         }
     }
-    let width = ids.iter().map(|(id, ..)| id.len()).max().unwrap_or(0);
-    for (id, title, variants, opt_in) in ids {
-        let mut suffix = if variants > 1 {
-            format!(" ({variants} variants)")
-        } else {
+    let width = ids.iter().map(|l| l.id.len()).max().unwrap_or(0);
+    for l in ids {
+        let mut notes = Vec::new();
+        if l.variants > 1 {
+            notes.push(format!("{} variants", l.variants));
+        }
+        if !l.in_quick && !l.opt_in {
+            notes.push(FULL_RUN_ONLY.to_string());
+        }
+        let mut suffix = if notes.is_empty() {
             String::new()
+        } else {
+            format!(" ({})", notes.join(", "))
         };
-        if opt_in {
+        if l.opt_in {
             suffix.push_str(" [opt-in]");
         }
-        outln!("{id:width$}  {title}{suffix}");
+        outln!("{:width$}  {}{suffix}", l.id, l.title);
     }
     let opt_in: Vec<&str> = concbench_experiments::OPT_IN
         .iter()

@@ -1,0 +1,279 @@
+//! `io.read.java`: seed S4's own reader — Java's `BufferedInputStream.read()`, one byte per call
+//! behind its default 8 KiB buffer — on the same data files and the same verified cold cache as
+//! `io.read` (the Rust byte reader is `io.read` with `reader=byte`, `read_kib=8`).
+//!
+//! The Java probe (`probes/java/Probe.java`, experiment `read`) does the reading and times it
+//! from the release of its readers to the last one's end; concbench makes the files, drops their
+//! pages before each repetition and checks the drop, and reads the probe process's own device
+//! reads (`/proc/<pid>/io`) to label each repetition cold, partial or warm.
+
+use super::cache::{make_cold, CacheJudge};
+use super::config::{Cache, Config, Model, Reader, MIB};
+use super::dataset::DataSet;
+use super::dir::data_dir;
+use super::metrics::Around;
+use super::read::file_bytes;
+use crate::probes::build;
+use crate::probes::process::ProbeProcess;
+use crate::probes::protocol::{Request, VERSION};
+use crate::probes::toolchain::{discover, Runtime, Search};
+use anyhow::{bail, Context, Result};
+use concbench_core::{
+    Experiment, Host, Meta, Params, Placement, Plan, RunContext, RunOutput, SampleTimer, Support,
+};
+use concbench_measure::usage::system_cpu;
+use serde_json::Value;
+use std::collections::BTreeMap;
+
+const META: Meta = Meta {
+    id: "io.read.java",
+    family: "io",
+    title: "S4's Java program: BufferedInputStream.read() byte by byte, one thread or a thread per file",
+    op: "one configuration: every file read to its end by the Java probe (wall time from the \
+         readers' release to the last one's end)",
+    unit: "ms",
+    expected_switches_per_op: None,
+};
+
+/// `BufferedInputStream`'s default buffer, which the seed used.
+const JAVA_BUFFER_KIB: u64 = 8;
+const SEED_FILE_MIB: u64 = 50;
+/// The seed's headline: ten files, one thread in turn vs a thread each.
+const SEED_FILES: usize = 10;
+/// "Then 10, 20, 50 and 100 threads", a file each.
+const THREAD_FILES: [usize; 4] = [10, 20, 50, 100];
+
+/// The configurations: one thread over the seed's ten files, and a thread per file at 10 to 100.
+pub fn configs() -> Vec<Config> {
+    let point = |model, files| Config {
+        model,
+        files,
+        file_mib: SEED_FILE_MIB,
+        read_kib: JAVA_BUFFER_KIB,
+        reader: Reader::Byte,
+        cache: Cache::Cold,
+        quick: false,
+    };
+    std::iter::once(point(Model::OneThreadSequential, SEED_FILES))
+        .chain(THREAD_FILES.iter().map(|&n| point(Model::Threads, n)))
+        .collect()
+}
+
+pub struct JavaRead {
+    cfg: Config,
+    data: Option<DataSet>,
+    probe: Option<ProbeProcess>,
+    version: Option<String>,
+    build_note: Option<String>,
+    resident_before: f64,
+    judge: CacheJudge,
+}
+
+impl JavaRead {
+    pub fn new(cfg: Config) -> Self {
+        Self {
+            cfg,
+            data: None,
+            probe: None,
+            version: None,
+            build_note: None,
+            resident_before: 0.0,
+            judge: CacheJudge::new(cfg.cache),
+        }
+    }
+
+    fn data(&self) -> Result<&DataSet> {
+        self.data.as_ref().context("setup did not run")
+    }
+
+    fn request_args(&self) -> Result<serde_json::Map<String, Value>> {
+        let data = self.data()?;
+        let paths: Vec<Value> = (0..self.cfg.files)
+            .map(|i| data.path(i).to_string_lossy().into_owned().into())
+            .collect();
+        let mut args = serde_json::Map::new();
+        args.insert("model".into(), self.cfg.model.as_str().into());
+        args.insert("paths".into(), paths.into());
+        Ok(args)
+    }
+}
+
+/// Bytes a process fetched from the device so far (`/proc/<pid>/io` `read_bytes`; its exited
+/// threads included), `None` without IO accounting.
+fn process_read_bytes(pid: i32) -> Option<u64> {
+    let text = std::fs::read_to_string(format!("/proc/{pid}/io")).ok()?;
+    text.lines()
+        .find_map(|l| l.strip_prefix("read_bytes:"))
+        .and_then(|v| v.trim().parse().ok())
+}
+
+impl Experiment for JavaRead {
+    fn meta(&self) -> &Meta {
+        &META
+    }
+
+    fn params(&self) -> Params {
+        self.cfg.params().with("runtime", "java")
+    }
+
+    fn placement(&self) -> Placement {
+        // As io.read and the seed: readers go wherever the scheduler puts them.
+        Placement::Unpinned
+    }
+
+    fn in_quick(&self) -> bool {
+        // A JVM per variant and seconds of byte-by-byte reading: full runs only.
+        false
+    }
+
+    fn supported(&self, _host: &Host) -> Support {
+        match discover(Runtime::Java, &Search::from_env()) {
+            Ok(_) => Support::Yes,
+            Err(why) => Support::No(format!("java probe: {why}")),
+        }
+    }
+
+    fn plan(&self, _ctx: &RunContext) -> Plan {
+        Plan::Fixed(1)
+    }
+
+    /// A batch of whole files per sample: the round (a fresh worker) is the replicate.
+    fn max_repetitions(&self, _ctx: &RunContext) -> Option<usize> {
+        Some(1)
+    }
+
+    fn setup(&mut self, ctx: &RunContext) -> Result<()> {
+        let set = DataSet::new(&data_dir(ctx)?, file_bytes(&self.cfg, ctx));
+        set.ensure(self.cfg.files, &ctx.cancel)
+            .context("creating the data files")?;
+        self.data = Some(set);
+        let tc = discover(Runtime::Java, &Search::from_env())
+            .map_err(|why| anyhow::anyhow!("java probe: {why}"))?;
+        let built = build::prepare(&tc, &[])?;
+        self.build_note = built.note;
+        let stderr = ctx
+            .scratch_dir
+            .join(format!("probe-java-read-{}.stderr", std::process::id()));
+        let probe = ProbeProcess::start(
+            "the java probe",
+            &built.launch,
+            &ctx.cpus,
+            stderr,
+            &ctx.cancel,
+        )?;
+        self.version = Some(probe.hello.version.clone());
+        self.probe = Some(probe);
+        Ok(())
+    }
+
+    fn before_sample(&mut self, _ctx: &RunContext) -> Result<()> {
+        let files = self.data()?.open(self.cfg.files)?;
+        self.resident_before = make_cold(&files)?;
+        Ok(())
+    }
+
+    fn run(
+        &mut self,
+        ctx: &RunContext,
+        _iterations: u64,
+        timer: &mut dyn SampleTimer,
+    ) -> Result<RunOutput> {
+        let args = self.request_args()?;
+        let expected = self.cfg.files as u64 * self.data()?.file_bytes();
+        let probe = self
+            .probe
+            .as_mut()
+            .context("setup did not start the probe")?;
+        let pid = probe.pid().context("the java probe is not running")?;
+        let request = Request {
+            v: VERSION,
+            id: "read",
+            iterations: 1,
+            args: &args,
+        };
+        let cpu0 = system_cpu();
+        let device0 = process_read_bytes(pid);
+        timer.restart();
+        let answer = probe.request(&request, &ctx.cancel)?;
+        timer.stop();
+        let device1 = process_read_bytes(pid);
+        let cpu1 = system_cpu();
+        let bytes = answer.metrics.get("bytes").copied().unwrap_or(0.0) as u64;
+        if bytes != expected {
+            bail!("the java probe read {bytes} bytes where the files hold {expected}");
+        }
+        let around = Around {
+            device_bytes: device1.zip(device0).map(|(b, a)| b.saturating_sub(a)),
+            iowait_share: cpu1.zip(cpu0).map(|(b, a)| b.iowait_share_since(&a)),
+            resident_before: self.resident_before,
+        };
+        let wall_ms = answer.ns_per_op / 1e6;
+        let mut out = RunOutput {
+            value: Some(wall_ms),
+            extra_usage: answer.usage.as_ref().map(|u| u.scaled(1.0)),
+            warnings: self.build_note.iter().cloned().collect(),
+            ..RunOutput::default()
+        };
+        if wall_ms > 0.0 {
+            out = out.metric("mib_per_s", bytes as f64 / MIB as f64 / (wall_ms / 1e3));
+        }
+        out = out.metric("resident_share_before", around.resident_before);
+        if let Some(share) = around.iowait_share {
+            out = out.metric("iowait_share", share);
+        }
+        if let (Some(dev), Some(share)) = (around.device_bytes, around.device_share(bytes)) {
+            out = out
+                .metric("device_read_mib", dev as f64 / MIB as f64)
+                .metric("device_read_share", share);
+        }
+        self.judge
+            .judge(ctx, &around, expected, wall_ms, &mut out)?;
+        Ok(out)
+    }
+
+    fn info(&self) -> BTreeMap<String, String> {
+        self.version
+            .iter()
+            .map(|v| ("runtime_version".to_string(), v.clone()))
+            .collect()
+    }
+
+    fn teardown(&mut self, _ctx: &RunContext) -> Result<()> {
+        match self.probe.take() {
+            Some(p) => p.stop(),
+            None => Ok(()),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_seeds_headline_and_thread_sweep() {
+        let c = configs();
+        assert!(c
+            .iter()
+            .any(|c| c.model == Model::OneThreadSequential && c.files == 10));
+        let threads: Vec<usize> = c
+            .iter()
+            .filter(|c| c.model == Model::Threads)
+            .map(|c| c.files)
+            .collect();
+        assert_eq!(threads, [10, 20, 50, 100]);
+        assert!(c
+            .iter()
+            .all(|c| c.reader == Reader::Byte && c.read_kib == 8 && c.file_mib == 50));
+    }
+
+    #[test]
+    fn reads_a_process_io_counter() {
+        let own = process_read_bytes(std::process::id() as i32);
+        // Kernels without task IO accounting have no /proc/<pid>/io: then None, never a zero.
+        if std::path::Path::new("/proc/self/io").exists() {
+            assert!(own.is_some());
+        }
+        assert_eq!(process_read_bytes(-1), None);
+    }
+}
