@@ -38,6 +38,12 @@ impl Terminal {
     }
 }
 
+/// The width of the terminal stdout is, when it is one (a pipe or a file gets the default 120
+/// columns, so that what is written there does not depend on the window it was started from).
+pub fn stdout_width() -> Option<u16> {
+    Table::new().width()
+}
+
 /// A terminal table (120 columns unless `width` says otherwise), for every command's output.
 pub fn table<const N: usize>(header: [&str; N], rows: &[[String; N]], width: Option<u16>) -> Table {
     let mut t = Table::new();

@@ -65,12 +65,12 @@ pub fn replicate(args: ReplicateArgs) -> Result<ExitCode> {
     let doc = session::measure(variants, &args.measure, settings)?;
     let document = session::keep(&doc, &args.measure, store.as_mut(), "replicate");
     let terminal = Terminal {
+        width: concbench_report::terminal::stdout_width(),
         all: args.measure.all,
         files: Files {
             document: document.as_ref().ok().cloned(),
             page: None,
         },
-        ..Terminal::default()
     };
     outln!("\nPublished vs measured, seed by seed:");
     out!("{}", seeds_text(&doc, &published, &available));

@@ -43,12 +43,12 @@ pub fn report(args: ReportArgs) -> Result<ExitCode> {
     // conversion, not a reading.
     if !wrote_any {
         let terminal = Terminal {
+            width: concbench_report::terminal::stdout_width(),
             all: args.all,
             files: Files {
                 document: Some(file.clone()),
                 page: None,
             },
-            ..Terminal::default()
         };
         out!("{}", terminal.render(&doc)?);
     }

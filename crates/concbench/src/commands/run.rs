@@ -36,9 +36,9 @@ pub fn run(args: RunArgs) -> Result<ExitCode> {
     // write failed (the error follows it).
     let written = write_files(&doc, &args, store.as_mut());
     let terminal = Terminal {
+        width: concbench_report::terminal::stdout_width(),
         all: args.measure.all,
         files: written.as_ref().map(Clone::clone).unwrap_or_default(),
-        ..Terminal::default()
     };
     out!("{}", terminal.render(&doc)?);
     written?;
