@@ -7,6 +7,7 @@ pub mod affinity;
 pub mod child;
 pub mod pagecache;
 pub mod sched;
+pub mod stdio;
 pub mod tied;
 pub mod via_libc;
 
