@@ -10,6 +10,7 @@
 use super::cache::{make_cold, make_warm, CacheState, HostCacheCheck, WARM_BELOW};
 use super::config::{Cache, Config, Model, MIB};
 use super::dataset::DataSet;
+use super::device::{machine_switches, Device};
 use super::dir::data_dir;
 use super::metrics::{output, Around};
 use super::sample::{Job, Sample};
@@ -38,6 +39,8 @@ const HEADROOM: u64 = 64;
 pub struct Read {
     cfg: Config,
     data: Option<DataSet>,
+    /// The block device under the data files, when its file system has one.
+    device: Option<Device>,
     resident_before: f64,
     repetition: usize,
     host_cache: HostCacheCheck,
@@ -48,6 +51,7 @@ impl Read {
         Self {
             cfg,
             data: None,
+            device: None,
             resident_before: 0.0,
             repetition: 0,
             host_cache: HostCacheCheck::default(),
@@ -226,7 +230,21 @@ impl Experiment for Read {
         set.ensure(self.cfg.files, &ctx.cancel)
             .context("creating the data files")?;
         self.data = Some(set);
+        self.device = Device::of(&dir);
         Ok(())
+    }
+
+    /// The device's facts, or why there are none.
+    fn info(&self) -> std::collections::BTreeMap<String, String> {
+        match &self.device {
+            Some(d) => d.info(),
+            None => [(
+                "device".to_string(),
+                "none found: the data directory's file system has no block device in sysfs"
+                    .to_string(),
+            )]
+            .into(),
+        }
     }
 
     fn before_sample(&mut self, _ctx: &RunContext) -> Result<()> {
@@ -246,7 +264,13 @@ impl Experiment for Read {
     ) -> Result<RunOutput> {
         let cpu0 = system_cpu();
         let device0 = device_read_bytes(IoScope::Process);
+        let disk0 = self.device.as_ref().and_then(Device::reads);
+        let switches0 = machine_switches();
+        let t0 = std::time::Instant::now();
         let sample = self.read_once(ctx, timer)?;
+        let window_s = t0.elapsed().as_secs_f64();
+        let switches1 = machine_switches();
+        let disk1 = self.device.as_ref().and_then(Device::reads);
         let device1 = device_read_bytes(IoScope::Process);
         let cpu1 = system_cpu();
         let expected = self.cfg.files as u64 * self.data()?.file_bytes();
@@ -260,6 +284,12 @@ impl Experiment for Read {
             device_bytes: device1.zip(device0).map(|(b, a)| b.saturating_sub(a)),
             iowait_share: cpu1.zip(cpu0).map(|(b, a)| b.iowait_share_since(&a)),
             resident_before: self.resident_before,
+            disk: disk1.zip(disk0).map(|(b, a)| b.since(&a)),
+            rotational: self.device.as_ref().and_then(|d| d.rotational),
+            switches_per_s: switches1
+                .zip(switches0)
+                .filter(|_| window_s > 0.0)
+                .map(|(b, a)| b.saturating_sub(a) as f64 / window_s),
         };
         let mut out = output(&sample, &around, self.cfg.model.concurrent());
         let wall_ms = out.value.unwrap_or(0.0);
