@@ -92,6 +92,8 @@ impl Kind {
 pub struct Cost {
     /// Nanoseconds for create and switch; KiB for memory.
     pub value: f64,
+    /// The 95% interval of `value`, in its unit, when the result has one.
+    pub interval: Option<(f64, f64)>,
     /// `id params` of the result.
     pub source: String,
 }
@@ -169,8 +171,12 @@ fn find_first<'a>(
 }
 
 fn time_cost(entry: &ResultEntry) -> Option<Cost> {
+    let to_ns = |v: f64| convert(v, &entry.unit, "ns");
     Some(Cost {
-        value: convert(entry.summary.median, &entry.unit, "ns")?,
+        value: to_ns(entry.summary.median)?,
+        interval: entry
+            .interval()
+            .and_then(|(lo, hi)| Some((to_ns(lo)?, to_ns(hi)?))),
         source: label(entry),
     })
 }
@@ -203,6 +209,7 @@ fn memory_cost(doc: &ResultDoc, kind: Kind) -> Option<Cost> {
             };
             Some(Cost {
                 value: r.summary.median * factor,
+                interval: r.interval().map(|(lo, hi)| (lo * factor, hi * factor)),
                 source: label(r),
             })
         })
@@ -418,7 +425,14 @@ fn bill(model: Model, costs: &UnitCosts, w: &Workload) -> Bill {
                 overhead += cpu;
                 arithmetic.push(line);
             }
-            None => missing.push(missing_cost(what, costs.kind)),
+            // Two terms can need the same cost (a pool's hand-off and its blocking both switch):
+            // it is missing once.
+            None => {
+                let m = missing_cost(what, costs.kind);
+                if !missing.contains(&m) {
+                    missing.push(m);
+                }
+            }
         }
     }
     // Memory is reported, not ranked: a missing memory figure does not block the CPU ranking.
@@ -655,6 +669,23 @@ mod tests {
         };
         let a = advise(&d, w);
         assert_eq!(a.best, Some(Model::ThreadPool), "threads hold less memory");
+    }
+
+    #[test]
+    fn a_cost_two_terms_need_is_missing_once() {
+        let mut d = measured();
+        d.results.retain(|r| !r.id.starts_with("switch."));
+        let a = advise(&d, WEB);
+        for b in &a.bills {
+            let switch: Vec<&String> = b.missing.iter().filter(|m| m.contains("switch")).collect();
+            assert!(switch.len() <= 1, "{}: {:?}", b.model.name(), b.missing);
+        }
+        let pool = a
+            .bills
+            .iter()
+            .find(|b| b.model == Model::ThreadPool)
+            .unwrap();
+        assert_eq!(pool.missing.len(), 1, "{:?}", pool.missing);
     }
 
     #[test]

@@ -137,7 +137,7 @@ pub fn round_values(e: &ResultEntry) -> Vec<f64> {
 /// Match `b`'s results to `a`'s and compare each pair (ratios are B/A).
 pub fn compare_runs<'a>(a: &'a ResultDoc, b: &'a ResultDoc) -> RunComparison<'a> {
     let same = |x: &ResultEntry, y: &ResultEntry| x.id == y.id && x.params == y.params;
-    let mut pairs: Vec<Pair> = a
+    let mut pairs: Vec<Pair<'_>> = a
         .results
         .iter()
         .filter_map(|ra| {

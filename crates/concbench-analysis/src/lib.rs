@@ -2,19 +2,22 @@
 //!
 //! * [`entry`] summarises a variant's rounds into a result entry (statistics across rounds,
 //!   baseline subtraction, counters, modes).
-//! * [`validate`] is the gate every result passes: an impossible number is reported as invalid
-//!   with its reason, never shown as a measurement.
+//! * [`validate`](mod@validate) is the gate every result passes: an impossible number is
+//!   reported as invalid with its reason, never shown as a measurement.
 //! * [`warnings`] says when a number should not be trusted, and what to do about it.
 //! * [`published`] holds the seed articles' figures (`data/published.toml`) and matches them
 //!   to measured results.
 //! * [`verdicts`] judges the seed articles' claims from the measured results.
 //! * [`crossover`] finds where two models swap places along a sweep (S0.print).
 //! * [`comparison`] sets two runs side by side (`concbench compare`).
+//! * [`anatomy`] takes a hand-over apart layer by layer, with the victim's slowdown, fork against
+//!   the parent's size and the kernel's evidence.
 //! * [`advice`] answers "which model costs least for this workload" from measured costs.
 //!
 //! Nothing here reads a clock or formats for a terminal.
 
 pub mod advice;
+pub mod anatomy;
 pub mod comparison;
 pub mod crossover;
 pub mod entry;

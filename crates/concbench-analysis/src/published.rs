@@ -390,13 +390,13 @@ fn measured<'a>(
 pub fn replications<'a>(published: &'a Published, doc: &'a ResultDoc) -> Vec<Replication<'a>> {
     let mut out = Vec::new();
     for figure in &published.figures {
-        let natives: Vec<Measured> = doc
+        let natives: Vec<Measured<'_>> = doc
             .results
             .iter()
             .filter(|e| figure.matches(e))
             .filter_map(|e| measured(figure, e, figure.measured_in_unit(e)))
             .collect();
-        let articles: Vec<Measured> = doc
+        let articles: Vec<Measured<'_>> = doc
             .results
             .iter()
             .filter(|e| figure.matches_article_program(e))

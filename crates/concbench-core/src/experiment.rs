@@ -6,7 +6,13 @@
 //! each call to [`Experiment::run`] through a [`SampleTimer`], which the experiment may restart
 //! after untimed preparation or stop before untimed cleanup.
 
-use crate::{context::RunContext, host::Host, params::Params, placement::Placement, usage::Usage};
+use crate::{
+    context::RunContext,
+    host::Host,
+    params::Params,
+    placement::{CpuPair, Placement},
+    usage::Usage,
+};
 
 /// Static description of an experiment.
 #[derive(Debug, Clone, Default)]
@@ -98,6 +104,12 @@ pub trait Experiment: Send {
     /// into [`Placement::Unpinned`].
     fn placement(&self) -> Placement {
         Placement::SameCpu
+    }
+
+    /// For a cross-CPU variant: the two CPUs it runs on, chosen from the machine's topology (one
+    /// variant per class of pair). `None` lets the harness take the two highest-numbered CPUs.
+    fn cpu_pair(&self) -> Option<CpuPair> {
+        None
     }
 
     /// Whether this variant runs in `--quick` (sweeps keep a subset of their points).

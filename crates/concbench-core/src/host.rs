@@ -8,6 +8,13 @@ use std::collections::BTreeMap;
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct Host {
     pub hostname: String,
+    /// A stable, anonymous id of the machine (or container host) that survives renames and
+    /// reboots: `/etc/machine-id` hashed with a concbench-specific key (the raw id is never
+    /// written); prefixed `host-` when it falls back to the hostname, `named-` when
+    /// `$CONCBENCH_MACHINE_ID` names the machine (containers). `None` in documents from builds
+    /// before fleets.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub machine_id: Option<String>,
     /// `uname -r`.
     pub kernel: String,
     /// `/etc/os-release` PRETTY_NAME, when readable.
@@ -55,15 +62,10 @@ pub struct Host {
 impl Host {
     /// The confounders worth a warning on every result, as sentences that say what to do.
     pub fn confounder_warnings(&self) -> Vec<String> {
+        // No warning from the load average: it is a one-minute mean that still says "busy" a
+        // minute after a build has finished. The run measures what other processes use now,
+        // waits for them to settle and records it per round (concbench-session).
         let mut w = Vec::new();
-        let busy = self.load_average[0];
-        if busy > 0.5 * self.logical_cpus.max(1) as f64 {
-            w.push(format!(
-                "load average was {busy:.2} at start on {} CPUs: other work competes with the \
-                 measurement; close it or rerun when the machine is idle",
-                self.logical_cpus
-            ));
-        }
         if self.clocksource != "tsc" && !self.clocksource.is_empty() {
             w.push(format!(
                 "clocksource is {}, not tsc: every clock read is a slow system call, inflating \

@@ -21,11 +21,11 @@ pub use error::UsageError;
 pub use experiment::{Experiment, Meta, Plan, RunOutput, SampleTimer, Support};
 pub use host::Host;
 pub use params::Params;
-pub use placement::Placement;
+pub use placement::{CpuPair, PairClass, Placement};
 pub use raw::{Outcome, RawMeasurement, RoundFacts, RoundRaw};
 pub use result::{
     Check, Failure, Invalid, Mode, Overhead, ResultDoc, ResultEntry, Round, Skipped, Spread,
-    Summary, Tool, Verdict, VerdictKind,
+    Summary, Tool, Verdict, VerdictKind, LABELS_SETTING,
 };
 pub use usage::Usage;
 

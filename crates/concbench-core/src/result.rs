@@ -8,6 +8,10 @@ use crate::{host::Host, params::Params};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
+/// The `settings` key under which `run --label KEY=VALUE` records a run's labels (an object of
+/// strings): what a fleet report tells runs of one machine apart by (instance type, rack...).
+pub const LABELS_SETTING: &str = "labels";
+
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ResultDoc {
     /// Always [`crate::SCHEMA_ID`].
@@ -316,6 +320,19 @@ impl ResultDoc {
             warnings: Vec::new(),
             interrupted: false,
         }
+    }
+
+    /// The run's labels (`run --label KEY=VALUE`), from `settings.labels`.
+    pub fn labels(&self) -> BTreeMap<String, String> {
+        self.settings
+            .get(LABELS_SETTING)
+            .and_then(|v| v.as_object())
+            .map(|o| {
+                o.iter()
+                    .map(|(k, v)| (k.clone(), v.as_str().unwrap_or_default().to_string()))
+                    .collect()
+            })
+            .unwrap_or_default()
     }
 
     /// Results with this id, in document order.

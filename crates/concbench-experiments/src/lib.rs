@@ -4,12 +4,14 @@
 //! repetition and counters. [`all`] is the registry: every variant concbench knows, in the order
 //! a run measures them.
 
+pub mod anatomy;
 pub mod contend;
 pub mod create;
 pub mod io;
 pub mod isolation;
 pub mod limits;
 pub mod memory;
+mod pairs;
 pub mod probes;
 mod registry;
 pub mod server;
@@ -19,4 +21,4 @@ pub mod switch;
 pub mod syscall;
 pub mod workload;
 
-pub use registry::{all, at, families, select};
+pub use registry::{all, at, families, is_opt_in, select, OPT_IN};

@@ -3,22 +3,44 @@
 use anyhow::Result;
 use concbench_core::{Experiment, UsageError};
 
+/// A family's list of variants.
+type Family = fn() -> Vec<Box<dyn Experiment>>;
+
+/// Whether a variant of another family is an input of an opt-in family.
+pub type IsInput = fn(&dyn Experiment) -> bool;
+
 /// Every variant concbench knows, in run order: the syscall floor first, then each family.
+/// Cross-CPU variants appear once per class of CPU pair the machine has (see [`crate::pairs`]).
 pub fn all() -> Vec<Box<dyn Experiment>> {
-    let mut v: Vec<Box<dyn Experiment>> = Vec::new();
-    v.extend(crate::syscall::all());
-    v.extend(crate::create::all());
-    v.extend(crate::switch::all());
-    v.extend(crate::contend::all());
-    v.extend(crate::io::all());
-    v.extend(crate::probes::all());
-    v.extend(crate::server::all());
-    v.extend(crate::workload::all());
-    v.extend(crate::memory::all());
-    v.extend(crate::limits::all());
-    v.extend(crate::isolation::all());
-    v.extend(crate::share::all());
-    v
+    let families: [Family; 13] = [
+        crate::syscall::all,
+        crate::create::all,
+        crate::switch::all,
+        crate::contend::all,
+        crate::io::all,
+        crate::probes::all,
+        crate::server::all,
+        crate::workload::all,
+        crate::memory::all,
+        crate::limits::all,
+        crate::isolation::all,
+        crate::share::all,
+        crate::anatomy::all,
+    ];
+    let pairs = crate::pairs::live_pairs();
+    families
+        .into_iter()
+        .flat_map(|family| crate::pairs::per_pair(family, pairs))
+        .collect()
+}
+
+/// Families that run only when `--only` names them (they take long, or repeat what the default
+/// run measures), each with the variants of other families it is built from.
+pub const OPT_IN: [(&str, IsInput); 1] = [(crate::anatomy::FAMILY, crate::anatomy::is_input)];
+
+/// Whether `family` runs only when named by `--only`.
+pub fn is_opt_in(family: &str) -> bool {
+    OPT_IN.iter().any(|(f, _)| *f == family)
 }
 
 /// Family names, in run order, without duplicates.
@@ -38,12 +60,16 @@ pub fn at(index: usize) -> Option<Box<dyn Experiment>> {
 }
 
 /// The variants selected by `--only` (family names, full ids or id prefixes such as
-/// `switch.pipe`), or all of them when `only` is empty, each with its index in [`all`].
-/// An unknown name is a usage error.
+/// `switch.pipe`), or all of them except the opt-in families when `only` is empty, each with its
+/// index in [`all`]. Naming an opt-in family also selects the variants it is built from. An
+/// unknown name is a usage error.
 pub fn select(only: &[String]) -> Result<Vec<(usize, Box<dyn Experiment>)>> {
     let every: Vec<(usize, Box<dyn Experiment>)> = all().into_iter().enumerate().collect();
     if only.is_empty() {
-        return Ok(every);
+        return Ok(every
+            .into_iter()
+            .filter(|(_, e)| !is_opt_in(e.meta().family))
+            .collect());
     }
     for name in only {
         let known = every.iter().any(|(_, e)| matches(e.as_ref(), name));
@@ -56,9 +82,16 @@ pub fn select(only: &[String]) -> Result<Vec<(usize, Box<dyn Experiment>)>> {
             .into());
         }
     }
+    let inputs: Vec<IsInput> = OPT_IN
+        .iter()
+        .filter(|(family, _)| only.iter().any(|n| n == family))
+        .map(|(_, input)| *input)
+        .collect();
     Ok(every
         .into_iter()
-        .filter(|(_, e)| only.iter().any(|n| matches(e.as_ref(), n)))
+        .filter(|(_, e)| {
+            only.iter().any(|n| matches(e.as_ref(), n)) || inputs.iter().any(|f| f(e.as_ref()))
+        })
         .collect())
 }
 
@@ -120,7 +153,43 @@ mod tests {
         assert_eq!(at(*i).unwrap().meta().id, e.meta().id);
         assert_eq!(select(&["create.fork_exec".into()]).unwrap().len(), 1);
         let err = select(&["nope".into()]).err().unwrap();
+        assert!(
+            err.to_string().contains("anatomy"),
+            "opt-in families are listed: {err}"
+        );
         assert!(concbench_core::error::is_usage_error(&err));
         assert!(err.to_string().contains("--only"));
+    }
+
+    #[test]
+    fn opt_in_families_run_only_when_named_and_bring_their_inputs() {
+        let default = select(&[]).unwrap();
+        assert!(default.iter().all(|(_, e)| e.meta().family != "anatomy"));
+        assert!(default
+            .iter()
+            .any(|(_, e)| e.meta().id == "switch.pipe.process"));
+        let anatomy = select(&["anatomy".into()]).unwrap();
+        let ids: std::collections::BTreeSet<&str> =
+            anatomy.iter().map(|(_, e)| e.meta().id).collect();
+        for id in [
+            "anatomy.transport",
+            "anatomy.victim",
+            "anatomy.fork",
+            "anatomy.handover",
+            "syscall.getppid",
+            "switch.pipe.thread",
+            "switch.pipe.process",
+            "switch.futex.thread",
+        ] {
+            assert!(ids.contains(id), "{id} missing from --only anatomy");
+        }
+        // Only the inputs of the other families: no SCHED_FIFO, no other mechanism.
+        assert!(!ids.contains("switch.eventfd.thread"));
+        assert!(anatomy
+            .iter()
+            .all(|(_, e)| e.params().get_str("sched") != Some("fifo")));
+        // Named by id, an opt-in variant runs alone.
+        let one = select(&["anatomy.transport".into()]).unwrap();
+        assert!(one.iter().all(|(_, e)| e.meta().id == "anatomy.transport"));
     }
 }

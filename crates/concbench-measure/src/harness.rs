@@ -116,14 +116,19 @@ pub fn effective_placement(exp: &dyn Experiment, pin: PinMode, allowed: &[usize]
     }
 }
 
-/// The variant's params as recorded: its own plus `placement`.
+/// The variant's params as recorded: its own plus `placement` (and, for a cross-CPU variant on
+/// a named pair, `pair_class` and `numa_distance`: see [`crate::cpus::pair_params`]).
 pub fn recorded_params(
     exp: &dyn Experiment,
     pin: PinMode,
     allowed: &[usize],
 ) -> concbench_core::Params {
-    exp.params()
-        .with("placement", effective_placement(exp, pin, allowed).as_str())
+    let placement = effective_placement(exp, pin, allowed);
+    crate::cpus::pair_params(
+        exp.params().with("placement", placement.as_str()),
+        placement,
+        exp.cpu_pair(),
+    )
 }
 
 impl Harness {
@@ -160,7 +165,7 @@ impl Harness {
         if let Support::No(reason) = exp.supported(&self.host) {
             return skipped(reason);
         }
-        let cpus = match cpus::choose(placement, &self.host.cpus_allowed) {
+        let cpus = match cpus::choose_for(placement, exp.cpu_pair(), &self.host.cpus_allowed) {
             Ok(c) => c,
             Err(reason) => return skipped(reason),
         };

@@ -23,6 +23,7 @@ pub fn collect() -> Host {
     let load = procfs::LoadAverage::current().ok();
     let (virtualized, hypervisor) = hypervisor();
     Host {
+        machine_id: Some(crate::machine_id::collect(&uname.0)),
         hostname: uname.0,
         kernel: uname.1,
         os: os_pretty_name(),

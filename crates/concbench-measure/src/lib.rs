@@ -6,12 +6,15 @@
 //! * [`clock`] is the sample timer and the timestamps experiments may take for per-worker times.
 //! * [`usage`] reads getrusage and `/proc/<pid>` counters; [`tree`] sums them (and PSS) over a
 //!   process tree, such as a server and its workers.
-//! * [`host`] collects the machine's facts and confounders.
+//! * [`host`] collects the machine's facts and confounders; [`machine_id`] its stable id.
 //! * [`memory`] reads what a process tree holds (PSS, RSS, commit charge) from `/proc`.
 //! * [`headroom`] says how many more tasks, maps and KiB the limits allow, before big batches.
 //! * [`isolate`] runs each variant in a fresh worker process, so no experiment inherits another's
 //!   threads, heap or children, and a crash is a recorded failure instead of the end of the run.
 //! * [`signals`] turns Ctrl-C into a [`concbench_core::CancelToken`].
+//! * [`perf`] reads hardware counters and scheduler tracepoints, when the machine allows.
+//! * [`topology`] classifies CPU pairs (SMT siblings, shared cache, other CCD or socket) and
+//!   [`cpus`] picks the pairs cross-CPU variants run on.
 
 pub mod calibrate;
 pub mod clock;
@@ -22,8 +25,11 @@ pub mod harness;
 pub mod headroom;
 pub mod host;
 pub mod isolate;
+pub mod machine_id;
 pub mod memory;
+pub mod perf;
 pub mod signals;
+pub mod topology;
 pub mod tree;
 pub mod usage;
 

@@ -70,6 +70,14 @@ pub fn process_footprint(pid: i32) -> Result<Footprint> {
     })
 }
 
+/// KiB of a process's anonymous memory backed by transparent huge pages (`AnonHugePages` of
+/// its smaps_rollup), when readable.
+pub fn anon_huge_kib(pid: i32) -> Option<f64> {
+    let text = std::fs::read_to_string(format!("/proc/{pid}/smaps_rollup")).ok()?;
+    let line = text.lines().find(|l| l.starts_with("AnonHugePages:"))?;
+    kib_field(line).ok()
+}
+
 /// `(Pss, Rss)` in KiB from an smaps_rollup text.
 fn parse_rollup(text: &str) -> Result<(f64, f64)> {
     let field = |name: &str| {

@@ -10,7 +10,7 @@ use std::fmt::Write;
 const HEADER: [&str; 7] = ["id", "params", "A", "B", "B/A", "95% CI", "p (q after BH)"];
 
 /// Results of run B against run A, as text: a table, what matched nothing, summaries per unit.
-pub fn comparison_text(c: &RunComparison, a: &str, b: &str) -> String {
+pub fn comparison_text(c: &RunComparison<'_>, a: &str, b: &str) -> String {
     let mut out = String::new();
     let _ = writeln!(out, "A = {a}\nB = {b}");
     let rows: Vec<[String; 7]> = c

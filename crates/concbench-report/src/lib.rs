@@ -4,9 +4,11 @@
 //! the document: no clock, no measurement, no statistics beyond what the document carries.
 
 pub mod advice;
+pub mod anatomy;
 pub mod compare;
 mod csv;
 mod exporter;
+pub mod fleet;
 pub mod format;
 mod html;
 mod json;

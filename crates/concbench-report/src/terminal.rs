@@ -1,6 +1,6 @@
 //! The terminal table printed after a run (and by `concbench report`).
 
-use crate::{runtimes, sections, Exporter};
+use crate::{anatomy, runtimes, sections, Exporter};
 use comfy_table::{presets::UTF8_FULL_CONDENSED, ContentArrangement, Table};
 use concbench_core::ResultDoc;
 use std::fmt::Write;
@@ -52,6 +52,7 @@ impl Exporter for Terminal {
         for n in runtimes::runtime_notes(doc) {
             writeln!(out, "{n}")?;
         }
+        out.push_str(&anatomy::text(doc, self.width));
         let replication = sections::replication_rows(doc);
         if !replication.is_empty() {
             writeln!(out, "\nPublished vs measured here:")?;

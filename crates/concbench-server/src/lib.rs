@@ -5,8 +5,7 @@
 //! same bytes, and handles the optional "blocking call" the way its model would: a sleep in
 //! thread and process designs, a timer in event loops (plus a labelled naive loop that sleeps),
 //! `tokio::time::sleep` in tokio. [`process::start`] runs a design in a forked server process
-//! that dies with its parent; [`serve_foreground`] runs it in the calling process
-//! (`concbench serve`).
+//! that dies with its parent (the server family and `concbench serve` alike).
 
 pub mod conn;
 pub mod crash;
@@ -14,6 +13,7 @@ pub mod designs;
 pub mod listener;
 pub mod process;
 pub mod protocol;
+mod termination;
 
 pub use designs::Design;
 pub use process::{start, RunningServer};
@@ -84,25 +84,4 @@ impl Ready {
     pub fn signal(mut self, note: &str) {
         (self.sink)(note);
     }
-}
-
-/// Serve `config` in the calling process until killed (`concbench serve`). `on_ready` receives
-/// the bound address and the design's note once connections are accepted.
-pub fn serve_foreground(
-    config: &ServerConfig,
-    on_ready: impl FnMut(SocketAddr, &str) + Send + 'static,
-) -> anyhow::Result<()> {
-    use anyhow::Context;
-    let listener = listener::bind(config.bind, config.design.needs_reuseport())
-        .with_context(|| format!("binding {}", config.bind))?;
-    let addr = listener.local_addr()?;
-    if !config.cpus.is_empty() {
-        concbench_sys::affinity::set_current_thread(&config.cpus)?;
-    }
-    let mut on_ready = on_ready;
-    designs::serve(
-        listener,
-        config,
-        Ready::new(move |note| on_ready(addr, note)),
-    )
 }

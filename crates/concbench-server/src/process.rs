@@ -11,7 +11,7 @@
 //! `RUSAGE_CHILDREN` then holds the CPU time of the entire server — master, threads and every
 //! child, with microsecond resolution.
 
-use crate::{designs, listener, Ready, ServerConfig};
+use crate::{designs, listener, termination, Ready, ServerConfig};
 use anyhow::{bail, Context, Result};
 use concbench_sys::Child;
 use std::io::{Read, Write};
@@ -90,7 +90,7 @@ pub fn start(config: &ServerConfig) -> Result<RunningServer> {
 fn server_main(listener: std::net::TcpListener, config: &ServerConfig, ready: OwnedFd) -> i32 {
     // SAFETY: setpgid(0, 0) makes this process a group leader; it affects nothing else.
     unsafe { libc::setpgid(0, 0) };
-    install_group_terminator();
+    termination::install_group_terminator();
     if !config.cpus.is_empty() && concbench_sys::affinity::set_current_thread(&config.cpus).is_err()
     {
         return 3;
@@ -140,33 +140,4 @@ fn read_ready(fd: OwnedFd, design: &str) -> Result<String> {
         .unwrap_or("")
         .trim()
         .to_string())
-}
-
-/// SIGTERM: end every process of the server's group, reap them all, exit (Stevens's sig_int).
-extern "C" fn terminate_group(_: libc::c_int) {
-    // SAFETY: signal, kill, waitpid and _exit are async-signal-safe. SIGTERM is ignored first
-    // so the group-wide kill does not re-enter this handler.
-    unsafe {
-        libc::signal(libc::SIGTERM, libc::SIG_IGN);
-        libc::kill(0, libc::SIGTERM);
-        while libc::waitpid(-1, std::ptr::null_mut(), 0) > 0 {}
-        libc::_exit(0);
-    }
-}
-
-fn install_group_terminator() {
-    // SAFETY: installing a handler that only makes async-signal-safe calls.
-    unsafe {
-        libc::signal(
-            libc::SIGTERM,
-            terminate_group as extern "C" fn(libc::c_int) as libc::sighandler_t,
-        )
-    };
-}
-
-/// In a child of the server (prefork, fork-per-connection): SIGTERM kills it plainly, since
-/// the master's handler is the one that cleans up.
-pub fn reset_child_signals() {
-    // SAFETY: restoring the default action of SIGTERM in this process only.
-    unsafe { libc::signal(libc::SIGTERM, libc::SIG_DFL) };
 }

@@ -112,17 +112,11 @@ fn assert_nothing_left(pid: i32, addr: std::net::SocketAddr) {
         std::thread::sleep(Duration::from_millis(10));
     }
     // SAFETY: as above.
-    assert_ne!(
-        unsafe { libc::kill(pid, 0) },
-        0,
-        "server {pid} still exists"
-    );
+    let master = unsafe { libc::kill(pid, 0) };
+    assert_ne!(master, 0, "server {pid} still exists");
     // SAFETY: as above.
-    assert_ne!(
-        unsafe { libc::kill(-pid, 0) },
-        0,
-        "server group {pid} still exists"
-    );
+    let group = unsafe { libc::kill(-pid, 0) };
+    assert_ne!(group, 0, "server group {pid} still exists");
     panic!("{addr} still accepts connections");
 }
 

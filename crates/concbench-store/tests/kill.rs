@@ -1,66 +1,94 @@
-//! A run killed (SIGKILL) while it is being stored must leave the history database sound and
-//! without a partial run: SQLite's rollback journal undoes the unfinished transaction.
+//! A run killed (SIGKILL) while it is being stored must leave the history sound and without a
+//! partial run, in both backends: SQLite's rollback journal undoes the unfinished transaction;
+//! PostgreSQL rolls back the transaction of a client whose connection dies.
 //!
-//! The test re-executes its own binary as the writer (env `CONCBENCH_STORE_WRITER` names the
-//! database): it stores large runs in a loop, printing a line after each commit. After the first
-//! commit the parent waits until the writer's rollback journal appears (it is inside its next
-//! transaction), kills it, confirms the journal was left behind (the kill landed mid-transaction)
-//! and reopens the database to check it.
+//! Each test re-executes its own binary as the writer (env `CONCBENCH_STORE_WRITER` names the
+//! store): it stores large runs in a loop, printing a line after each commit. After the first
+//! commit the parent waits until the writer is inside its next transaction, kills it, and
+//! reopens the store to check it. The wait differs: SQLite's writer has a rollback journal on
+//! disk; PostgreSQL's shows its result insert running in `pg_stat_activity`.
 
-use concbench_core::{Host, Params, ResultDoc, ResultEntry, Summary};
-use concbench_store::Store;
-use std::io::{BufRead, BufReader};
+mod common;
+
+use common::doc;
+use concbench_store::{Location, Store};
+use std::io::{BufRead, BufReader, Lines};
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
-use std::time::Duration;
+use std::process::{Child, ChildStdout, Command, Stdio};
+use std::time::{Duration, Instant};
 
 const WRITER_ENV: &str = "CONCBENCH_STORE_WRITER";
-const TEST_NAME: &str = "kill_during_store_leaves_no_partial_run";
-
-/// A run large enough that storing it takes a while (thousands of result rows).
-fn big_doc(n: usize) -> ResultDoc {
-    let entry = |i: usize| ResultEntry {
-        id: "switch.pipe.thread".into(),
-        family: "switch".into(),
-        title: "synthetic test data".into(),
-        op: "one switch".into(),
-        unit: "ns".into(),
-        params: Params::new().with("variant", i as u64),
-        cpus: vec![0],
-        iterations: 1000,
-        summary: Summary {
-            median: 1000.0 + i as f64,
-            ci95: Some([990.0, 1010.0]),
-            min: 980.0,
-            max: 1020.0,
-            mad: 5.0,
-            mean: 1000.0,
-        },
-        samples: (0..10).map(|k| 1000.0 + k as f64).collect(),
-        counters: [("voluntary_switches_per_op".to_string(), 2.0)]
-            .into_iter()
-            .collect(),
-        rounds: vec![],
-        spread: None,
-        modes: vec![],
-        overhead: None,
-        warnings: vec!["synthetic test data, not a measurement".into()],
-        info: Default::default(),
-    };
-    ResultDoc {
-        results: (0..n).map(entry).collect(),
-        ..ResultDoc::new(Host::default(), "2026-01-01T00:00:00Z".into())
-    }
-}
+const RESULTS_PER_RUN: usize = 4000;
+/// The PostgreSQL writer's application name, to find its session in `pg_stat_activity`.
+const WRITER_APP: &str = "concbench-kill-writer";
 
 /// The writer side: store forever, announcing each commit.
-fn write_forever(db: &Path) -> ! {
-    let mut store = Store::open(db).expect("open");
-    let doc = big_doc(4000);
+fn write_forever(location: &str) -> ! {
+    let mut store = Store::open(&Location::parse(location)).expect("open");
+    let doc = doc("2026-01-01T00:00:00Z", RESULTS_PER_RUN);
     loop {
         let id = store.save(&doc, "run").expect("save");
         println!("stored {id}");
     }
+}
+
+/// The writer's line after a commit (the first one follows libtest's `test NAME ... ` on the
+/// same line).
+fn announces_commit(line: &str) -> bool {
+    line.contains("stored ")
+}
+
+/// Start a writer on `location` (running test `test`) and wait for its first commit.
+fn start_writer(test: &str, location: &str) -> (Child, Lines<BufReader<ChildStdout>>) {
+    let mut child = Command::new(std::env::current_exe().unwrap())
+        .args(["--exact", test, "--nocapture", "--test-threads=1"])
+        .env(WRITER_ENV, location)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("spawn writer");
+    let mut lines = BufReader::new(child.stdout.take().unwrap()).lines();
+    let first = lines.find(|l| l.as_ref().is_ok_and(|l| announces_commit(l)));
+    assert!(first.is_some(), "the writer never committed a run");
+    (child, lines)
+}
+
+/// SIGKILL, reap, and count the commits the writer announced after its first.
+fn kill(mut child: Child, lines: Lines<BufReader<ChildStdout>>) -> usize {
+    // SAFETY: kill(2) on our own child's pid; it cannot touch memory.
+    let rc = unsafe { libc::kill(child.id() as libc::pid_t, libc::SIGKILL) };
+    assert_eq!(rc, 0, "kill failed");
+    child.wait().expect("reap writer");
+    lines
+        .map_while(Result::ok)
+        .filter(|l| announces_commit(l))
+        .count()
+}
+
+/// Poll `inside` until it holds (or 10 s pass).
+fn wait_until(mut inside: impl FnMut() -> bool) {
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while !inside() && Instant::now() < deadline {
+        std::thread::sleep(Duration::from_micros(200));
+    }
+}
+
+/// Every stored run is whole and the store's invariants hold; returns how many runs there are.
+fn assert_no_partial_run(location: &Location, attempt: usize) -> usize {
+    let mut store = Store::open(location).expect("reopen after kill");
+    let problems = store.check().unwrap();
+    assert!(problems.is_empty(), "after kill #{attempt}: {problems:?}");
+    let runs = store.runs().unwrap();
+    for run in &runs {
+        let doc = store.load(run.id).unwrap().unwrap();
+        assert_eq!(
+            doc.results.len(),
+            RESULTS_PER_RUN,
+            "run {} is partial",
+            run.id
+        );
+    }
+    runs.len()
 }
 
 fn journal(db: &Path) -> PathBuf {
@@ -69,53 +97,81 @@ fn journal(db: &Path) -> PathBuf {
     db.with_file_name(name)
 }
 
-/// Start a writer, let it commit once, wait until it is inside its next transaction (its rollback
-/// journal exists) and kill it. True when the kill landed inside the transaction (the journal
-/// was left behind: the commit can finish between the check and the kill).
-fn kill_writer_mid_transaction(db: &Path) -> bool {
-    let mut child = Command::new(std::env::current_exe().unwrap())
-        .args(["--exact", TEST_NAME, "--nocapture", "--test-threads=1"])
-        .env(WRITER_ENV, db)
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .expect("spawn writer");
-    let mut lines = BufReader::new(child.stdout.take().unwrap()).lines();
-    let first = lines.find(|l| l.as_ref().is_ok_and(|l| l.starts_with("stored ")));
-    assert!(first.is_some(), "the writer never committed a run");
-    let deadline = std::time::Instant::now() + Duration::from_secs(10);
-    while !journal(db).exists() && std::time::Instant::now() < deadline {
-        std::thread::sleep(Duration::from_micros(200));
-    }
-    // SAFETY: kill(2) on our own child's pid; it cannot touch memory.
-    let rc = unsafe { libc::kill(child.id() as libc::pid_t, libc::SIGKILL) };
-    assert_eq!(rc, 0, "kill failed");
-    child.wait().expect("reap writer");
-    std::fs::metadata(journal(db)).is_ok_and(|m| m.len() > 0)
-}
-
 #[test]
-fn kill_during_store_leaves_no_partial_run() {
-    if let Some(db) = std::env::var_os(WRITER_ENV) {
-        write_forever(Path::new(&db));
+fn kill_during_store_leaves_no_partial_run_in_sqlite() {
+    if let Ok(location) = std::env::var(WRITER_ENV) {
+        write_forever(&location);
     }
     let dir = tempfile::tempdir().unwrap();
     let db = dir.path().join("history.sqlite");
     let mut mid_transaction = 0;
     for attempt in 0..10 {
-        if kill_writer_mid_transaction(&db) {
+        let (child, lines) = start_writer(
+            "kill_during_store_leaves_no_partial_run_in_sqlite",
+            db.to_str().unwrap(),
+        );
+        wait_until(|| journal(&db).exists());
+        kill(child, lines);
+        // The kill landed inside the transaction when the journal was left behind (the commit
+        // can finish between the check and the kill).
+        if std::fs::metadata(journal(&db)).is_ok_and(|m| m.len() > 0) {
             mid_transaction += 1;
-            let store = Store::open(&db).expect("reopen after kill");
-            let problems = store.check().unwrap();
-            assert!(problems.is_empty(), "after kill #{attempt}: {problems:?}");
-            for run in store.runs().unwrap() {
-                let doc = store.load(run.id).unwrap().unwrap();
-                assert_eq!(doc.results.len(), 4000, "run {} is partial", run.id);
-            }
+            assert_no_partial_run(&Location::File(db.clone()), attempt);
             if mid_transaction == 2 {
                 break;
             }
         }
+    }
+    assert!(
+        mid_transaction > 0,
+        "no kill landed inside a transaction: the test proved nothing"
+    );
+}
+
+#[test]
+fn kill_during_store_leaves_no_partial_run_in_postgres() {
+    if let Ok(location) = std::env::var(WRITER_ENV) {
+        write_forever(&location);
+    }
+    let Some(pg) =
+        concbench_pgtest::start_or_skip("kill_during_store_leaves_no_partial_run_in_postgres")
+    else {
+        return;
+    };
+    let url = pg.new_database("killed");
+    let writer_url = format!("{url}?application_name={WRITER_APP}");
+    let mut admin = postgres::Client::connect(&url, postgres::NoTls).unwrap();
+    let mut inserting = || -> bool {
+        let row = admin
+            .query_one(
+                "SELECT COUNT(*) FROM pg_stat_activity WHERE application_name = $1 \
+                 AND state = 'active' AND query LIKE 'INSERT INTO results%'",
+                &[&WRITER_APP],
+            )
+            .unwrap();
+        row.get::<_, i64>(0) > 0
+    };
+    let mut mid_transaction = 0;
+    let mut stored = 0;
+    for attempt in 0..10 {
+        let (child, lines) = start_writer(
+            "kill_during_store_leaves_no_partial_run_in_postgres",
+            &writer_url,
+        );
+        wait_until(&mut inserting);
+        stored += 1 + kill(child, lines);
+        // Wait until the server noticed the dead client and ended its session.
+        wait_until(|| !inserting());
+        let runs = assert_no_partial_run(&Location::Postgres(url.clone()), attempt);
+        // Runs equal to announced commits: the run being inserted at the kill never appeared
+        // (one more would mean the commit finished just before the kill).
+        if runs == stored {
+            mid_transaction += 1;
+            if mid_transaction == 2 {
+                break;
+            }
+        }
+        stored = runs;
     }
     assert!(
         mid_transaction > 0,

@@ -5,6 +5,7 @@
 
 pub mod affinity;
 pub mod child;
+pub mod owner;
 pub mod pagecache;
 pub mod sched;
 pub mod stdio;

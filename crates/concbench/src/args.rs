@@ -35,6 +35,19 @@ pub enum Command {
     Serve(ServeArgs),
     /// Send load to a server and report requests/s, latency (corrected and not), errors.
     Load(LoadArgs),
+    /// Print a shell completion script on stdout, e.g. `concbench completions bash >
+    /// ~/.local/share/bash-completion/completions/concbench`.
+    #[command(hide = true)]
+    Completions(CompletionsArgs),
+    /// Print the man page (roff) on stdout, or write one page per command into --dir.
+    #[command(hide = true)]
+    Man(ManArgs),
+    /// Store result documents written elsewhere (a machine without network to the database
+    /// copies its files) in the history, e.g. `push run.json --db postgresql://user@host/db`.
+    Push(PushArgs),
+    /// One report across machines: each host's verdicts (hosts x claims), headline figures with
+    /// intervals, and what differs between the hosts.
+    Fleet(FleetArgs),
     /// Internal: measure one variant for `run` (reads a job on stdin). Not for direct use.
     #[command(name = "__worker", hide = true)]
     Worker,
@@ -63,6 +76,10 @@ pub struct RunArgs {
     /// `--only io.read --where files=4 --where file_mib=128`.
     #[arg(long = "where", value_name = "KEY=VALUE", value_parser = parse_where)]
     pub where_params: Vec<(String, String)>,
+    /// Tag the run (repeatable), e.g. `--label instance=c6i.large --label rack=b`: `fleet`
+    /// shows each machine once per set of labels and filters on them.
+    #[arg(long = "label", value_name = "KEY=VALUE", value_parser = parse_label)]
+    pub labels: Vec<(String, String)>,
     #[command(flatten)]
     pub measure: MeasureArgs,
 }
@@ -73,7 +90,7 @@ pub struct MeasureArgs {
     /// Short samples (>= 1 ms), fewer rounds, smaller sweeps: the whole suite in about a minute.
     #[arg(long)]
     pub quick: bool,
-    /// Where to write the result document (default: concbench-results/<command>-<time>.json).
+    /// Where to write the result document (default: `concbench-results/<command>-<time>.json`).
     #[arg(long, value_name = "FILE")]
     pub json: Option<PathBuf>,
     #[command(flatten)]
@@ -110,6 +127,16 @@ pub struct MeasureArgs {
     pub smoke: bool,
 }
 
+/// `KEY=VALUE` for `--label`.
+fn parse_label(s: &str) -> Result<(String, String), String> {
+    match s.split_once('=') {
+        Some((k, v)) if !k.is_empty() && !v.is_empty() => Ok((k.to_string(), v.to_string())),
+        _ => Err(format!(
+            "'{s}' is not KEY=VALUE; for example --label instance=c6i.large"
+        )),
+    }
+}
+
 /// `KEY=VALUE` for `--where`.
 fn parse_where(s: &str) -> Result<(String, String), String> {
     match s.split_once('=') {
@@ -122,8 +149,19 @@ fn parse_where(s: &str) -> Result<(String, String), String> {
 
 #[derive(Debug, clap::Args)]
 pub struct ReportArgs {
-    /// A result document written by `concbench run`.
-    pub file: PathBuf,
+    /// A result document written by `concbench run` (with --fleet: any number, or none to read
+    /// the history database).
+    #[arg(required_unless_present = "fleet", value_name = "FILE")]
+    pub files: Vec<PathBuf>,
+    /// One report across machines from the FILEs, or from the history's runs (see `fleet`).
+    #[arg(long)]
+    pub fleet: bool,
+    /// With --fleet and no FILE: the history database to read.
+    #[arg(long, value_name = "PATH|URL", requires = "fleet")]
+    pub db: Option<String>,
+    /// With --fleet: only runs matching (see `fleet --where`).
+    #[arg(long = "where", value_name = "FILTER", value_parser = parse_fleet_filter, requires = "fleet")]
+    pub filters: Vec<FleetFilter>,
     /// Write markdown here.
     #[arg(long, value_name = "OUT")]
     pub markdown: Option<PathBuf>,
@@ -142,9 +180,10 @@ pub struct ReportArgs {
 /// Where the run history lives.
 #[derive(Debug, Clone, clap::Args)]
 pub struct StoreArgs {
-    /// The history database (default: $XDG_DATA_HOME/concbench/history.sqlite).
-    #[arg(long, value_name = "PATH")]
-    pub db: Option<PathBuf>,
+    /// The history database: a file, or a PostgreSQL URL (postgresql://user@host/db). Default:
+    /// $CONCBENCH_DB, else $XDG_DATA_HOME/concbench/history.sqlite.
+    #[arg(long, value_name = "PATH|URL")]
+    pub db: Option<String>,
     /// Do not store this run in the history database.
     #[arg(long, conflicts_with = "db")]
     pub no_store: bool,
@@ -162,9 +201,10 @@ pub struct ReplicateArgs {
 
 #[derive(Debug, clap::Args)]
 pub struct HistoryArgs {
-    /// The history database (default: $XDG_DATA_HOME/concbench/history.sqlite).
-    #[arg(long, value_name = "PATH")]
-    pub db: Option<PathBuf>,
+    /// The history database: a file, or a PostgreSQL URL (postgresql://user@host/db). Default:
+    /// $CONCBENCH_DB, else $XDG_DATA_HOME/concbench/history.sqlite.
+    #[arg(long, value_name = "PATH|URL")]
+    pub db: Option<String>,
 }
 
 #[derive(Debug, clap::Args)]
@@ -175,9 +215,10 @@ pub struct CompareArgs {
     /// The runs compared with A: files or stored run ids. Ratios are B/A, for each B.
     #[arg(value_name = "B", required = true, num_args = 1..)]
     pub b: Vec<String>,
-    /// The history database stored run ids refer to.
-    #[arg(long, value_name = "PATH")]
-    pub db: Option<PathBuf>,
+    /// The history database: a file, or a PostgreSQL URL (postgresql://user@host/db). Default:
+    /// $CONCBENCH_DB, else $XDG_DATA_HOME/concbench/history.sqlite.
+    #[arg(long, value_name = "PATH|URL")]
+    pub db: Option<String>,
 }
 
 #[derive(Debug, clap::Args)]
@@ -198,9 +239,68 @@ pub struct AdviseArgs {
     /// Use this result document instead of the latest stored run.
     #[arg(long, value_name = "FILE")]
     pub from: Option<PathBuf>,
-    /// The history database to take the latest run from.
-    #[arg(long, value_name = "PATH")]
-    pub db: Option<PathBuf>,
+    /// The history database: a file, or a PostgreSQL URL (postgresql://user@host/db). Default:
+    /// $CONCBENCH_DB, else $XDG_DATA_HOME/concbench/history.sqlite.
+    #[arg(long, value_name = "PATH|URL")]
+    pub db: Option<String>,
+}
+
+#[derive(Debug, clap::Args)]
+pub struct PushArgs {
+    /// Result documents written by `concbench run --json` (or the default
+    /// concbench-results/*.json).
+    #[arg(required = true, value_name = "FILE")]
+    pub files: Vec<PathBuf>,
+    /// The history database: a file, or a PostgreSQL URL (postgresql://user@host/db). Default:
+    /// $CONCBENCH_DB, else $XDG_DATA_HOME/concbench/history.sqlite.
+    #[arg(long, value_name = "PATH|URL")]
+    pub db: Option<String>,
+}
+
+#[derive(Debug, clap::Args)]
+pub struct FleetArgs {
+    /// The history database: a file, or a PostgreSQL URL (postgresql://user@host/db). Default:
+    /// $CONCBENCH_DB, else $XDG_DATA_HOME/concbench/history.sqlite.
+    #[arg(long, value_name = "PATH|URL")]
+    pub db: Option<String>,
+    /// Only runs matching (repeatable; all must match): `host=NAME` (hostname or the start of a
+    /// machine id), `kernel=PREFIX` (e.g. kernel=6.1), `label=KEY=VALUE`.
+    #[arg(long = "where", value_name = "FILTER", value_parser = parse_fleet_filter)]
+    pub filters: Vec<FleetFilter>,
+    /// Also write the fleet report as one self-contained HTML page (dot plots inline).
+    #[arg(long, value_name = "OUT")]
+    pub html: Option<PathBuf>,
+    /// Also write the fleet report as markdown.
+    #[arg(long, value_name = "OUT")]
+    pub markdown: Option<PathBuf>,
+}
+
+/// A `fleet --where` filter.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum FleetFilter {
+    /// The hostname, or the start of the machine id.
+    Host(String),
+    /// The start of the kernel release (`6.1` matches `6.1.0-18-amd64`).
+    Kernel(String),
+    Label(String, String),
+}
+
+fn parse_fleet_filter(s: &str) -> Result<FleetFilter, String> {
+    let bad = || {
+        format!(
+            "'{s}' is not host=NAME, kernel=PREFIX or label=KEY=VALUE; for example \
+             --where label=rack=b"
+        )
+    };
+    match s.split_once('=') {
+        Some(("host", v)) if !v.is_empty() => Ok(FleetFilter::Host(v.into())),
+        Some(("kernel", v)) if !v.is_empty() => Ok(FleetFilter::Kernel(v.into())),
+        Some(("label", kv)) => match kv.split_once('=') {
+            Some((k, v)) if !k.is_empty() => Ok(FleetFilter::Label(k.into(), v.into())),
+            _ => Err(bad()),
+        },
+        _ => Err(bad()),
+    }
 }
 
 #[derive(Debug, clap::Args)]
@@ -272,6 +372,20 @@ pub struct LoadArgs {
     /// Write the full report (percentile spectrum, timeline, errors) as JSON.
     #[arg(long, value_name = "OUT")]
     pub json: Option<PathBuf>,
+}
+
+#[derive(Debug, clap::Args)]
+pub struct CompletionsArgs {
+    /// The shell the script is for.
+    #[arg(value_enum)]
+    pub shell: clap_complete::Shell,
+}
+
+#[derive(Debug, clap::Args)]
+pub struct ManArgs {
+    /// Write concbench.1 and a page per command (concbench-run.1, ...) into this folder instead.
+    #[arg(long, value_name = "DIR")]
+    pub dir: Option<PathBuf>,
 }
 
 /// "10s", "500ms", "2m", "1.5s", or plain seconds.

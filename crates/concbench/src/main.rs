@@ -3,12 +3,16 @@
 //! The binary is thin: parse arguments, dispatch to one file per command, map errors to exit
 //! codes (0 success, 1 measurement failure, 2 bad usage or input, 130 interrupted).
 
+// Output goes through `stdout::out!`, which ends quietly when the reader goes away.
+#![deny(clippy::print_stdout)]
+
 mod args;
 mod commands;
 mod db;
 mod output;
 mod progress;
 mod session;
+mod stdout;
 
 use clap::Parser;
 use std::process::ExitCode;

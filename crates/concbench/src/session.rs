@@ -4,6 +4,7 @@
 //! result document; then write it (JSON, history) and choose the exit code.
 
 use crate::args::{MeasureArgs, Pin};
+use crate::output;
 use crate::progress::Progress;
 use anyhow::{Context, Result};
 use concbench_core::{Experiment, Params, ResultDoc};
@@ -65,13 +66,31 @@ pub fn params_of(exp: &dyn Experiment, args: &MeasureArgs) -> Params {
 }
 
 /// Keep what `--quick` runs, and collapse placements that `--pin none` (or a one-CPU mask)
-/// makes identical.
+/// makes identical. `--smoke` proves every experiment runs: the quick subset, plus the first
+/// variant of every id the quick subset leaves out.
 pub fn prepare(variants: Vec<Variant>, args: &MeasureArgs) -> Vec<Variant> {
     let quick = is_quick(args);
+    let quick_ids: HashSet<&str> = variants
+        .iter()
+        .filter(|(_, e)| e.in_quick())
+        .map(|(_, e)| e.meta().id)
+        .collect();
+    let mut smoke_extra: HashSet<&str> = HashSet::new();
+    let keep: Vec<bool> = variants
+        .iter()
+        .map(|(_, e)| {
+            let id = e.meta().id;
+            !quick
+                || e.in_quick()
+                || (args.smoke && !quick_ids.contains(id) && smoke_extra.insert(id))
+        })
+        .collect();
     let mut seen = HashSet::new();
     variants
         .into_iter()
-        .filter(|(_, e)| !quick || e.in_quick())
+        .zip(keep)
+        .filter(|(_, k)| *k)
+        .map(|(v, _)| v)
         .filter(|(_, e)| {
             seen.insert(format!(
                 "{} {}",
@@ -107,6 +126,7 @@ pub fn measure(
         .prefix("concbench-")
         .tempdir()
         .context("creating a scratch directory")?;
+    concbench_sys::owner::claim(scratch.path())?;
     let started_at = clock::wall_now_rfc3339();
     let host = host::collect();
     let session_variants: Vec<concbench_session::Variant> = variants
@@ -248,7 +268,8 @@ pub fn keep(
         .json
         .clone()
         .unwrap_or_else(|| default_json_path(command, &doc.started_at));
-    crate::output::write_output("--json", &path, &Json.render(doc)?)?;
+    let label = output::document_label(args.json.as_deref());
+    let path = output::write_or_fallback(label, &path, &Json.render(doc)?)?;
     eprintln!(
         "concbench: wrote {} (as a page with charts: `concbench report {} --html report.html`)",
         path.display(),
@@ -306,7 +327,7 @@ fn default_json_path(command: &str, started_at: &str) -> PathBuf {
         .chars()
         .filter(|c| c.is_ascii_alphanumeric())
         .collect();
-    PathBuf::from("concbench-results").join(format!("{command}-{stamp}.json"))
+    PathBuf::from(output::DEFAULT_DIR).join(format!("{command}-{stamp}.json"))
 }
 
 #[cfg(test)]

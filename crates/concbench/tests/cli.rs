@@ -40,6 +40,24 @@ fn list_shows_every_experiment_once() {
 }
 
 #[test]
+fn list_marks_the_opt_in_family_and_says_how_to_run_it() {
+    let out = concbench()
+        .arg("list")
+        .assert()
+        .success()
+        .get_output()
+        .stdout
+        .clone();
+    let text = String::from_utf8(out).unwrap();
+    let transport = text
+        .lines()
+        .find(|l| l.starts_with("anatomy.transport"))
+        .expect("anatomy.transport listed");
+    assert!(transport.ends_with("[opt-in]"), "{transport}");
+    assert!(text.contains("--only anatomy"), "{text}");
+}
+
+#[test]
 fn smoke_run_writes_a_valid_document_with_every_listed_id() {
     let dir = tempfile::tempdir().unwrap();
     let doc = smoke_run(dir.path(), None);
@@ -52,7 +70,11 @@ fn smoke_run_writes_a_valid_document_with_every_listed_id() {
         .chain(doc["skipped"].as_array().unwrap())
         .map(|r| r["id"].as_str().unwrap())
         .collect();
-    for line in listed.lines() {
+    // Opt-in families run only when named; the last line names them.
+    let default_ids = listed
+        .lines()
+        .filter(|l| !l.is_empty() && !l.contains("[opt-in]") && !l.starts_with("opt-in"));
+    for line in default_ids {
         let id = line.split_whitespace().next().unwrap();
         assert!(
             measured_or_skipped.contains(&id),
@@ -257,4 +279,38 @@ fn report_rejudge_recomputes_verdicts_from_the_samples() {
         rejudged.contains("## Verdicts") && rejudged.contains("S0.30x"),
         "{rejudged}"
     );
+}
+
+#[test]
+fn where_filters_on_the_placement_every_result_shows() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("out.json");
+    concbench()
+        .args([
+            "run",
+            "--smoke",
+            "--no-store",
+            "--only",
+            "switch.pipe.process",
+        ])
+        .args(["--where", "placement=same-cpu", "--json"])
+        .arg(&out)
+        .assert()
+        .success();
+    let doc = read_json(&out);
+    let results = doc["results"].as_array().unwrap();
+    assert!(!results.is_empty(), "nothing measured");
+    for r in results {
+        assert_eq!(r["params"]["placement"], "same-cpu", "{}", r["params"]);
+    }
+}
+
+#[test]
+fn where_without_a_match_names_the_params_there_are() {
+    concbench()
+        .args(["run", "--smoke", "--only", "switch.pipe.process"])
+        .args(["--where", "placement=on-the-moon"])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("--where").and(predicate::str::contains("placement")));
 }

@@ -221,6 +221,81 @@ fn advise_from_a_document_shows_arithmetic_and_an_answer() {
         );
 }
 
+/// The synthetic fixture as a document, with only the results `keep` accepts.
+fn fixture_doc(keep: impl Fn(&str) -> bool) -> concbench_core::ResultDoc {
+    let text = std::fs::read_to_string(fixture()).unwrap();
+    let mut doc: concbench_core::ResultDoc = serde_json::from_str(&text).unwrap();
+    doc.results.retain(|r| keep(&r.family));
+    doc
+}
+
+#[test]
+fn advise_uses_the_newest_run_that_has_the_measurements_and_names_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("h.sqlite");
+    let location = concbench_store::Location::File(db.clone());
+    let mut store = concbench_store::Store::open(&location).unwrap();
+    let full = store.save(&fixture_doc(|_| true), "run").unwrap();
+    // A later replicate of one seed measures nothing the advice needs.
+    let partial = store
+        .save(&fixture_doc(|f| f == "io"), "replicate")
+        .unwrap();
+    drop(store);
+    let out = concbench()
+        .args([
+            "advise",
+            "--units-per-sec",
+            "1000",
+            "--blocked",
+            "0.5",
+            "--db",
+        ])
+        .arg(&db)
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(
+        stdout.contains(&format!("run {full} (`run` started")),
+        "{stdout}"
+    );
+    assert!(stdout.contains(&format!("up to run {partial}")), "{stdout}");
+    assert!(!stdout.contains("missing:"), "{stdout}");
+    assert!(stdout.contains("Answer:") && !stdout.contains("none can be given"));
+}
+
+#[test]
+fn advise_names_each_missing_measurement_once() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("no-switch.json");
+    let doc = fixture_doc(|f| f != "switch");
+    std::fs::write(&file, serde_json::to_string(&doc).unwrap()).unwrap();
+    let out = concbench()
+        .args([
+            "advise",
+            "--units-per-sec",
+            "1000",
+            "--blocked",
+            "0.5",
+            "--from",
+        ])
+        .arg(&file)
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(stdout.contains("missing:"), "{stdout}");
+    // Each model's block (separated by blank lines) names a missing measurement once.
+    for block in stdout.split("\n\n") {
+        let missing: Vec<&str> = block.lines().filter(|l| l.contains("missing:")).collect();
+        let unique: std::collections::BTreeSet<&&str> = missing.iter().collect();
+        assert_eq!(missing.len(), unique.len(), "{block}");
+    }
+}
+
 #[test]
 fn advise_rejects_bad_workloads_naming_the_flag() {
     let fixture = fixture();

@@ -1,26 +1,13 @@
 //! Ctrl-C during a run stops it cleanly: exit code 130, a document marked interrupted, and no
-//! process left behind (the worker and everything it forked are gone).
+//! process left behind (the worker and everything it forked are gone); under `nohup` a closed
+//! terminal (SIGHUP) does not stop it.
 
 mod common;
 
+use common::{processes_with, wait_for};
+use std::os::unix::process::CommandExt;
 use std::process::{Command, Stdio};
-use std::time::{Duration, Instant};
-
-/// Processes whose environment carries `marker` (children inherit it).
-fn processes_with(marker: &str) -> Vec<i32> {
-    let mut pids = Vec::new();
-    for entry in std::fs::read_dir("/proc").unwrap().flatten() {
-        let Ok(pid) = entry.file_name().to_string_lossy().parse::<i32>() else {
-            continue;
-        };
-        if let Ok(env) = std::fs::read(entry.path().join("environ")) {
-            if env.split(|b| *b == 0).any(|kv| kv == marker.as_bytes()) {
-                pids.push(pid);
-            }
-        }
-    }
-    pids
-}
+use std::time::Duration;
 
 #[test]
 fn ctrl_c_leaves_no_process_behind() {
@@ -42,11 +29,45 @@ fn ctrl_c_during_the_crash_experiment_leaves_no_pool_behind() {
 
 /// Run with `args`, press Ctrl-C once it is measuring, and check that everything is gone.
 fn ctrl_c_during(args: &[&str]) {
+    signals_during(
+        args,
+        &mut Command::new(assert_cmd::cargo::cargo_bin("concbench")),
+        &[libc::SIGINT],
+    );
+}
+
+#[test]
+fn under_nohup_a_closed_terminal_does_not_stop_the_run() {
+    let mut cmd = Command::new(assert_cmd::cargo::cargo_bin("concbench"));
+    // SAFETY: signal(2) is async-signal-safe; it only changes the child's SIGHUP action.
+    unsafe {
+        cmd.pre_exec(|| {
+            libc::signal(libc::SIGHUP, libc::SIG_IGN);
+            Ok(())
+        })
+    };
+    // Had SIGHUP stopped the run, the Ctrl-C after it would be a second signal, which exits at
+    // once without a document.
+    signals_during(
+        &["--only", "create.process_100k"],
+        &mut cmd,
+        &[libc::SIGHUP, libc::SIGINT],
+    );
+}
+
+/// Run `cmd` with `args`, send `signals` once it is measuring, and check that the run stopped
+/// cleanly (exit 130, a document marked interrupted) and left no process behind.
+fn signals_during(args: &[&str], cmd: &mut Command, signals: &[i32]) {
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("out.json");
-    let marker = format!("CONCBENCH_TEST_MARKER={}-{}", std::process::id(), args[1]);
+    let marker = format!(
+        "CONCBENCH_TEST_MARKER={}-{}-{}",
+        std::process::id(),
+        args[1],
+        signals[0]
+    );
     let (k, v) = marker.split_once('=').unwrap();
-    let mut child = Command::new(assert_cmd::cargo::cargo_bin("concbench"))
+    let mut child = cmd
         .arg("run")
         .args(args)
         .args(["--settle", "0"])
@@ -59,18 +80,18 @@ fn ctrl_c_during(args: &[&str]) {
         .stderr(Stdio::piped())
         .spawn()
         .unwrap();
-    let deadline = Instant::now() + Duration::from_secs(20);
     // Wait until the worker is running (more than the coordinator carries the marker).
-    while processes_with(&marker).len() < 2 && Instant::now() < deadline {
-        std::thread::sleep(Duration::from_millis(20));
-    }
-    assert!(
-        processes_with(&marker).len() >= 2,
-        "the worker never started"
+    wait_for(
+        &mut child,
+        Duration::from_secs(20),
+        "the worker's start",
+        || processes_with(&marker).len() >= 2,
     );
-    std::thread::sleep(Duration::from_millis(300));
-    // SAFETY: kill with the pid of our own child.
-    unsafe { libc::kill(child.id() as i32, libc::SIGINT) };
+    for signal in signals {
+        std::thread::sleep(Duration::from_millis(300));
+        // SAFETY: kill with the pid of our own child.
+        unsafe { libc::kill(child.id() as i32, *signal) };
+    }
     let status = child.wait().unwrap();
     assert_eq!(status.code(), Some(130));
     let left = processes_with(&marker);

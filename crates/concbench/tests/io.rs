@@ -98,13 +98,7 @@ fn ctrl_c_removes_the_data_files() {
     let dir = disk_dir();
     let mut child = Command::new(assert_cmd::cargo::cargo_bin("concbench"))
         .args([
-            "run",
-            "--quick",
-            "--only",
-            "io",
-            "--where",
-            "files=100",
-            "--json",
+            "run", "--quick", "--settle", "0", "--only", "io", "--where", "files=10", "--json",
         ])
         .arg(dir.path().join("out.json"))
         .arg("--io-dir")

@@ -3,10 +3,11 @@
 
 mod common;
 
-use common::{concbench, read_json};
+use common::{assert_usage_error, concbench, concbench_process, processes_with, read_json};
 use std::io::{BufRead, BufReader};
-use std::process::{Command, Stdio};
-use std::time::Duration;
+use std::os::unix::process::CommandExt;
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
 
 #[test]
 fn load_refuses_a_non_loopback_target_without_sending_anything() {
@@ -77,5 +78,141 @@ fn load_against_serve_reports_requests_and_the_server_stops_cleanly() {
     assert!(
         closed,
         "{addr} still accepts connections after the server stopped"
+    );
+}
+
+/// A `concbench serve` started like a script's background job, its port, and the marker its
+/// processes carry.
+struct Served {
+    child: Child,
+    addr: String,
+    marker: String,
+}
+
+/// Start `concbench serve ARGS`; with `sigint_ignored`, as a shell script starts a background
+/// job (SIGINT ignored, inherited through exec).
+fn serve(args: &[&str], sigint_ignored: bool, tag: &str) -> Served {
+    let marker = format!("CONCBENCH_TEST_MARKER={}-serve-{tag}", std::process::id());
+    let (k, v) = marker.split_once('=').unwrap();
+    let mut cmd = concbench_process();
+    cmd.arg("serve").args(args).env(k, v);
+    cmd.stdout(Stdio::piped()).stderr(Stdio::piped());
+    if sigint_ignored {
+        // SAFETY: signal(2) is async-signal-safe; it only changes the child's SIGINT action.
+        unsafe {
+            cmd.pre_exec(|| {
+                libc::signal(libc::SIGINT, libc::SIG_IGN);
+                Ok(())
+            })
+        };
+    }
+    let mut child = cmd.spawn().unwrap();
+    let mut line = String::new();
+    BufReader::new(child.stdout.take().unwrap())
+        .read_line(&mut line)
+        .unwrap();
+    assert!(line.contains("serving"), "{line}");
+    let addr = line.trim().rsplit(' ').next().unwrap().to_string();
+    Served {
+        child,
+        addr,
+        marker,
+    }
+}
+
+impl Served {
+    /// Send `signal`, wait for the exit (killing it after 20 s); returns the code and stderr.
+    fn stop_with(mut self, signal: i32) -> (Option<i32>, String) {
+        // SAFETY: kill with the pid of our own unreaped child.
+        unsafe { libc::kill(self.child.id() as i32, signal) };
+        let deadline = Instant::now() + Duration::from_secs(20);
+        while self.child.try_wait().unwrap().is_none() {
+            if Instant::now() > deadline {
+                let _ = self.child.kill();
+                panic!("concbench serve ignored signal {signal}");
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        let out = self.child.wait_with_output().unwrap();
+        let left = processes_with(&self.marker);
+        assert!(left.is_empty(), "left running: {left:?}");
+        assert!(
+            std::net::TcpStream::connect(&self.addr).is_err(),
+            "{} still accepts connections",
+            self.addr
+        );
+        (
+            out.status.code(),
+            String::from_utf8_lossy(&out.stderr).into_owned(),
+        )
+    }
+}
+
+#[test]
+fn serve_started_from_a_script_stops_on_ctrl_c_with_its_pool() {
+    let served = serve(&["prefork", "--workers", "3"], true, "sigint");
+    assert!(processes_with(&served.marker).len() >= 4, "master and pool");
+    let (code, stderr) = served.stop_with(libc::SIGINT);
+    assert_eq!(code, Some(0), "{stderr}");
+    assert!(
+        stderr.contains("stopped the prefork server (SIGINT)"),
+        "{stderr}"
+    );
+}
+
+#[test]
+fn serve_stops_when_its_terminal_closes() {
+    let (code, stderr) = serve(&["thread-per-connection"], false, "sighup").stop_with(libc::SIGHUP);
+    assert_eq!(code, Some(0), "{stderr}");
+}
+
+#[test]
+fn serve_on_a_port_in_use_names_the_flag_and_suggests_port_0() {
+    let taken = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = taken.local_addr().unwrap().port().to_string();
+    assert_usage_error(
+        ["serve", "iterative", "--port", &port],
+        &["--port: port", "in use", "--port 0"],
+    );
+}
+
+#[test]
+fn serve_on_a_cpu_that_does_not_exist_lists_the_cpus() {
+    assert_usage_error(
+        ["serve", "iterative", "--cpus", "0,100000"],
+        &["--cpus: no CPU 100000", "its CPUs are 0"],
+    );
+}
+
+#[test]
+fn serve_on_a_non_loopback_address_warns() {
+    let served = serve(&["iterative", "--bind", "0.0.0.0"], false, "bind");
+    let (code, stderr) = served.stop_with(libc::SIGTERM);
+    assert_eq!(code, Some(0), "{stderr}");
+    assert!(
+        stderr.contains("warning: --bind 0.0.0.0: not a loopback address"),
+        "{stderr}"
+    );
+}
+
+#[test]
+fn serve_says_when_its_server_ends_by_itself() {
+    let mut served = serve(&["iterative", "--allow-crash"], false, "crash");
+    let mut conn = std::net::TcpStream::connect(&served.addr).unwrap();
+    std::io::Write::write_all(&mut conn, b"crash\n").unwrap();
+    let deadline = Instant::now() + Duration::from_secs(20);
+    while served.child.try_wait().unwrap().is_none() {
+        assert!(
+            Instant::now() < deadline,
+            "serve outlived its crashed server"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let out = served.child.wait_with_output().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    assert!(
+        stderr.contains("the iterative server ended by itself"),
+        "{stderr}"
     );
 }

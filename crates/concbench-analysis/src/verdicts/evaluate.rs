@@ -43,7 +43,7 @@ pub fn judge_claim<'a>(doc: &'a ResultDoc, claim: &'a Claim) -> Option<Judged<'a
         }
     }
     set_beside(&mut checked);
-    let deciding: Vec<&Checked> = checked.iter().filter(|c| !c.check.beside).collect();
+    let deciding: Vec<&Checked<'_>> = checked.iter().filter(|c| !c.check.beside).collect();
     let decisions: Vec<VerdictKind> = deciding.iter().map(|c| c.check.decision).collect();
     let kind = combine(claim.combine, &decisions)?;
     let mut evidence: Vec<String> = Vec::new();

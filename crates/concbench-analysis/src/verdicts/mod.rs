@@ -3,8 +3,8 @@
 //! Every claim in `data/published.toml` carries its checks: a quantity over named results
 //! ([`expr`]), a rule with its numbers ([`decide`]), the conditions it is checked under
 //! ([`spec`]). A check is computed pass by pass over the rounds of its results ([`series`]), its
-//! 95% interval decides it, the claim combines its checks ([`evaluate`]), and resampling its
-//! rounds says how robust the verdict is ([`robustness`]). Four outcomes: confirmed, refuted,
+//! 95% interval decides it, the claim combines its checks (`evaluate`), and resampling its
+//! rounds says how robust the verdict is (`robustness`). Four outcomes: confirmed, refuted,
 //! depends (decided differently under different conditions), inconclusive (an interval straddles
 //! the rule's number at the rounds spent) — never "refuted" for lack of precision.
 //!

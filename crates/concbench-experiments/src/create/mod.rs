@@ -12,6 +12,11 @@ mod vfork;
 
 use concbench_core::Experiment;
 
+// One creation each, for the anatomy family's parents of growing size.
+pub(crate) use fork::fork_and_reap;
+pub(crate) use spawn::{bare_args, posix_spawn, reap_ok, true_path};
+pub(crate) use vfork::{vfork_and_reap, CHILD_STACK};
+
 pub fn all() -> Vec<Box<dyn Experiment>> {
     vec![
         Box::new(fork::Fork::single_threaded()),

@@ -56,7 +56,7 @@ impl Spawn {
     }
 }
 
-fn true_path() -> Option<&'static str> {
+pub(crate) fn true_path() -> Option<&'static str> {
     TRUE_CANDIDATES
         .into_iter()
         .find(|p| std::path::Path::new(p).exists())
@@ -88,30 +88,36 @@ impl Experiment for Spawn {
         iterations: u64,
         _t: &mut dyn SampleTimer,
     ) -> Result<RunOutput> {
-        let argv = [
-            self.path.as_ptr() as *mut libc::c_char,
-            std::ptr::null_mut(),
-        ];
-        let envp = [std::ptr::null_mut::<libc::c_char>()];
+        let (argv, envp) = bare_args(&self.path);
         repeat(ctx, iterations, |_| {
             let pid = match self.method {
                 Method::PosixSpawn => posix_spawn(&self.path, &argv, &envp)?,
                 Method::ForkExec => fork_exec(&self.path, &argv, &envp)?,
             };
-            let status = wait_pid(pid)?;
-            if !Child::exited_ok(status) {
-                bail!(
-                    "{} exited with status {status:#x}",
-                    self.path.to_string_lossy()
-                );
-            }
-            Ok(())
+            reap_ok(pid, &self.path)
         })?;
         Ok(RunOutput::default())
     }
 }
 
-fn posix_spawn(
+/// Wait for the started program; its non-zero exit is an error.
+pub(crate) fn reap_ok(pid: i32, path: &CString) -> Result<()> {
+    let status = wait_pid(pid)?;
+    if !Child::exited_ok(status) {
+        bail!("{} exited with status {status:#x}", path.to_string_lossy());
+    }
+    Ok(())
+}
+
+/// `argv` (the path alone) and an empty environment for starting `path`.
+pub(crate) fn bare_args(path: &CString) -> ([*mut libc::c_char; 2], [*mut libc::c_char; 1]) {
+    (
+        [path.as_ptr() as *mut libc::c_char, std::ptr::null_mut()],
+        [std::ptr::null_mut()],
+    )
+}
+
+pub(crate) fn posix_spawn(
     path: &CString,
     argv: &[*mut libc::c_char; 2],
     envp: &[*mut libc::c_char; 1],

@@ -17,7 +17,7 @@ const META: Meta = Meta {
 };
 
 /// Bytes of stack for the child, which only returns.
-const CHILD_STACK: usize = 64 * 1024;
+pub(crate) const CHILD_STACK: usize = 64 * 1024;
 
 #[derive(Default)]
 pub struct Vfork {
@@ -26,6 +26,31 @@ pub struct Vfork {
 
 extern "C" fn child_body(_arg: *mut libc::c_void) -> libc::c_int {
     0
+}
+
+/// One `clone(CLONE_VM | CLONE_VFORK)` whose child returns at once on `stack`, reaped.
+pub(crate) fn vfork_and_reap(stack: &mut [u8]) -> Result<()> {
+    // Stacks grow down on every architecture Linux runs concbench on; keep 16-byte alignment.
+    let top = (stack.as_mut_ptr() as usize + stack.len()) & !15;
+    // SAFETY: `top` points just past a live, exclusively borrowed buffer that no one else uses
+    // while the child runs (CLONE_VFORK suspends us until it exits); `child_body` touches no
+    // shared state and returns at once.
+    let pid = unsafe {
+        libc::clone(
+            child_body,
+            top as *mut libc::c_void,
+            libc::CLONE_VM | libc::CLONE_VFORK | libc::SIGCHLD,
+            std::ptr::null_mut(),
+        )
+    };
+    if pid < 0 {
+        bail!(
+            "clone(CLONE_VM|CLONE_VFORK): {}",
+            std::io::Error::last_os_error()
+        );
+    }
+    concbench_sys::child::wait_pid(pid)?;
+    Ok(())
 }
 
 impl Experiment for Vfork {
@@ -44,29 +69,7 @@ impl Experiment for Vfork {
         iterations: u64,
         _t: &mut dyn SampleTimer,
     ) -> Result<RunOutput> {
-        // Stacks grow down on every architecture Linux runs concbench on; keep 16-byte alignment.
-        let top = (self.stack.as_mut_ptr() as usize + CHILD_STACK) & !15;
-        repeat(ctx, iterations, |_| {
-            // SAFETY: `top` points just past a live, exclusively owned 64 KiB buffer that no one
-            // else uses while the child runs (CLONE_VFORK suspends us until it exits);
-            // `child_body` touches no shared state and returns at once.
-            let pid = unsafe {
-                libc::clone(
-                    child_body,
-                    top as *mut libc::c_void,
-                    libc::CLONE_VM | libc::CLONE_VFORK | libc::SIGCHLD,
-                    std::ptr::null_mut(),
-                )
-            };
-            if pid < 0 {
-                bail!(
-                    "clone(CLONE_VM|CLONE_VFORK): {}",
-                    std::io::Error::last_os_error()
-                );
-            }
-            concbench_sys::child::wait_pid(pid)?;
-            Ok(())
-        })?;
+        repeat(ctx, iterations, |_| vfork_and_reap(&mut self.stack))?;
         Ok(RunOutput::default())
     }
 

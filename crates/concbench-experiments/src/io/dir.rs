@@ -60,6 +60,27 @@ pub fn data_dir(ctx: &RunContext) -> Result<PathBuf> {
     Ok(dir)
 }
 
+/// Where the data directory goes without `--io-dir`: the first disk-backed, writable one of
+/// these (the next run also looks here for directories a killed run left behind).
+pub fn default_bases() -> Vec<PathBuf> {
+    vec![
+        std::env::temp_dir(),
+        PathBuf::from("/var/tmp"),
+        std::env::current_dir().unwrap_or_else(|_| PathBuf::from(".")),
+    ]
+}
+
+/// Record this process as the directory's owner, so that a later run removes it if this one is
+/// killed before it can (`concbench_sys::owner`). Kept data is the user's: never claimed, and
+/// released if a killed run had claimed it.
+fn claim_unless_kept(dir: &Path, keep: bool) -> Result<()> {
+    if keep {
+        concbench_sys::owner::release(dir)
+    } else {
+        concbench_sys::owner::claim(dir)
+    }
+}
+
 /// The run's data directory, owned by the coordinator: removed on drop unless kept.
 #[derive(Debug)]
 pub struct RunData {
@@ -107,6 +128,7 @@ impl RunData {
             ))
             .into());
         }
+        claim_unless_kept(&dir, keep)?;
         Ok(Self {
             dir,
             keep,
@@ -115,17 +137,14 @@ impl RunData {
     }
 
     fn in_default(keep: bool) -> Result<Self> {
-        let candidates = [
-            std::env::temp_dir(),
-            PathBuf::from("/var/tmp"),
-            std::env::current_dir().unwrap_or_else(|_| PathBuf::from(".")),
-        ];
+        let candidates = default_bases();
         for base in &candidates {
             if !base.is_dir() || !matches!(memory_backed(base), Ok(None)) {
                 continue;
             }
             let dir = base.join(format!("concbench-io-{}", std::process::id()));
             if std::fs::create_dir_all(&dir).is_ok() {
+                claim_unless_kept(&dir, keep)?;
                 return Ok(Self {
                     dir,
                     keep,

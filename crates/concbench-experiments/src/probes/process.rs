@@ -80,7 +80,7 @@ impl ProbeProcess {
     }
 
     /// Send one request and wait for its answer.
-    pub fn request(&mut self, req: &Request, cancel: &CancelToken) -> Result<Answer> {
+    pub fn request(&mut self, req: &Request<'_>, cancel: &CancelToken) -> Result<Answer> {
         let mut line = serde_json::to_string(req)?;
         line.push('\n');
         let sent = self

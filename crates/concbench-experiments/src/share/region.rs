@@ -1,7 +1,7 @@
 //! A shared anonymous mapping (MAP_SHARED | MAP_ANONYMOUS) made before fork, so parent and
 //! child see the same pages: a header of atomics for the hand-over, then the message bytes.
 
-use anyhow::{bail, Result};
+use anyhow::Result;
 use std::sync::atomic::{AtomicU32, AtomicU64};
 
 /// The hand-over words at the start of the region. Futex words are 32-bit.
@@ -32,24 +32,8 @@ unsafe impl Send for Region {}
 impl Region {
     pub fn new(capacity: usize) -> Result<Self> {
         let len = DATA_OFFSET + capacity;
-        // SAFETY: an anonymous shared mapping with no address hint; checked for failure below.
-        let base = unsafe {
-            libc::mmap(
-                std::ptr::null_mut(),
-                len,
-                libc::PROT_READ | libc::PROT_WRITE,
-                libc::MAP_SHARED | libc::MAP_ANONYMOUS,
-                -1,
-                0,
-            )
-        };
-        if base == libc::MAP_FAILED {
-            bail!("mmap(MAP_SHARED): {}", std::io::Error::last_os_error());
-        }
-        Ok(Self {
-            base: base.cast(),
-            len,
-        })
+        let base = crate::support::shared::map(len)?;
+        Ok(Self { base, len })
     }
 
     pub fn header(&self) -> &Header {
@@ -79,7 +63,7 @@ impl Region {
 
 impl Drop for Region {
     fn drop(&mut self) {
-        // SAFETY: base/len describe a mapping this value owns.
-        unsafe { libc::munmap(self.base.cast(), self.len) };
+        // SAFETY: base/len describe a mapping this value owns, and no borrow of it is alive.
+        unsafe { crate::support::shared::unmap(self.base, self.len) };
     }
 }

@@ -1,7 +1,8 @@
 //! Helpers several families share: the cancellable inner loop, auto-reset events, turn
 //! hand-overs between two units, partner threads that start pinned and report whether they got
-//! ready, and the async runtime; raw descriptors and line channels, sandbox processes, a gate for
-//! idle threads, thread stack sizes, and limit checks before big batches.
+//! ready, and the async runtime; raw descriptors and line channels, sandbox processes, memory
+//! shared with forked children, a gate for idle threads, thread stack sizes, and limit checks
+//! before big batches.
 
 pub mod capacity;
 pub mod event;
@@ -13,6 +14,7 @@ pub mod partner;
 mod repeat;
 pub mod runtime;
 pub mod sandbox;
+pub mod shared;
 pub mod stack;
 
 pub use repeat::repeat;

@@ -9,12 +9,12 @@ mod condvar_thread;
 mod coroutine;
 mod eventfd_thread;
 mod futex_thread;
-mod pingpong;
-mod pipe_process;
+pub(crate) mod pingpong;
+pub(crate) mod pipe_process;
 mod pipe_thread;
 mod ring_thread;
-mod sched;
-mod setting;
+pub(crate) mod sched;
+pub(crate) mod setting;
 mod working_set;
 mod yield_thread;
 

@@ -28,11 +28,7 @@ impl Sched {
 
     pub fn supported(self, host: &Host) -> Support {
         match self {
-            Sched::Fifo if !host.can_sched_fifo => Support::No(
-                "needs root or CAP_SYS_NICE with an RLIMIT_RTPRIO above 0 to use SCHED_FIFO: \
-                 run with sudo, or `sudo setcap cap_sys_nice+ep target/release/concbench`"
-                    .to_string(),
-            ),
+            Sched::Fifo if !host.can_sched_fifo => Support::No(fifo_refusal()),
             _ => Support::Yes,
         }
     }
@@ -51,5 +47,55 @@ impl Sched {
             Sched::Other => Ok(()),
             Sched::Fifo => concbench_sys::sched::set_other(),
         }
+    }
+}
+
+/// Why SCHED_FIFO is refused, with the fix for the binary actually running: an installed
+/// concbench is not in `target/release/`.
+fn fifo_refusal() -> String {
+    let binary = std::env::current_exe()
+        .map(|p| shell_word(&p.display().to_string()))
+        .unwrap_or_else(|_| "\"$(command -v concbench)\"".to_string());
+    format!(
+        "needs root or CAP_SYS_NICE with an RLIMIT_RTPRIO above 0 to use SCHED_FIFO: run with \
+         sudo, or `sudo setcap cap_sys_nice+ep {binary}`"
+    )
+}
+
+/// `word` as one shell word: quoted when it holds anything beyond a plain path's characters.
+fn shell_word(word: &str) -> String {
+    let plain = |c: char| c.is_ascii_alphanumeric() || "/._+-".contains(c);
+    if word.chars().all(plain) {
+        word.to_string()
+    } else {
+        format!("'{}'", word.replace('\'', r"'\''"))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_setcap_hint_names_the_binary_running() {
+        let host = Host {
+            can_sched_fifo: false,
+            ..Host::default()
+        };
+        let Support::No(reason) = Sched::Fifo.supported(&host) else {
+            panic!("SCHED_FIFO refused without the permission");
+        };
+        let running = std::env::current_exe().unwrap();
+        assert!(
+            reason.contains(&format!("setcap cap_sys_nice+ep {}", running.display())),
+            "{reason}"
+        );
+        assert!(!reason.contains("target/release"), "{reason}");
+    }
+
+    #[test]
+    fn odd_paths_are_quoted_for_the_shell() {
+        assert_eq!(shell_word("/usr/bin/concbench"), "/usr/bin/concbench");
+        assert_eq!(shell_word("/opt/my tools/it's"), r"'/opt/my tools/it'\''s'");
     }
 }

@@ -17,10 +17,10 @@ pub fn colour(i: usize) -> &'static str {
     PALETTE[i % PALETTE.len()]
 }
 
-const WIDTH: f64 = 900.0;
+pub(super) const WIDTH: f64 = 900.0;
 const FONT_PX: f64 = 12.0;
 /// Average glyph advance of the UI font at 12 px, to size the label column.
-const CHAR_PX: f64 = 7.0;
+pub(super) const CHAR_PX: f64 = 7.0;
 
 /// Escape text for SVG/XML content and attributes.
 pub fn esc(s: &str) -> String {
@@ -334,7 +334,7 @@ impl LineChart {
     }
 }
 
-fn open_svg(height: f64, title: &str) -> String {
+pub(super) fn open_svg(height: f64, title: &str) -> String {
     format!(
         r#"<svg class="chart" xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {WIDTH} {height:.0}" width="{WIDTH}" height="{height:.0}" role="img" aria-label="{}" font-size="{FONT_PX}">"#,
         esc(title)
@@ -342,7 +342,7 @@ fn open_svg(height: f64, title: &str) -> String {
 }
 
 /// Height taken by the title (and the subtitle line, when there is one).
-fn heading_height(subtitle: &str) -> f64 {
+pub(super) fn heading_height(subtitle: &str) -> f64 {
     if subtitle.is_empty() {
         22.0
     } else {
@@ -350,7 +350,7 @@ fn heading_height(subtitle: &str) -> f64 {
     }
 }
 
-fn title_text(s: &mut String, title: &str, subtitle: &str) {
+pub(super) fn title_text(s: &mut String, title: &str, subtitle: &str) {
     let _ = write!(
         s,
         r#"<text class="title" x="8" y="18">{}</text>"#,
@@ -365,7 +365,7 @@ fn title_text(s: &mut String, title: &str, subtitle: &str) {
     }
 }
 
-fn legend(s: &mut String, names: &[String], y: f64) {
+pub(super) fn legend(s: &mut String, names: &[String], y: f64) {
     if names.len() < 2 {
         return;
     }
@@ -385,7 +385,7 @@ fn legend(s: &mut String, names: &[String], y: f64) {
 }
 
 #[allow(clippy::too_many_arguments)]
-fn x_axis(
+pub(super) fn x_axis(
     s: &mut String,
     scale: &Scale,
     left: f64,
@@ -453,7 +453,7 @@ fn y_axis(
     );
 }
 
-fn whisker_h(s: &mut String, x0: f64, x1: f64, y: f64) {
+pub(super) fn whisker_h(s: &mut String, x0: f64, x1: f64, y: f64) {
     let _ = write!(
         s,
         r#"<path class="ci" d="M{x0:.1} {:.1}V{:.1}M{x0:.1} {y:.1}H{x1:.1}M{x1:.1} {:.1}V{:.1}"/>"#,
@@ -475,7 +475,7 @@ fn whisker_v(s: &mut String, x: f64, y0: f64, y1: f64) {
     );
 }
 
-fn truncate(s: &str, max: usize) -> String {
+pub(super) fn truncate(s: &str, max: usize) -> String {
     if s.chars().count() <= max {
         return s.to_string();
     }

@@ -8,6 +8,7 @@
 
 use super::chart::{Bar, BarChart, LineChart, Point, Series};
 use crate::format;
+use concbench_analysis::anatomy::anatomy;
 use concbench_core::vocab::{id, key};
 use concbench_core::{ResultDoc, ResultEntry};
 use serde::Serialize;
@@ -41,6 +42,7 @@ pub fn figures(doc: &ResultDoc) -> Vec<Figure> {
                 "workload" => workload(&results),
                 "io" => io(&results),
                 "server" => server(&results),
+                "anatomy" => super::anatomy::charts(&anatomy(doc)),
                 _ => Vec::new(),
             };
             if out.is_empty() {

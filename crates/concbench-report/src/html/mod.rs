@@ -6,7 +6,8 @@
 //! the answer section's arithmetic comes from `concbench_analysis::advice`, the charts from
 //! [`charts`].
 
-mod chart;
+mod anatomy;
+pub(crate) mod chart;
 mod charts;
 
 use crate::{format, runtimes, sections, Exporter};
@@ -48,6 +49,7 @@ struct Page {
     claims: Vec<sections::ClaimRow>,
     dimensions: Vec<sections::DimensionRow>,
     figures: Vec<charts::Figure>,
+    anatomy: AnatomyTables,
     replication_header: [&'static str; 7],
     replication: Vec<[String; 7]>,
     result_header: [&'static str; 8],
@@ -57,6 +59,35 @@ struct Page {
     failures: Vec<String>,
     invalid: Vec<String>,
     interrupted: bool,
+}
+
+/// The anatomy section's tables (the charts are among the figures).
+#[derive(Serialize)]
+struct AnatomyTables {
+    layer_header: [&'static str; 5],
+    layers: Vec<[String; 5]>,
+    victim_header: [&'static str; 6],
+    victim: Vec<[String; 6]>,
+    fork_header: [&'static str; 4],
+    fork: Vec<[String; 4]>,
+    /// Threaded forks, evidence and what was unavailable, as sentences.
+    lines: Vec<String>,
+}
+
+impl From<&ResultDoc> for AnatomyTables {
+    fn from(doc: &ResultDoc) -> Self {
+        use crate::anatomy as text;
+        let a = text::of(doc).unwrap_or_default();
+        AnatomyTables {
+            layer_header: text::LAYER_HEADER,
+            layers: text::layer_rows(&a.stacks),
+            victim_header: text::VICTIM_HEADER,
+            victim: text::victim_rows(&a),
+            fork_header: text::FORK_HEADER,
+            fork: text::fork_rows(&a),
+            lines: text::lines(&a),
+        }
+    }
 }
 
 #[derive(Serialize)]
@@ -103,6 +134,7 @@ impl From<&ResultDoc> for Page {
             claims,
             dimensions,
             figures: charts::figures(doc),
+            anatomy: AnatomyTables::from(doc),
             replication_header: sections::REPLICATION_HEADER,
             replication: sections::replication_rows(doc),
             result_header: sections::RESULT_HEADER,

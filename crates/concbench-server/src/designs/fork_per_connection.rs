@@ -5,7 +5,7 @@
 
 use super::after_accept_error;
 use crate::conn::{self, Buffers};
-use crate::process::reset_child_signals;
+use crate::termination::reset_child_signals;
 use crate::{listener, Handler, Ready};
 use std::net::TcpListener;
 

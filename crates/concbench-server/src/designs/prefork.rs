@@ -5,7 +5,7 @@
 //! crashed worker costs only its own connection.
 
 use crate::conn::{self, Buffers};
-use crate::process::reset_child_signals;
+use crate::termination::reset_child_signals;
 use crate::{listener, Handler, Ready};
 use anyhow::Result;
 use std::net::TcpListener;

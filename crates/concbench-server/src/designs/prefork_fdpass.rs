@@ -5,7 +5,7 @@
 //! and forks a replacement.
 
 use crate::conn::{self, Buffers};
-use crate::process::reset_child_signals;
+use crate::termination::reset_child_signals;
 use crate::{listener, Handler, Ready};
 use anyhow::{Context, Result};
 use rustix::event::{poll, PollFd, PollFlags};
@@ -49,7 +49,7 @@ pub fn serve(listener: TcpListener, handler: Handler, workers: usize, ready: Rea
 
 /// Poll the listener (only when a child is idle) and every child's socket.
 fn wait(listener: &TcpListener, slots: &[Slot], any_idle: bool) -> Result<(bool, Vec<usize>)> {
-    let mut fds: Vec<PollFd> = slots
+    let mut fds: Vec<PollFd<'_>> = slots
         .iter()
         .map(|s| PollFd::new(&s.sock, PollFlags::IN))
         .collect();

@@ -3,37 +3,86 @@
 
 use crate::args::AdviseArgs;
 use crate::db;
+use crate::stdout::out;
 use anyhow::Result;
-use concbench_analysis::advice::{advise as bill_models, Workload};
+use concbench_analysis::advice::{advise as bill_models, Advice, Workload};
 use concbench_core::UsageError;
 use concbench_report::advice::advice_text;
+use concbench_store::{Location, RunRow};
 use std::process::ExitCode;
 
 pub fn advise(args: AdviseArgs) -> Result<ExitCode> {
     let workload = workload(&args)?;
-    let (doc, source) = match &args.from {
+    let (advice, source) = match &args.from {
         Some(path) => (
-            super::report::load(path, "--from")?,
+            bill_models(&super::report::load(path, "--from")?, workload),
             path.display().to_string(),
         ),
-        None => {
-            let (path, store) = db::open_existing(args.db.as_deref())?;
-            let latest = match store {
-                Some(store) => store.latest()?,
-                None => None,
-            };
-            let (id, doc) = latest.ok_or_else(|| {
-                UsageError::new(format!(
-                    "advise: no run stored in {} yet; run `concbench run` first, or pass \
-                     --from FILE.json",
-                    path.display()
-                ))
-            })?;
-            (doc, format!("run {id} of {}", path.display()))
-        }
+        None => from_history(args.db.as_deref(), workload)?,
     };
-    print!("{}", advice_text(&bill_models(&doc, workload), &source));
+    out!("{}", advice_text(&advice, &source));
     Ok(ExitCode::SUCCESS)
+}
+
+/// The advice from the newest stored run that has every measurement it needs (a later
+/// `replicate` of one seed must not hide an earlier full `run`), else from the newest run that
+/// gives an answer, else from the newest run (its bills say what is missing). Says which run,
+/// and why when it is not the newest.
+fn from_history(db: Option<&str>, workload: Workload) -> Result<(Advice, String)> {
+    let (path, mut store) = db::open_existing(db)?;
+    let runs = match &mut store {
+        Some(store) => store.runs()?,
+        None => Vec::new(),
+    };
+    let (Some(mut store), Some(newest)) = (store, runs.first()) else {
+        return Err(UsageError::new(format!(
+            "advise: no run stored in {path} yet; run `concbench run` first, or pass --from FILE.json"
+        ))
+        .into());
+    };
+    // The newest run that gives an answer, else the newest run: used when none is complete.
+    let mut fallback: Option<(&RunRow, Advice)> = None;
+    for run in &runs {
+        let Some(doc) = store.load(run.id)? else {
+            continue;
+        };
+        let advice = bill_models(&doc, workload);
+        if advice.bills.iter().all(|b| b.missing.is_empty()) {
+            return Ok((
+                advice,
+                describe(run, newest, "has every measurement", &path),
+            ));
+        }
+        let better = match &fallback {
+            None => true,
+            Some((_, earlier)) => earlier.best.is_none() && advice.best.is_some(),
+        };
+        if better {
+            fallback = Some((run, advice));
+        }
+    }
+    let (run, advice) = fallback
+        .ok_or_else(|| anyhow::anyhow!("advise: the runs listed in {path} could not be read"))?;
+    let why = match advice.best {
+        Some(_) => "gives an answer",
+        None => "was stored",
+    };
+    Ok((advice, describe(run, newest, why, &path)))
+}
+
+/// "run 3 (`run` of 2026-...) of PATH", and why it was chosen over newer runs.
+fn describe(run: &RunRow, newest: &RunRow, chosen_for: &str, path: &Location) -> String {
+    let mut s = format!(
+        "run {} (`{}` started {}) of {}",
+        run.id, run.command, run.started_at, path
+    );
+    if run.id != newest.id {
+        s += &format!(
+            "; the newest stored run that {chosen_for} (newer runs, up to run {}, lack some)",
+            newest.id
+        );
+    }
+    s
 }
 
 /// The workload from the flags, each checked with a message naming it.

@@ -3,6 +3,7 @@
 
 use crate::args::CompareArgs;
 use crate::db;
+use crate::stdout::{out, outln};
 use anyhow::Result;
 use concbench_analysis::comparison::{compare_runs, verdicts_side_by_side};
 use concbench_core::{ResultDoc, UsageError};
@@ -23,9 +24,9 @@ pub fn compare(args: CompareArgs) -> Result<ExitCode> {
     }
     for ((b, b_label), side) in &others {
         if others.len() > 1 {
-            println!("== {side} against A");
+            outln!("== {side} against A");
         }
-        print!(
+        out!(
             "{}",
             comparison_text(&compare_runs(&a, b), &a_label, b_label)
         );
@@ -36,13 +37,13 @@ pub fn compare(args: CompareArgs) -> Result<ExitCode> {
     let names: Vec<String> = std::iter::once("A".to_string())
         .chain(others.iter().map(|(_, side)| side.clone()))
         .collect();
-    println!("\nVerdicts, run by run:");
-    print!("{}", verdicts_text(&verdicts_side_by_side(&docs), &names));
+    outln!("\nVerdicts, run by run:");
+    out!("{}", verdicts_text(&verdicts_side_by_side(&docs), &names));
     Ok(ExitCode::SUCCESS)
 }
 
 /// A file when one exists at that path; otherwise a stored run id.
-fn resolve(arg: &str, side: &str, db: Option<&Path>) -> Result<(ResultDoc, String)> {
+fn resolve(arg: &str, side: &str, db: Option<&str>) -> Result<(ResultDoc, String)> {
     let path = Path::new(arg);
     if path.exists() {
         let doc = super::report::load(path, &format!("compare {side}"))?;
@@ -58,13 +59,12 @@ fn resolve(arg: &str, side: &str, db: Option<&Path>) -> Result<(ResultDoc, Strin
     };
     let (path, store) = db::open_existing(db)?;
     let doc = match store {
-        Some(store) => store.load(id)?,
+        Some(mut store) => store.load(id)?,
         None => None,
     };
     let doc = doc.ok_or_else(|| {
         UsageError::new(format!(
-            "compare {side}: no run {id} in {}; `concbench history` lists the stored runs",
-            path.display()
+            "compare {side}: no run {id} in {path}; `concbench history` lists the stored runs"
         ))
     })?;
     let label = format!("run {id} ({}, {})", doc.host.hostname, doc.started_at);

@@ -2,6 +2,7 @@
 
 use crate::args::HistoryArgs;
 use crate::db;
+use crate::stdout::outln;
 use anyhow::Result;
 use concbench_report::terminal::table;
 use std::process::ExitCode;
@@ -11,15 +12,15 @@ const HEADER: [&str; 7] = [
 ];
 
 pub fn history(args: HistoryArgs) -> Result<ExitCode> {
-    let (path, store) = db::open_existing(args.db.as_deref())?;
-    let runs = match &store {
+    let (path, mut store) = db::open_existing(args.db.as_deref())?;
+    let runs = match &mut store {
         Some(store) => store.runs()?,
         None => Vec::new(),
     };
     if runs.is_empty() {
-        println!(
+        outln!(
             "No runs stored in {} yet: `concbench run` stores every run there.",
-            path.display()
+            path
         );
         return Ok(ExitCode::SUCCESS);
     }
@@ -47,8 +48,8 @@ pub fn history(args: HistoryArgs) -> Result<ExitCode> {
             ]
         })
         .collect();
-    println!("Runs in {} (newest first):", path.display());
-    println!("{}", table(HEADER, &rows, None));
-    println!("Compare two runs: `concbench compare RUN_A RUN_B` (B/A per result).");
+    outln!("Runs in {} (newest first):", path);
+    outln!("{}", table(HEADER, &rows, None));
+    outln!("Compare two runs: `concbench compare RUN_A RUN_B` (B/A per result).");
     Ok(ExitCode::SUCCESS)
 }

@@ -2,6 +2,7 @@
 //! (percentile spectrum, per-second timeline, errors by kind) with `--json`.
 
 use crate::args::LoadArgs;
+use crate::stdout::out;
 use concbench_load::{target, LoadConfig, LoadReport, Protocol, Rate};
 use std::process::ExitCode;
 
@@ -28,7 +29,7 @@ pub fn load(args: LoadArgs) -> anyhow::Result<ExitCode> {
     cfg.duration = args.duration;
     cfg.max_requests = args.requests;
     let report = concbench_load::run(cfg)?;
-    print!("{}", summary(&report));
+    out!("{}", summary(&report));
     if let Some(path) = &args.json {
         crate::output::write_output("--json", path, &serde_json::to_string_pretty(&report)?)?;
     }

@@ -2,9 +2,16 @@
 
 mod advise;
 mod compare;
+mod completions;
+pub(crate) mod cpus;
+mod fleet;
 mod history;
+mod leftovers;
 mod list;
 mod load;
+mod man;
+mod preflight;
+mod push;
 mod replicate;
 mod report;
 mod run;
@@ -25,6 +32,10 @@ pub fn dispatch(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Advise(a) => advise::advise(a),
         Command::Serve(a) => serve::serve(a),
         Command::Load(a) => load::load(a),
+        Command::Completions(a) => completions::completions(a),
+        Command::Man(a) => man::man(a),
+        Command::Push(a) => push::push(a),
+        Command::Fleet(a) => fleet::fleet(a),
         Command::Worker => worker::worker(),
     }
 }

@@ -10,6 +10,7 @@
 use crate::args::ReplicateArgs;
 use crate::db;
 use crate::session::{self, Variant};
+use crate::stdout::{out, outln};
 use anyhow::Result;
 use concbench_analysis::published::{published, Published};
 use concbench_analysis::verdicts::check_uses;
@@ -21,6 +22,8 @@ use std::process::ExitCode;
 pub fn replicate(args: ReplicateArgs) -> Result<ExitCode> {
     let published = published();
     let seeds = requested_seeds(&published, &args.seeds)?;
+    super::preflight::check_before_measuring(args.measure.json.as_deref(), &[])?;
+    super::leftovers::sweep_before_measuring();
     let quick = session::is_quick(&args.measure);
     let mut chosen: BTreeSet<usize> = BTreeSet::new();
     let mut available: Vec<&str> = Vec::new();
@@ -28,17 +31,17 @@ pub fn replicate(args: ReplicateArgs) -> Result<ExitCode> {
         let all = variants_of(&published, seed, &args);
         let kept = session::prepare(all.iter().map(|(i, _)| reload(*i)).collect(), &args.measure);
         match (all.is_empty(), kept.is_empty()) {
-            (true, _) => println!(
+            (true, _) => outln!(
                 "{seed}: not available in this build (none of its experiments is registered: {})",
                 result_ids(&published, seed)
             ),
-            (false, true) => println!(
+            (false, true) => outln!(
                 "{seed}: none of its {} configurations is in the --quick subset; run without --quick",
                 all.len()
             ),
             (false, false) => {
                 if quick {
-                    println!(
+                    outln!(
                         "{seed}: --quick: {} of {} configurations, scaled down (short samples, \
                          fewer rounds, smaller batches; see each result's warnings); run without \
                          --quick for the seed's sizes",
@@ -52,7 +55,7 @@ pub fn replicate(args: ReplicateArgs) -> Result<ExitCode> {
         }
     }
     if available.is_empty() {
-        println!("Nothing to measure: no requested seed is available in this build.");
+        outln!("Nothing to measure: no requested seed is available in this build.");
         return Ok(ExitCode::SUCCESS);
     }
     let mut store = db::for_writing(&args.measure.store)?;
@@ -60,9 +63,9 @@ pub fn replicate(args: ReplicateArgs) -> Result<ExitCode> {
     let mut settings = BTreeMap::new();
     settings.insert("seeds".into(), available.clone().into());
     let doc = session::measure(variants, &args.measure, settings)?;
-    print!("{}", Terminal { width: None }.render(&doc)?);
-    println!("\nPublished vs measured, seed by seed:");
-    print!("{}", seeds_text(&doc, &published, &available));
+    out!("{}", Terminal { width: None }.render(&doc)?);
+    outln!("\nPublished vs measured, seed by seed:");
+    out!("{}", seeds_text(&doc, &published, &available));
     session::keep(&doc, &args.measure, store.as_mut(), "replicate")?;
     Ok(session::exit_code(&doc))
 }

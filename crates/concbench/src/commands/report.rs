@@ -1,6 +1,7 @@
 //! `concbench report FILE.json`: re-render a stored result without measuring.
 
 use crate::args::ReportArgs;
+use crate::stdout::out;
 use anyhow::Result;
 use concbench_analysis::verdicts;
 use concbench_core::{ResultDoc, UsageError, SCHEMA_ID};
@@ -9,13 +10,23 @@ use std::path::Path;
 use std::process::ExitCode;
 
 pub fn report(args: ReportArgs) -> Result<ExitCode> {
-    let mut doc = load(&args.file, "report")?;
+    if args.fleet {
+        return super::fleet::report_fleet(args);
+    }
+    let [file] = args.files.as_slice() else {
+        return Err(UsageError::new(
+            "report: one FILE at a time (several files make a fleet report: report --fleet \
+             FILE...)",
+        )
+        .into());
+    };
+    let mut doc = load(file, "report")?;
     if args.rejudge {
         // The samples are the record; verdicts are a reading of them, which a later build may
         // make better. Nothing measured changes.
         doc.verdicts = verdicts::judge(&doc);
     }
-    print!("{}", Terminal { width: None }.render(&doc)?);
+    out!("{}", Terminal { width: None }.render(&doc)?);
     if let Some(path) = &args.markdown {
         crate::output::write_output("--markdown", path, &Markdown.render(&doc)?)?;
     }

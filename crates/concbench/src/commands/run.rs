@@ -1,44 +1,76 @@
 //! `concbench run`: select variants with `--only` and `--where`, measure them (see
 //! [`crate::session`]), print the table, write the result document and store it in the history.
 
+use super::preflight;
 use crate::args::RunArgs;
 use crate::db;
+use crate::output;
 use crate::session::{self, Variant};
+use crate::stdout::out;
 use anyhow::Result;
-use concbench_core::{Params, UsageError};
+use concbench_core::{Experiment, Params, UsageError, LABELS_SETTING};
 use concbench_report::{Exporter, Html, Markdown, Terminal};
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::Path;
 use std::process::ExitCode;
 
 pub fn run(args: RunArgs) -> Result<ExitCode> {
     let variants = session::prepare(select(&args)?, &args.measure);
     if variants.is_empty() && !args.where_params.is_empty() {
         return Err(UsageError::new(
-            "--where: no selected variant has these params; `concbench list` shows the ids, and a \
-             run's table shows each variant's params (sweep points outside --quick need a full run)",
+            "--where: the variants with these params are not in the --quick subset (sweep points \
+             outside --quick need a full run); run without --quick",
         )
         .into());
     }
+    let pages: Vec<(&str, &Path)> = [("--markdown", &args.markdown), ("--html", &args.html)]
+        .into_iter()
+        .filter_map(|(flag, path)| Some((flag, path.as_deref()?)))
+        .collect();
+    preflight::check_before_measuring(args.measure.json.as_deref(), &pages)?;
+    super::leftovers::sweep_before_measuring();
     let mut store = db::for_writing(&args.measure.store)?;
     let doc = session::measure(variants, &args.measure, settings(&args))?;
-    print!("{}", Terminal { width: None }.render(&doc)?);
+    out!("{}", Terminal { width: None }.render(&doc)?);
     session::keep(&doc, &args.measure, store.as_mut(), "run")?;
     if let Some(md) = &args.markdown {
-        crate::output::write_output("--markdown", md, &Markdown.render(&doc)?)?;
+        output::write_or_fallback("--markdown", md, &Markdown.render(&doc)?)?;
     }
     if let Some(html) = &args.html {
-        crate::output::write_output("--html", html, &Html.render(&doc)?)?;
-        eprintln!("concbench: wrote {} (open it in a browser)", html.display());
+        let written = output::write_or_fallback("--html", html, &Html.render(&doc)?)?;
+        eprintln!(
+            "concbench: wrote {} (open it in a browser)",
+            written.display()
+        );
     }
     Ok(session::exit_code(&doc))
 }
 
-/// The variants `--only` and `--where` select.
+/// The variants `--only` and `--where` select. `--where` sees the params a result shows,
+/// `placement` included (the harness adds it: [`session::params_of`]).
 fn select(args: &RunArgs) -> Result<Vec<Variant>> {
-    Ok(concbench_experiments::select(&args.only)?
+    let only = concbench_experiments::select(&args.only)?;
+    if args.where_params.is_empty() {
+        return Ok(only);
+    }
+    let shown = |e: &dyn Experiment| session::params_of(e, &args.measure);
+    let keys: BTreeSet<String> = only
+        .iter()
+        .flat_map(|(_, e)| shown(e.as_ref()).0.into_keys())
+        .collect();
+    let kept: Vec<Variant> = only
         .into_iter()
-        .filter(|(_, e)| params_match(&e.params(), &args.where_params))
-        .collect())
+        .filter(|(_, e)| params_match(&shown(e.as_ref()), &args.where_params))
+        .collect();
+    if kept.is_empty() {
+        return Err(UsageError::new(format!(
+            "--where: no selected variant has these params; the selected variants' params are \
+             {} (a run's table shows each variant's values)",
+            keys.into_iter().collect::<Vec<_>>().join(", ")
+        ))
+        .into());
+    }
+    Ok(kept)
 }
 
 /// Whether every `KEY=VALUE` is among `params` (values compared as printed: `files=10`).
@@ -66,6 +98,14 @@ fn settings(args: &RunArgs) -> BTreeMap<String, serde_json::Value> {
             .map(|(k, v)| format!("{k}={v}"))
             .collect();
         s.insert("where".into(), wanted.into());
+    }
+    if !args.labels.is_empty() {
+        let labels: serde_json::Map<String, serde_json::Value> = args
+            .labels
+            .iter()
+            .map(|(k, v)| (k.clone(), v.clone().into()))
+            .collect();
+        s.insert(LABELS_SETTING.into(), labels.into());
     }
     s
 }

@@ -15,6 +15,15 @@ pub fn concbench() -> Command {
     c
 }
 
+/// The binary as a plain process (for tests that wire its stdio or signal it themselves), with
+/// the environment of [`concbench`].
+pub fn concbench_process() -> std::process::Command {
+    let mut c = std::process::Command::new(assert_cmd::cargo::cargo_bin("concbench"));
+    c.env("CI", "true");
+    c.env("XDG_DATA_HOME", test_data_home());
+    c
+}
+
 /// `$XDG_DATA_HOME` for the binary under test.
 pub fn test_data_home() -> PathBuf {
     PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("xdg-data")
@@ -75,5 +84,40 @@ where
     assert_eq!(out.status.code(), Some(2), "exit code; stderr:\n{stderr}");
     for n in needles {
         assert!(stderr.contains(n), "stderr lacks {n:?}:\n{stderr}");
+    }
+}
+
+/// Processes whose environment carries `marker` (children inherit it).
+pub fn processes_with(marker: &str) -> Vec<i32> {
+    let mut pids = Vec::new();
+    for entry in std::fs::read_dir("/proc").unwrap().flatten() {
+        let Ok(pid) = entry.file_name().to_string_lossy().parse::<i32>() else {
+            continue;
+        };
+        if let Ok(env) = std::fs::read(entry.path().join("environ")) {
+            if env.split(|b| *b == 0).any(|kv| kv == marker.as_bytes()) {
+                pids.push(pid);
+            }
+        }
+    }
+    pids
+}
+
+/// Wait up to `limit` for `ready`; if it never holds, kill `child` (nothing is left running
+/// after a failed test) and fail saying `what` did not happen.
+pub fn wait_for(
+    child: &mut std::process::Child,
+    limit: std::time::Duration,
+    what: &str,
+    ready: impl Fn() -> bool,
+) {
+    let deadline = std::time::Instant::now() + limit;
+    while !ready() {
+        if std::time::Instant::now() > deadline {
+            let _ = child.kill();
+            let _ = child.wait();
+            panic!("{what} did not happen within {limit:?}");
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
     }
 }
