@@ -30,6 +30,14 @@ pub fn enable(file: &File) -> io::Result<()> {
     })
 }
 
+/// Whether the file system under `file` accepts direct IO; the refusal, with the fix, when not.
+pub fn probe(file: &File) -> io::Result<()> {
+    let flags = rustix::fs::fcntl_getfl(file)?;
+    enable(file)?;
+    rustix::fs::fcntl_setfl(file, flags)?;
+    Ok(())
+}
+
 /// A buffer of `size` bytes starting at an `ALIGN`-aligned address, inside a larger vector.
 struct Aligned {
     raw: Vec<u8>,

@@ -8,7 +8,7 @@
 //! warm fails instead of reporting a memory-speed figure as a disk one.
 
 use super::cache::{make_cold, make_warm, CacheState, HostCacheCheck, WARM_BELOW};
-use super::config::{Cache, Config, Model, MIB};
+use super::config::{Cache, Config, Model, Reader, MIB};
 use super::dataset::DataSet;
 use super::device::{machine_switches, Device};
 use super::dir::data_dir;
@@ -41,6 +41,8 @@ pub struct Read {
     data: Option<DataSet>,
     /// The block device under the data files, when its file system has one.
     device: Option<Device>,
+    /// A smoke run on a file system without direct IO (tmpfs) reads buffered instead, and says so.
+    direct_refused: Option<String>,
     resident_before: f64,
     repetition: usize,
     host_cache: HostCacheCheck,
@@ -52,6 +54,7 @@ impl Read {
             cfg,
             data: None,
             device: None,
+            direct_refused: None,
             resident_before: 0.0,
             repetition: 0,
             host_cache: HostCacheCheck::default(),
@@ -72,9 +75,13 @@ impl Read {
 
     /// Run the configured model on freshly opened files (each starts at offset 0).
     fn read_once(&self, ctx: &RunContext, timer: &mut dyn SampleTimer) -> Result<Sample> {
+        let mut cfg = self.cfg;
+        if self.direct_refused.is_some() {
+            cfg.reader = Reader::Block;
+        }
         let job = Job {
             files: self.data()?.open(self.cfg.files)?,
-            cfg: &self.cfg,
+            cfg: &cfg,
             cancel: &ctx.cancel,
         };
         match self.cfg.model {
@@ -231,6 +238,16 @@ impl Experiment for Read {
             .context("creating the data files")?;
         self.data = Some(set);
         self.device = Device::of(&dir);
+        if self.cfg.reader == Reader::Direct {
+            let first = self.data()?.open(1)?;
+            if let Err(e) = super::direct::probe(&first[0]) {
+                if !ctx.smoke {
+                    return Err(e).context("direct IO");
+                }
+                // Smoke runs prove the code paths on whatever scratch directory there is.
+                self.direct_refused = Some(format!("smoke run read buffered: {e}"));
+            }
+        }
         Ok(())
     }
 
@@ -292,6 +309,7 @@ impl Experiment for Read {
                 .map(|(b, a)| b.saturating_sub(a) as f64 / window_s),
         };
         let mut out = output(&sample, &around, self.cfg.model.concurrent());
+        out.warnings.extend(self.direct_refused.clone());
         let wall_ms = out.value.unwrap_or(0.0);
         self.judge_cache(ctx, &around, expected, wall_ms, &mut out)?;
         Ok(out)
