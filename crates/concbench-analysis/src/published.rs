@@ -175,6 +175,9 @@ impl Figure {
     /// 8.475-8.780)", "407-453 ms (3 runs)").
     pub fn display(&self) -> String {
         let runs = match (self.range(), self.runs.len()) {
+            (Some((lo, hi)), n) if n > 1 && self.value.is_some() && lo == hi => {
+                format!(" ({n} runs, all {})", trim_float(lo))
+            }
             (Some((lo, hi)), n) if n > 1 && self.value.is_some() => {
                 format!(" (runs {}-{})", trim_float(lo), trim_float(hi))
             }
