@@ -118,7 +118,11 @@ fn a_switch_is_the_switch_alone_and_the_hand_over_is_shown_beside() {
     assert_eq!(v.verdict, Refuted, "{}", v.explanation);
     let beside: Vec<bool> = v.checks.iter().map(|c| c.beside).collect();
     assert_eq!(beside, vec![false, true, false, true]);
-    assert!(v.checks[1].note.contains("agrees"), "{}", v.checks[1].note);
+    assert!(
+        v.checks[1].note.contains("they agree"),
+        "{}",
+        v.checks[1].note
+    );
 }
 
 // ---- S0.create: the C programs decide; Rust's 100k batches beside.
@@ -136,7 +140,7 @@ fn s0_create_follows_the_articles_programs() {
     r.extend(batch(150_000.0, 37_800.0));
     let v = verdict(&doc(r), "S0.create");
     assert_eq!(v.verdict, Refuted);
-    assert!(v.checks[1].beside && v.checks[1].note.contains("agrees"));
+    assert!(v.checks[1].beside && v.checks[1].note.contains("they agree"));
     // C: 13x confirms even though Rust's 4x would refute.
     let mut r = c_probes(312_000.0, 24_000.0);
     r.extend(batch(150_000.0, 37_800.0));

@@ -91,22 +91,19 @@ fn set_beside(checked: &mut [Checked<'_>]) {
         else {
             continue;
         };
-        let (primary, decision) = (
-            checked[first].check.condition.clone(),
-            checked[first].check.decision,
-        );
+        let decision = checked[first].check.decision;
         let c = &mut checked[i].check;
         c.beside = true;
-        let agreement = if c.decision == decision {
-            format!("it agrees with {primary}")
+        let sentence = if c.decision == decision {
+            "another method, shown beside the one that decides; they agree".to_string()
         } else {
             format!(
-                "the two methods disagree: {} there, {} here",
+                "another method, shown beside the one that decides; the two methods \
+                 disagree: {} there, {} here",
                 decision_word(decision),
                 decision_word(c.decision)
             )
         };
-        let sentence = format!("shown beside {primary}, which decides; {agreement}");
         c.note = if c.note.is_empty() {
             sentence
         } else {
