@@ -79,6 +79,10 @@ pub struct Figure {
     /// forkcreat.c beside `create.process_100k`): both are shown against the figure.
     #[serde(default)]
     pub article_program: Option<ArticleProgram>,
+    /// `true` when `result_id` itself runs the article's own program (its Java code, by the Java
+    /// probe) and concbench has no method of its own for the figure.
+    #[serde(default)]
+    pub result_is_article_program: bool,
 }
 
 /// The result of the article's own program for a figure, and which of its numbers to read.
@@ -405,7 +409,13 @@ pub fn replications<'a>(published: &'a Published, doc: &'a ResultDoc) -> Vec<Rep
             .filter(|e| figure.matches_article_program(e))
             .filter_map(|e| measured(figure, e, figure.article_program_in_unit(e)))
             .collect();
-        if natives.is_empty() {
+        if figure.result_is_article_program {
+            out.extend(natives.into_iter().map(|a| Replication {
+                figure,
+                native: None,
+                article: Some(a),
+            }));
+        } else if natives.is_empty() {
             out.extend(articles.into_iter().map(|a| Replication {
                 figure,
                 native: None,
@@ -645,5 +655,18 @@ mod tests {
             .expect("the article's program alone still makes a row");
         assert!(row.native.is_none());
         assert_eq!(row.article.as_ref().map(|a| a.value), Some(1.4));
+        // The article's Java program is the article's method, never concbench's.
+        let java = crate::synthetic::entry_with(
+            "probes.java.thread_100k",
+            "ns",
+            Params::new()
+                .with("thread_kind", "platform")
+                .with("placement", "same-cpu"),
+            &[120_000.0],
+        );
+        let doc = crate::synthetic::doc(vec![java]);
+        let reps = replications(&p, &doc);
+        assert_eq!(reps.len(), 1);
+        assert!(reps[0].native.is_none() && reps[0].article.is_some());
     }
 }
