@@ -33,9 +33,8 @@ pub fn passes(r: &ResultEntry) -> BTreeMap<usize, f64> {
         return r.samples.iter().copied().enumerate().collect();
     }
     let net = r.overhead.is_some();
-    r.rounds
-        .iter()
-        .filter(|x| x.excluded.is_none())
+    concbench_core::usable_rounds(&r.rounds)
+        .into_iter()
         .map(|x| (x.pass, if net { x.net() } else { x.value }))
         .collect()
 }

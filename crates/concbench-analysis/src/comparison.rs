@@ -116,22 +116,13 @@ pub fn higher_is_better(unit: &str) -> bool {
 /// baseline), or its samples for documents written before rounds.
 pub fn round_values(e: &ResultEntry) -> Vec<f64> {
     let net = e.overhead.as_ref().is_some_and(|o| o.distinguishable);
-    let clean: Vec<f64> = e
-        .rounds
-        .iter()
-        .filter(|r| r.excluded.is_none())
-        .map(|r| if net { r.net() } else { r.value })
-        .collect();
-    if !clean.is_empty() {
-        clean
-    } else if !e.rounds.is_empty() {
-        e.rounds
-            .iter()
-            .map(|r| if net { r.net() } else { r.value })
-            .collect()
-    } else {
-        e.samples.clone()
+    if e.rounds.is_empty() {
+        return e.samples.clone();
     }
+    concbench_core::usable_rounds(&e.rounds)
+        .into_iter()
+        .map(|r| if net { r.net() } else { r.value })
+        .collect()
 }
 
 /// Match `b`'s results to `a`'s and compare each pair (ratios are B/A).

@@ -8,26 +8,19 @@
 
 use crate::warnings;
 use concbench_core::{
-    Mode, Overhead, RawMeasurement, ResultEntry, Round, RoundRaw, Spread, Summary,
+    usable_rounds, Mode, Overhead, RawMeasurement, ResultEntry, Round, RoundRaw, Spread, Summary,
 };
 use concbench_stats::{mad, median, median_interval, modes, summarize, Stats};
 use std::collections::BTreeMap;
 
 /// Statistics, counters and warnings for one measured variant from its rounds (at least one).
-/// Rounds marked excluded are kept in the entry but left out of the statistics, unless every
-/// round is.
+/// Rounds marked excluded are kept in the entry and left out of the statistics when enough clean
+/// ones remain ([`usable_rounds`]).
 pub fn build_entry(rounds: &[RoundRaw]) -> ResultEntry {
     assert!(!rounds.is_empty(), "an entry needs at least one round");
     let first = &rounds[0].raw;
     let kept: Vec<Round> = rounds.iter().map(round).collect();
-    let usable: Vec<&Round> = {
-        let clean: Vec<&Round> = kept.iter().filter(|r| r.excluded.is_none()).collect();
-        if clean.is_empty() {
-            kept.iter().collect()
-        } else {
-            clean
-        }
-    };
+    let usable = usable_rounds(&kept);
     let subtracts = kept.iter().all(|r| r.baseline.is_some());
     let distinguishable = subtracts && usable.iter().all(|r| r.net() > 0.0);
     let values: Vec<f64> = usable
@@ -342,11 +335,31 @@ mod tests {
 
     #[test]
     fn excluded_rounds_stay_in_the_entry_but_out_of_the_statistics() {
-        let mut r = rounds(&[(vec![10.0], None), (vec![10.0], None), (vec![50.0], None)]);
+        let mut r = rounds(&[
+            (vec![10.0], None),
+            (vec![10.0], None),
+            (vec![10.0], None),
+            (vec![10.0], None),
+            (vec![10.0], None),
+            (vec![10.0], None),
+            (vec![50.0], None),
+        ]);
+        r[6].facts.excluded = Some("taken under interference".into());
+        let e = build_entry(&r);
+        assert_eq!(e.summary.max, 10.0);
+        assert_eq!(e.rounds.len(), 7);
+        assert!(e.warnings.iter().any(|w| w.contains("left out")));
+    }
+
+    #[test]
+    fn with_too_few_clean_rounds_the_excluded_ones_are_kept_and_said() {
+        // A busy machine: leaving out all but one round would leave no evidence at all.
+        let mut r = rounds(&[(vec![10.0], None), (vec![11.0], None), (vec![12.0], None)]);
+        r[1].facts.excluded = Some("taken under interference".into());
         r[2].facts.excluded = Some("taken under interference".into());
         let e = build_entry(&r);
-        assert_eq!(e.summary.median, 10.0);
-        assert_eq!(e.rounds.len(), 3);
+        assert_eq!(e.summary.median, 11.0);
+        assert!(e.warnings.iter().any(|w| w.contains("carries their noise")));
     }
 
     #[test]

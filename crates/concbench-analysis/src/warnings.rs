@@ -56,10 +56,18 @@ pub fn for_entry(rounds: &[RoundRaw], entry: &ResultEntry, stats: &Stats) -> Vec
         ));
     }
     let excluded = entry.rounds.iter().filter(|r| r.excluded.is_some()).count();
-    if excluded > 0 {
+    let left_out = entry.rounds.len() - concbench_core::usable_rounds(&entry.rounds).len();
+    if excluded > 0 && left_out > 0 {
         out.push(format!(
             "{excluded} of {} rounds were taken while other processes used the CPU and are \
              left out of the statistics; close other programs for a clean run",
+            entry.rounds.len()
+        ));
+    } else if excluded > 0 {
+        out.push(format!(
+            "{excluded} of {} rounds were taken while other processes used the CPU; too few \
+             clean rounds remained to leave them out, so this figure carries their noise: close \
+             other programs and rerun",
             entry.rounds.len()
         ));
     }

@@ -23,6 +23,7 @@ pub use host::Host;
 pub use params::Params;
 pub use placement::{CpuPair, PairClass, Placement};
 pub use raw::{Outcome, RawMeasurement, RoundFacts, RoundRaw};
+pub use result::{usable_rounds, MIN_CLEAN_ROUNDS};
 pub use result::{
     Check, Failure, Invalid, Mode, Overhead, ResultDoc, ResultEntry, Round, Skipped, Spread,
     Summary, Tool, Verdict, VerdictKind, LABELS_SETTING,

@@ -133,7 +133,8 @@ pub struct Round {
     /// Seconds from starting the worker to its report.
     #[serde(default)]
     pub wall_s: f64,
-    /// Why the round is left out of the statistics (taken under interference), if it is.
+    /// Why the round should be left out of the statistics (taken under interference), if it
+    /// should; it is, when enough clean rounds remain (see [`usable_rounds`]).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub excluded: Option<String>,
 }
@@ -142,6 +143,22 @@ impl Round {
     /// The round's value net of its baseline, when it has one.
     pub fn net(&self) -> f64 {
         self.value - self.baseline.unwrap_or(0.0)
+    }
+}
+
+/// Clean rounds a result needs before the rounds taken under interference are left out: as many
+/// as a 95% interval needs. With fewer, leaving the others out would throw away most of the
+/// evidence of a run on a busy machine; they are kept, and the result says so.
+pub const MIN_CLEAN_ROUNDS: usize = 6;
+
+/// The rounds a result's statistics rest on: the clean ones when there are at least
+/// [`MIN_CLEAN_ROUNDS`] (or every round is clean), else all of them.
+pub fn usable_rounds(rounds: &[Round]) -> Vec<&Round> {
+    let clean: Vec<&Round> = rounds.iter().filter(|r| r.excluded.is_none()).collect();
+    if clean.len() >= MIN_CLEAN_ROUNDS.min(rounds.len()) {
+        clean
+    } else {
+        rounds.iter().collect()
     }
 }
 

@@ -2,7 +2,10 @@
 //!
 //! * keep-alive (optionally pipelined), or one connection per request (Stevens's clients);
 //! * closed loop with C connections, or open loop at a fixed or Poisson rate;
-//! * a warm-up excluded from the statistics, then a measured window (or a request budget);
+//! * a warm-up excluded from the statistics, then a measured window (or a budget of measured
+//!   requests: the warm-up does not draw on it);
+//! * descriptors made room for (or the connections refused) before the first connect, and a
+//!   report that says when it holds no figure ([`Shortfall`]);
 //! * latency from the intended send time (corrected for coordinated omission) and from the
 //!   actual send time (uncorrected), both in HdrHistograms, merged across threads exactly;
 //! * a per-second timeline, errors by kind, connections established vs requested, and
@@ -15,12 +18,15 @@
 //! calls are safe.
 
 mod conn;
+pub mod descriptors;
+mod measured;
 pub mod response;
 mod session;
 pub mod stats;
 pub mod target;
 mod worker;
 
+pub use measured::Shortfall;
 pub use session::Session;
 pub use stats::{ErrorKind, FaultReport, Latency, LoadReport};
 
@@ -68,8 +74,9 @@ pub struct LoadConfig {
     pub rate: Option<Rate>,
     pub warmup: Duration,
     pub duration: Duration,
-    /// Stop after this many requests (connections, in per-request mode); `duration` is then
-    /// the time limit.
+    /// Stop after this many measured requests (connections, in per-request mode): requests
+    /// sent during the warm-up are not drawn from it, and exactly the requests sent after it
+    /// are measured. `duration` is then the time limit.
     pub max_requests: Option<u64>,
     pub fault: Option<Fault>,
     /// Give up establishing keep-alive connections after this long.

@@ -27,6 +27,7 @@ impl Session {
     /// Check the configuration and, for keep-alive, establish every connection.
     pub fn open(cfg: LoadConfig) -> Result<Session> {
         validate(&cfg)?;
+        crate::descriptors::ensure(cfg.connections)?;
         let request = cfg.request_bytes();
         let batch = request.repeat(cfg.pipeline + 1);
         let threads = cfg.threads.min(cfg.connections);
@@ -67,6 +68,7 @@ impl Session {
 
     /// One run: `warmup` (not recorded), then `duration` measured.
     pub fn run_window(&mut self, warmup: Duration, duration: Duration) -> Result<LoadReport> {
+        check_duration(duration)?;
         let cfg = &self.cfg;
         let shared = Shared::default();
         shared
@@ -121,7 +123,8 @@ impl Session {
 
     fn report(&self, s: &ThreadStats, shared: &Shared, warmup: Duration, busy: f64) -> LoadReport {
         let cfg = &self.cfg;
-        let window_s = (s.wall_ns / 1e9 - warmup.as_secs_f64()).max(1e-9);
+        // Not clamped: a window of no length shows as one (see `LoadReport::shortfall`).
+        let window_s = (s.wall_ns / 1e9 - warmup.as_secs_f64()).max(0.0);
         let conns = self.groups.iter().flatten();
         let unserved = conns
             .clone()
@@ -143,7 +146,11 @@ impl Session {
             warmup_s: warmup.as_secs_f64(),
             duration_s: window_s,
             requests: s.completed,
-            requests_per_second: s.completed as f64 / window_s,
+            requests_per_second: if window_s > 0.0 {
+                s.completed as f64 / window_s
+            } else {
+                0.0
+            },
             warmup_requests: s.warmup_completed,
             latency_corrected: Latency::of(&s.corrected),
             latency_uncorrected: Latency::of(&s.uncorrected),
@@ -183,6 +190,7 @@ fn validate(cfg: &LoadConfig) -> Result<()> {
     if cfg.connections == 0 {
         return bad("--connections must be at least 1".into());
     }
+    check_duration(cfg.duration)?;
     if cfg.threads == 0 {
         return bad("--threads must be at least 1".into());
     }
@@ -196,6 +204,17 @@ fn validate(cfg: &LoadConfig) -> Result<()> {
         if !(r.per_second > 0.0 && r.per_second.is_finite()) {
             return bad("--rate must be a positive number of requests per second".into());
         }
+    }
+    Ok(())
+}
+
+/// A measured window must have a length: a rate over none is a division by zero.
+fn check_duration(duration: Duration) -> Result<()> {
+    if duration.is_zero() {
+        return Err(UsageError::new(
+            "-d/--duration must be longer than 0: it is the measured window (e.g. -d 10s)",
+        )
+        .into());
     }
     Ok(())
 }

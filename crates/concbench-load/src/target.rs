@@ -1,4 +1,5 @@
-//! Where the load goes: `http://HOST:PORT/PATH`, loopback only unless the user says otherwise.
+//! Where the load goes: `http://HOST[:PORT]/PATH` (port 80 when none is given, as in any HTTP
+//! client — and the caller tells the user so), loopback only unless the user says otherwise.
 //!
 //! A host name other than `localhost` is refused before it is resolved when remote targets are
 //! not allowed: resolving it could itself send a DNS query off the machine.
@@ -14,7 +15,12 @@ pub struct Target {
     pub host_header: String,
     /// The path requested (`/` by default).
     pub path: String,
+    /// The URL named no port, so HTTP's default, 80, was taken.
+    pub port_assumed: bool,
 }
+
+/// HTTP's port, taken when a URL names none.
+pub const DEFAULT_PORT: u16 = 80;
 
 /// Parse `url` and check it is loopback unless `allow_remote`.
 pub fn parse(url: &str, allow_remote: bool) -> anyhow::Result<Target> {
@@ -29,10 +35,11 @@ pub fn parse(url: &str, allow_remote: bool) -> anyhow::Result<Target> {
     };
     let (host, port) = split_host_port(authority).ok_or_else(|| {
         UsageError::new(format!(
-            "URL '{url}' needs a host and a port, e.g. http://127.0.0.1:8080/"
+            "URL '{url}' needs a host and a numeric port (or none, for 80), e.g. \
+             http://127.0.0.1:8080/"
         ))
     })?;
-    let addr = resolve(host, port, allow_remote)?;
+    let addr = resolve(host, port.unwrap_or(DEFAULT_PORT), allow_remote)?;
     if !addr.ip().is_loopback() && !allow_remote {
         return Err(refused(url).into());
     }
@@ -40,17 +47,32 @@ pub fn parse(url: &str, allow_remote: bool) -> anyhow::Result<Target> {
         addr,
         host_header: authority.to_string(),
         path: path.to_string(),
+        port_assumed: port.is_none(),
     })
 }
 
-fn split_host_port(authority: &str) -> Option<(&str, u16)> {
+/// `HOST:PORT`, `[V6]:PORT`, or either without the port (`None`). `None` overall when the
+/// host is empty or the port is not a number.
+fn split_host_port(authority: &str) -> Option<(&str, Option<u16>)> {
     let (host, port) = if let Some(v6) = authority.strip_prefix('[') {
-        let (h, p) = v6.split_once("]:")?;
-        (h, p)
+        let (h, rest) = v6.split_once(']')?;
+        match rest {
+            "" => (h, None),
+            _ => (h, Some(rest.strip_prefix(':')?)),
+        }
     } else {
-        authority.rsplit_once(':')?
+        match authority.rsplit_once(':') {
+            Some((h, p)) => (h, Some(p)),
+            None => (authority, None),
+        }
     };
-    Some((host, port.parse().ok()?))
+    if host.is_empty() {
+        return None;
+    }
+    match port {
+        Some(p) => Some((host, Some(p.parse().ok()?))),
+        None => Some((host, None)),
+    }
 }
 
 fn resolve(host: &str, port: u16, allow_remote: bool) -> anyhow::Result<SocketAddr> {
@@ -87,6 +109,7 @@ mod tests {
             ("127.0.0.1:8080", "/x")
         );
         assert_eq!(parse("http://[::1]:80", false).unwrap().path, "/");
+        assert!(!parse("http://[::1]:80", false).unwrap().port_assumed);
         assert!(parse("http://localhost:9/", false)
             .unwrap()
             .addr
@@ -110,8 +133,28 @@ mod tests {
     }
 
     #[test]
+    fn a_url_without_a_port_takes_port_80_and_says_so() {
+        for (url, addr) in [
+            ("http://127.0.0.1/x", "127.0.0.1:80"),
+            ("http://127.0.0.1", "127.0.0.1:80"),
+            ("http://[::1]/", "[::1]:80"),
+        ] {
+            let t = parse(url, false).unwrap();
+            assert_eq!(t.addr, addr.parse().unwrap(), "{url}");
+            assert!(t.port_assumed, "{url}");
+        }
+        assert!(!parse("http://127.0.0.1:8080/", false).unwrap().port_assumed);
+    }
+
+    #[test]
     fn malformed_urls_are_usage_errors() {
-        for url in ["127.0.0.1:80", "http://127.0.0.1/", "http://127.0.0.1:x/"] {
+        for url in [
+            "127.0.0.1:80",
+            "http://127.0.0.1:x/",
+            "http://:80/",
+            "http:///",
+            "http://[::1]x/",
+        ] {
             assert!(concbench_core::error::is_usage_error(
                 &parse(url, false).unwrap_err()
             ));

@@ -209,7 +209,7 @@ impl<'a> Worker<'a> {
         let next = self.next_send(&conns[i], now);
         match next {
             Next::Now(intended) if self.plan.cfg.per_request => {
-                if self.plan.shared.claim() {
+                if self.claim(now) {
                     self.advance_due(&mut conns[i]);
                     self.outstanding += 1;
                     self.start_connect(conns, i, now, Some(intended));
@@ -218,6 +218,21 @@ impl<'a> Worker<'a> {
             Next::Now(_) => self.fill(conns, i, now),
             Next::At(due) => self.schedule(i, due),
             Next::Never => {}
+        }
+    }
+
+    /// Take one request sent at `now` from the budget. The warm-up does not draw on it, so a
+    /// budget counts measured requests.
+    fn claim(&self, now: u64) -> bool {
+        now < self.plan.warm_end || self.plan.shared.claim()
+    }
+
+    /// Whether the response to `f`, completed at `now`, is measured: completed in the window —
+    /// or, with a budget, sent in it, so that exactly the budgeted requests are measured.
+    fn measured(&self, f: &InFlight, now: u64) -> bool {
+        match self.plan.cfg.max_requests {
+            Some(_) => f.sent >= self.plan.warm_end,
+            None => now >= self.plan.warm_end,
         }
     }
 
@@ -254,7 +269,7 @@ impl<'a> Worker<'a> {
         loop {
             match self.next_send(&conns[i], now) {
                 Next::Now(intended) => {
-                    if !self.plan.shared.claim() {
+                    if !self.claim(now) {
                         break;
                     }
                     self.advance_due(&mut conns[i]);
@@ -461,7 +476,7 @@ impl<'a> Worker<'a> {
         self.outstanding = self.outstanding.saturating_sub(1);
         if head.is_some_and(|h| !h.status_ok) {
             self.error(ErrorKind::HttpStatus, now);
-        } else if now >= self.plan.warm_end {
+        } else if self.measured(&f, now) {
             self.stats.record(now - f.intended, now - f.sent);
             self.stats.second(now).completed += 1;
         } else {

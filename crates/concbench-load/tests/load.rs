@@ -2,7 +2,7 @@
 //! responses; it counts errors by kind when a server closes early or resets; it honours a
 //! request budget, an open-loop rate and pipelining. No traffic leaves the machine.
 
-use concbench_load::{LoadConfig, Protocol, Rate, Session};
+use concbench_load::{LoadConfig, Protocol, Rate, Session, Shortfall};
 use concbench_server::{start, Design, ServerConfig};
 use std::io::{Read, Write};
 use std::net::{SocketAddr, TcpListener};
@@ -160,4 +160,51 @@ fn a_missing_server_is_counted_as_refused_connections() {
         "{:?}",
         r.errors
     );
+    // The report says it holds no figure, rather than offering "0 requests/s".
+    let shortfall = r.shortfall(1).expect("nothing was measured");
+    assert!(
+        matches!(shortfall, Shortfall::NoResponse { .. }),
+        "{shortfall:?}"
+    );
+    assert!(
+        shortfall.to_string().contains("connect_refused"),
+        "{shortfall}"
+    );
+}
+
+#[test]
+fn a_budget_counts_measured_requests_and_the_warm_up_does_not_draw_on_it() {
+    let _one = serial();
+    let server = start(&ServerConfig::new(Design::Epoll)).unwrap();
+    for per_request in [false, true] {
+        let mut cfg = config(server.addr(), 4);
+        cfg.per_request = per_request;
+        cfg.warmup = Duration::from_millis(100);
+        cfg.duration = Duration::from_secs(20);
+        cfg.max_requests = Some(200);
+        let r = concbench_load::run(cfg).unwrap();
+        assert_eq!(r.requests, 200, "per_request={per_request}: {r:?}");
+        assert!(r.warmup_requests > 0, "per_request={per_request}");
+        assert_eq!(r.latency_corrected.count, 200);
+        assert_eq!(r.shortfall(200), None);
+    }
+}
+
+#[test]
+fn a_window_of_no_length_is_a_usage_error() {
+    let mut cfg = config("127.0.0.1:9".parse().unwrap(), 1);
+    cfg.duration = Duration::ZERO;
+    let err = Session::open(cfg).err().expect("refused");
+    assert!(concbench_core::error::is_usage_error(&err), "{err:#}");
+    assert!(err.to_string().contains("--duration"), "{err:#}");
+}
+
+#[test]
+fn connections_beyond_the_descriptor_limit_are_refused_before_connecting() {
+    // Nothing listens on the discard port of a test machine; with the refusal coming first,
+    // nothing is even tried.
+    let cfg = config("127.0.0.1:9".parse().unwrap(), 1 << 40);
+    let err = Session::open(cfg).err().expect("refused");
+    assert!(concbench_core::error::is_usage_error(&err), "{err:#}");
+    assert!(err.to_string().contains("file descriptors"), "{err:#}");
 }

@@ -342,8 +342,8 @@ pub struct LoadArgs {
     /// CPUs for the load threads (comma-separated; default: unpinned).
     #[arg(long, value_delimiter = ',', value_name = "CPU")]
     pub cpus: Vec<usize>,
-    /// Measured duration, e.g. 10s, 500ms.
-    #[arg(long, short = 'd', default_value = "10s", value_parser = parse_duration)]
+    /// Measured duration, e.g. 10s, 500ms (more than 0: it is the window the rate is over).
+    #[arg(long, short = 'd', default_value = "10s", value_parser = parse_window)]
     pub duration: std::time::Duration,
     /// Warm-up before the measured window, excluded from the statistics.
     #[arg(long, default_value = "1s", value_parser = parse_duration)]
@@ -363,9 +363,14 @@ pub struct LoadArgs {
     /// HTTP with one connection per request (Connection: close).
     #[arg(long)]
     pub close: bool,
-    /// Stop after this many requests.
-    #[arg(long, value_name = "N")]
+    /// Stop after this many measured requests (the warm-up does not count toward them; -d is
+    /// then the time limit).
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
     pub requests: Option<u64>,
+    /// Fewest measured requests that make a figure (default 100, or --requests if fewer):
+    /// a run that measures fewer fails (exit 1) instead of printing a rate from a handful.
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
+    pub min_requests: Option<u64>,
     /// Allow a target that is not on this machine (never the default).
     #[arg(long)]
     pub allow_remote: bool,
@@ -386,6 +391,16 @@ pub struct ManArgs {
     /// Write concbench.1 and a page per command (concbench-run.1, ...) into this folder instead.
     #[arg(long, value_name = "DIR")]
     pub dir: Option<PathBuf>,
+}
+
+/// A duration that must be longer than zero (a measured window).
+pub fn parse_window(s: &str) -> Result<std::time::Duration, String> {
+    match parse_duration(s)? {
+        d if d.is_zero() => Err(format!(
+            "'{s}': the measured window must be longer than 0 (e.g. 10s, 500ms)"
+        )),
+        d => Ok(d),
+    }
 }
 
 /// "10s", "500ms", "2m", "1.5s", or plain seconds.

@@ -1,5 +1,6 @@
 //! `concbench serve` and `concbench load` end to end: a server on loopback, load against it,
-//! the JSON report, refusals of bad input (exit code 2), and nothing left running afterwards.
+//! the JSON report, refusals of bad input (exit code 2), runs that measured nothing (exit code
+//! 1, never a summary of zeros), and nothing left running afterwards.
 
 mod common;
 
@@ -214,5 +215,165 @@ fn serve_says_when_its_server_ends_by_itself() {
     assert!(
         stderr.contains("the iterative server ended by itself"),
         "{stderr}"
+    );
+}
+
+/// `concbench load URL ARGS` against a fresh `concbench serve prefork`, which is stopped (and
+/// checked gone) before the caller judges the output.
+fn load_against_serve(tag: &str, args: &[&str]) -> std::process::Output {
+    let served = serve(&["prefork", "--workers", "4"], false, tag);
+    let url = format!("http://{}/", served.addr);
+    let out = concbench()
+        .arg("load")
+        .arg(&url)
+        .args(args)
+        .output()
+        .unwrap();
+    let (code, stderr) = served.stop_with(libc::SIGTERM);
+    assert_eq!(code, Some(0), "{stderr}");
+    out
+}
+
+/// A loopback address nobody listens on (bound, then released).
+fn closed_port_url() -> String {
+    let addr = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap();
+    format!("http://{addr}/")
+}
+
+#[test]
+fn load_against_a_closed_port_fails_with_the_reason_not_zeros() {
+    let out = concbench()
+        .args(["load", &closed_port_url(), "-c", "2", "-d", "200ms"])
+        .args(["--warmup", "0s"])
+        .output()
+        .unwrap();
+    let (stdout, stderr) = (
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr),
+    );
+    assert_eq!(out.status.code(), Some(1), "{stdout}\n{stderr}");
+    assert!(stderr.contains("no successful response"), "{stderr}");
+    assert!(stderr.contains("connect_refused"), "{stderr}");
+    assert!(
+        !stdout.contains("requests/s"),
+        "a summary was printed: {stdout}"
+    );
+}
+
+#[test]
+fn load_with_a_window_of_no_length_is_a_usage_error() {
+    for d in ["0", "0s", "0ms"] {
+        assert_usage_error(["load", &closed_port_url(), "-d", d], &["longer than 0"]);
+    }
+}
+
+#[test]
+fn load_requests_counts_measured_requests_after_the_warm_up() {
+    let dir = tempfile::tempdir().unwrap();
+    let json = dir.path().join("load.json");
+    let json = json.to_str().unwrap();
+    let out = load_against_serve(
+        "budget",
+        &[
+            "-c",
+            "2",
+            "--requests",
+            "300",
+            "--warmup",
+            "200ms",
+            "-d",
+            "30s",
+            "--json",
+            json,
+        ],
+    );
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let report = read_json(std::path::Path::new(json));
+    assert_eq!(report["requests"], 300, "{report}");
+    assert!(report["warmup_requests"].as_u64().unwrap() > 0, "{report}");
+}
+
+#[test]
+fn load_fails_when_fewer_requests_than_the_minimum_were_measured() {
+    let exact = load_against_serve(
+        "min-exact",
+        &[
+            "-c",
+            "1",
+            "--requests",
+            "5",
+            "--min-requests",
+            "5",
+            "--warmup",
+            "0s",
+        ],
+    );
+    assert!(
+        exact.status.success(),
+        "{}",
+        String::from_utf8_lossy(&exact.stderr)
+    );
+    assert_usage_error(
+        [
+            "load",
+            &closed_port_url(),
+            "--requests",
+            "5",
+            "--min-requests",
+            "6",
+        ],
+        &["--min-requests 6"],
+    );
+    // A rate that cannot reach the default minimum in the window: 20 req/s for 0.2 s.
+    let few = load_against_serve(
+        "min-few",
+        &["-c", "1", "-R", "20", "-d", "200ms", "--warmup", "0s"],
+    );
+    let stderr = String::from_utf8_lossy(&few.stderr);
+    assert_eq!(few.status.code(), Some(1), "{stderr}");
+    assert!(stderr.contains("fewer than the 100"), "{stderr}");
+}
+
+#[test]
+fn load_refuses_more_connections_than_descriptors_before_connecting() {
+    // The shell lowers both descriptor limits, then runs the binary in its place.
+    let bin = assert_cmd::cargo::cargo_bin("concbench");
+    let out = Command::new("sh")
+        .args(["-c", "ulimit -n 128 && exec \"$0\" \"$@\""])
+        .arg(&bin)
+        .args(["load", &closed_port_url(), "-c", "1000", "-d", "1s"])
+        .env("CI", "true")
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(stderr.contains("file descriptors"), "{stderr}");
+    assert!(stderr.contains("-c 64 or fewer"), "{stderr}");
+    assert!(
+        !stderr.contains("connect_refused"),
+        "it connected: {stderr}"
+    );
+}
+
+#[test]
+fn load_refuses_a_cpu_that_does_not_exist_and_says_which_port_a_bare_url_takes() {
+    // The URL names no port: the user is told which one was taken, before the CPU refusal.
+    assert_usage_error(
+        [
+            "load",
+            "http://127.0.0.1/",
+            "--cpus",
+            "100000",
+            "-d",
+            "100ms",
+        ],
+        &["--cpus: no CPU 100000", "its CPUs are", "using port 80"],
     );
 }

@@ -144,12 +144,9 @@ pub fn per_pass(entry: &ResultEntry, sel: &Selector) -> BTreeMap<usize, f64> {
         };
     }
     let subtracts = entry.overhead.is_some();
-    // The rounds the result's own statistics use: the clean ones, or all when none is clean.
-    let any_clean = entry.rounds.iter().any(|r| r.excluded.is_none());
-    entry
-        .rounds
-        .iter()
-        .filter(|r| r.excluded.is_none() || !any_clean)
+    // The rounds the result's own statistics use.
+    concbench_core::usable_rounds(&entry.rounds)
+        .into_iter()
         .filter_map(|r| {
             let v = match (&sel.counter, sel.take) {
                 (Some(c), _) => *r.counters.get(c)?,

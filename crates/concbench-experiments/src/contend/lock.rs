@@ -1,30 +1,46 @@
-//! `contend.lock`: seed S1's MultiThreadTester — T threads increment one shared counter under
-//! one lock until it reaches N; `params.threads` in {2, 100}, `params.lock` in {mutex, spinlock,
-//! atomic}. One operation is one increment.
+//! `contend.lock`: seed S1's MultiThreadTester — T threads add one at a time to one shared
+//! counter under one lock, N increments in all; `params.threads` in {2, 100}, `params.lock` in
+//! {mutex, spinlock, atomic}. One operation is one increment (`atomic`: one `fetch_add`, no
+//! lock).
 //!
-//! The threads live for the whole variant (created in setup, never timed). Each sample opens a
-//! round: the timer restarts as the threads are released and stops when the thread that makes
-//! the last increment says so (as the seed's stopwatch stopped at the first thread to see the
-//! target), before the others have drained. Each thread counts its own increments, so the
-//! result also says how fairly the lock shared the work.
+//! As in the seed, the work is fixed and large: each sample is N increments (the seed's 1e8 in a
+//! full run, fewer in `--quick`), each thread adding its share of N, one increment per lock
+//! acquisition. The threads live for the whole variant (created in setup, never timed); each
+//! sample wakes them to a start line, restarts the timer once all are there, lets them go, and
+//! stops it when the last one has added its share — so the time per increment is the run's time
+//! divided by N, and waking 100 threads, which costs hundreds of microseconds on two CPUs, is
+//! neither in it nor amortised into it.
+//!
+//! Beside the time: how often the lock changed hands per increment (`lock_handovers_per_op`),
+//! and, from the harness, the context switches per increment. Together they say what an
+//! increment cost: an uncontended lock taken again by the same thread, a cache-line transfer,
+//! or a sleep and a wake-up.
 
 use super::counter::Counter;
 use super::crew::Gate;
-use crate::support::event::{AutoResetEvent, EventFd};
 use crate::support::partner::Partner;
-use anyhow::{Context, Result};
+use crate::support::repeat;
+use anyhow::{ensure, Context, Result};
 use concbench_core::{
-    Experiment, Host, Meta, Params, Placement, RunContext, RunOutput, SampleTimer, Support,
+    Experiment, Host, Meta, Params, Placement, Plan, RunContext, RunOutput, SampleTimer, Support,
 };
 use std::marker::PhantomData;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 
+pub const ID: &str = "contend.lock";
+/// `params.threads`: how many threads share the counter.
+pub const PARAM_THREADS: &str = "threads";
+/// `params.lock`: mutex, spinlock or atomic.
+pub const PARAM_LOCK: &str = "lock";
+/// The counter: lock hand-overs per increment (absent for `atomic`, which has no lock).
+pub const METRIC_HANDOVERS: &str = "lock_handovers_per_op";
+
 const META: Meta = Meta {
-    id: "contend.lock",
+    id: ID,
     family: "contend",
     title: "S1: T threads increment one counter under one lock",
-    op: "one increment of the shared counter (lock, check, add, unlock)",
+    op: "one increment of the shared counter: lock, add, unlock (lock=atomic: one fetch_add)",
     unit: "ns",
     expected_switches_per_op: None,
 };
@@ -33,44 +49,51 @@ const META: Meta = Meta {
 /// the user's session.
 const NPROC_HEADROOM: u64 = 64;
 
-struct Shared<C> {
-    counter: C,
-    target: AtomicU64,
-    gate: Gate,
-    target_reached: EventFd,
-    per_thread: Vec<AtomicU64>,
+/// Increments per sample, all threads together: the seed's 1e8 in a full run (0.2-2 s here);
+/// 1e7 in `--quick`, still tens of milliseconds, so every thread gets many time slices of
+/// work; in smoke mode, enough that each of 100 threads adds a thousand.
+pub fn increments(ctx: &RunContext) -> u64 {
+    if ctx.smoke {
+        100_000
+    } else if ctx.quick {
+        10_000_000
+    } else {
+        super::SEED_COUNT
+    }
 }
 
-/// One worker's life: a round per sample, counting its own increments.
+/// Worker `me`'s share of `total` increments among `threads`: equal shares, the remainder
+/// spread one each over the first threads.
+pub fn share(total: u64, threads: usize, me: usize) -> u64 {
+    let threads = threads.max(1) as u64;
+    total / threads + u64::from((me as u64) < total % threads)
+}
+
+struct Shared<C> {
+    counter: C,
+    /// This round's N.
+    total: AtomicU64,
+    threads: usize,
+    gate: Gate,
+    /// For Ctrl-C: a full run's sample is seconds long (a spinlock at 100 threads, several).
+    ctx: RunContext,
+}
+
+/// One worker's life: a round per sample, adding its share of the round's increments.
 fn worker<C: Counter>(shared: &Shared<C>, me: usize) -> Result<()> {
     let mut seen = 0;
     while shared.gate.next_round(&mut seen) {
-        let target = shared.target.load(Ordering::Acquire);
-        let mut mine = 0;
-        while let Some(count) = shared.counter.increment_to(target) {
-            mine += 1;
-            if count == target {
-                shared.target_reached.set()?;
-            }
-        }
-        shared.per_thread[me].store(mine, Ordering::Relaxed);
+        let mine = share(shared.total.load(Ordering::Acquire), shared.threads, me);
+        shared.gate.arrive(seen)?;
+        // Only Ctrl-C ends this early (an increment cannot fail); the worker still reports
+        // that it finished, and main sees the cancellation itself.
+        let _interrupted = repeat(&shared.ctx, mine, |_| {
+            shared.counter.increment(me);
+            Ok(())
+        });
         shared.gate.finish()?;
     }
     Ok(())
-}
-
-/// How evenly the work was shared: the most and the fewest increments one thread made,
-/// relative to an equal share (1.0 and 1.0 is perfectly fair; a min share of 0 means a thread
-/// never got the lock).
-pub fn fairness(per_thread: &[u64]) -> (f64, f64) {
-    let total: u64 = per_thread.iter().sum();
-    if per_thread.is_empty() || total == 0 {
-        return (0.0, 0.0);
-    }
-    let fair = total as f64 / per_thread.len() as f64;
-    let max = *per_thread.iter().max().expect("not empty") as f64;
-    let min = *per_thread.iter().min().expect("not empty") as f64;
-    (max / fair, min / fair)
 }
 
 pub struct Lock<C: Counter> {
@@ -89,6 +112,11 @@ impl<C: Counter> Lock<C> {
             _counter: PhantomData,
         }
     }
+
+    /// A spinlock with more threads than the two of the seed's small case.
+    fn spins_oversubscribed(&self) -> bool {
+        C::NAME == "spinlock" && self.threads > 2
+    }
 }
 
 impl<C: Counter> Experiment for Lock<C> {
@@ -98,8 +126,8 @@ impl<C: Counter> Experiment for Lock<C> {
 
     fn params(&self) -> Params {
         Params::new()
-            .with("threads", self.threads as u64)
-            .with("lock", C::NAME)
+            .with(PARAM_THREADS, self.threads as u64)
+            .with(PARAM_LOCK, C::NAME)
     }
 
     /// Unpinned, like the seed: the question is what T threads cost on the machine's CPUs.
@@ -110,7 +138,7 @@ impl<C: Counter> Experiment for Lock<C> {
     /// A spinlock with 100 threads on a few CPUs spins away whole time slices whenever the
     /// holder is preempted: worth seeing in a full run, too slow and erratic for `--quick`.
     fn in_quick(&self) -> bool {
-        !(C::NAME == "spinlock" && self.threads > 2)
+        !self.spins_oversubscribed()
     }
 
     fn supported(&self, host: &Host) -> Support {
@@ -124,13 +152,26 @@ impl<C: Counter> Experiment for Lock<C> {
         }
     }
 
-    fn setup(&mut self, _ctx: &RunContext) -> Result<()> {
+    /// A fixed, large count rather than a calibrated one: calibration starts from one increment,
+    /// and one round of 100 threads already outlasts the target sample time, so it settled on
+    /// 1-2 increments per sample and timed the wake-ups instead.
+    fn plan(&self, ctx: &RunContext) -> Plan {
+        Plan::Fixed(increments(ctx))
+    }
+
+    /// A spinlock at 100 threads takes seconds per full-run sample (holders preempted while
+    /// the others spin): one sample per round there; more evidence comes from more rounds.
+    fn max_repetitions(&self, _ctx: &RunContext) -> Option<usize> {
+        self.spins_oversubscribed().then_some(1)
+    }
+
+    fn setup(&mut self, ctx: &RunContext) -> Result<()> {
         let shared = Arc::new(Shared {
             counter: C::new(),
-            target: AtomicU64::new(0),
+            total: AtomicU64::new(0),
+            threads: self.threads,
             gate: Gate::new()?,
-            target_reached: EventFd::new()?,
-            per_thread: (0..self.threads).map(|_| AtomicU64::new(0)).collect(),
+            ctx: ctx.clone(),
         });
         self.shared = Some(shared.clone());
         for me in 0..self.threads {
@@ -146,32 +187,32 @@ impl<C: Counter> Experiment for Lock<C> {
 
     fn run(
         &mut self,
-        _ctx: &RunContext,
+        ctx: &RunContext,
         iterations: u64,
         timer: &mut dyn SampleTimer,
     ) -> Result<RunOutput> {
         let shared = self.shared.as_ref().context("setup did not run")?;
-        shared.counter.reset();
-        shared.target.store(iterations, Ordering::Release);
-        // The clock starts before the workers are released: a released worker can preempt
-        // this thread and count to the target before a later restart would run (measured:
-        // samples of ~0 ns). Waking them is part of the count, as the seed's stopwatch even
-        // included creating its threads.
-        timer.restart();
+        shared.total.store(iterations, Ordering::Release);
         shared.gate.open(self.workers.len());
-        shared.target_reached.wait()?;
-        timer.stop();
+        shared.gate.wait_arrived()?;
+        timer.restart();
+        shared.gate.start();
         shared.gate.wait_finished()?;
-        let counts: Vec<u64> = shared
-            .per_thread
-            .iter()
-            .map(|c| c.load(Ordering::Relaxed))
-            .collect();
-        let (max_share, min_share) = fairness(&counts);
-        let mut out = RunOutput::default()
-            .metric("increments_max_share", max_share)
-            .metric("increments_min_share", min_share);
-        out.warnings.push(super::scaled_warning(iterations));
+        timer.stop();
+        let tally = shared.counter.take();
+        ctx.cancel.check()?;
+        ensure!(
+            tally.count == iterations,
+            "the threads counted {} increments, not {iterations}: the counter lost updates",
+            tally.count
+        );
+        let mut out = RunOutput::default();
+        if let Some(handovers) = tally.handovers {
+            out = out.metric(METRIC_HANDOVERS, handovers as f64 / iterations as f64);
+        }
+        if iterations != super::SEED_COUNT {
+            out.warnings.push(super::scaled_warning(iterations));
+        }
         Ok(out)
     }
 
@@ -188,10 +229,12 @@ mod tests {
     use super::*;
 
     #[test]
-    fn fairness_is_relative_to_an_equal_share() {
-        assert_eq!(fairness(&[50, 50]), (1.0, 1.0));
-        assert_eq!(fairness(&[100, 0]), (2.0, 0.0));
-        assert_eq!(fairness(&[30, 10, 20]), (1.5, 0.5));
-        assert_eq!(fairness(&[]), (0.0, 0.0));
+    fn shares_add_up_to_the_total_and_differ_by_at_most_one() {
+        for (total, threads) in [(100_000, 100), (10, 3), (1, 2), (0, 4), (7, 1)] {
+            let shares: Vec<u64> = (0..threads).map(|me| share(total, threads, me)).collect();
+            assert_eq!(shares.iter().sum::<u64>(), total, "{total} over {threads}");
+            let (lo, hi) = (shares.iter().min().unwrap(), shares.iter().max().unwrap());
+            assert!(hi - lo <= 1, "{shares:?}");
+        }
     }
 }

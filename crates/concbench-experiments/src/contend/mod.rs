@@ -1,11 +1,11 @@
 //! Family `contend`: seed S1, counting to N — one thread alone, two threads forced to alternate,
-//! and T threads contending for one lock. Every result is nanoseconds per increment; the
-//! replication multiplies it by the seed's N = 100,000,000.
+//! and T threads contending for one lock (each adding its share of N). Every result is
+//! nanoseconds per increment; the replication multiplies it by the seed's N = 100,000,000.
 
 mod alternate;
 mod counter;
 mod crew;
-mod lock;
+pub mod lock;
 mod single;
 
 use concbench_core::{Experiment, Placement};

@@ -1,13 +1,13 @@
 //! What the server experiments share: how long each scenario runs in each mode, where client
 //! and server run, the descriptor limit, starting a design, and turning a load report into
-//! metrics and warnings.
+//! metrics and warnings — or into a failed sample when it measured nothing.
 //!
 //! Placement: the load generator runs on the variant's primary CPU (where the harness pinned
 //! the worker) and the server on every other allowed CPU — one CPU on the 2-CPU machines this
 //! was developed on — so they never compete for a CPU; a client that saturates its CPU is
 //! flagged (client-bound).
 
-use anyhow::Result;
+use anyhow::{Context, Result};
 use concbench_core::{Placement, RunContext, RunOutput};
 use concbench_load::{LoadConfig, LoadReport, Protocol};
 use concbench_server::{Design, Handler, RunningServer, ServerConfig};
@@ -38,7 +38,11 @@ pub fn sizes(ctx: &RunContext) -> Sizes {
             connections: 50,
             warmup: Duration::from_millis(20),
             sample_warmup: Duration::from_millis(5),
-            window: Duration::from_millis(40),
+            // Not shorter: a window in which nothing completes is taken again, and after three
+            // the sample fails (it measured nothing); a blocked event loop serves one request
+            // per 10 ms blocking call, and a busy 2-CPU machine can leave the server without a
+            // CPU for tens of ms.
+            window: Duration::from_millis(100),
         }
     } else if ctx.quick {
         Sizes {
@@ -99,41 +103,23 @@ pub fn cpus(ctx: &RunContext) -> (Vec<usize>, Vec<usize>) {
     }
 }
 
-/// Descriptors needed beyond the connections themselves (listeners, pipes, epoll, stdio).
-const FD_MARGIN: usize = 64;
-
 /// Raise RLIMIT_NOFILE's soft limit toward the hard one so `connections` fit (client and
 /// server are separate processes, each needing one descriptor per connection). Returns how
 /// many connections fit, and a warning when that is fewer than asked.
 pub fn fit_descriptors(connections: usize) -> (usize, Option<String>) {
-    let mut lim = libc::rlimit {
-        rlim_cur: 0,
-        rlim_max: 0,
-    };
-    // SAFETY: getrlimit writes one rlimit struct into a valid pointer.
-    if unsafe { libc::getrlimit(libc::RLIMIT_NOFILE, &mut lim) } != 0 {
+    let fit = concbench_load::descriptors::fit(connections);
+    if fit.all(connections) {
         return (connections, None);
     }
-    let wanted = (connections + FD_MARGIN) as libc::rlim_t;
-    if lim.rlim_cur < wanted {
-        lim.rlim_cur = wanted.min(lim.rlim_max);
-        // SAFETY: setrlimit reads a valid rlimit; raising the soft limit up to the hard one is
-        // always permitted and affects only this process (and the server it forks).
-        unsafe { libc::setrlimit(libc::RLIMIT_NOFILE, &lim) };
-    }
-    let fit = (lim.rlim_cur as usize).saturating_sub(FD_MARGIN).max(1);
-    if fit >= connections {
-        (connections, None)
-    } else {
-        (
-            fit,
-            Some(format!(
-                "connections capped at {fit} (not {connections}) by RLIMIT_NOFILE (hard limit \
-                 {}); raise it with `ulimit -Hn {}` as root",
-                lim.rlim_max, wanted
-            )),
-        )
-    }
+    let hard = fit.hard.map_or("unlimited".to_string(), |h| h.to_string());
+    (
+        fit.connections,
+        Some(format!(
+            "connections capped at {} (not {connections}) by RLIMIT_NOFILE (hard limit {hard}); \
+             raise it with `ulimit -Hn {}` as root",
+            fit.connections, fit.wanted
+        )),
+    )
 }
 
 /// Start `design` pinned to the server CPUs. The second value is a warning when the design
@@ -175,6 +161,15 @@ pub fn stevens_config(
     c
 }
 
+/// A report that measured nothing is a failed sample, not a zero: no successful response at
+/// all (the server never answered), or none in the window.
+pub fn require_measured(r: &LoadReport) -> Result<()> {
+    match r.shortfall(1) {
+        Some(s) => Err(s).context("the load generator measured nothing"),
+        None => Ok(()),
+    }
+}
+
 /// Latency percentiles (corrected and uncorrected), errors and client load as metrics.
 pub fn load_metrics(out: RunOutput, r: &LoadReport) -> RunOutput {
     let c = &r.latency_corrected;
@@ -206,4 +201,25 @@ pub fn load_warnings(r: &LoadReport) -> Vec<String> {
         ));
     }
     w
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Load against a port nobody listens on: the sample fails with the reason instead of
+    /// reporting 0 requests/s.
+    #[test]
+    fn a_load_report_that_measured_nothing_is_an_error_not_a_zero() {
+        let closed = std::net::TcpListener::bind("127.0.0.1:0")
+            .unwrap()
+            .local_addr()
+            .unwrap();
+        let mut cfg = LoadConfig::new(closed);
+        cfg.duration = Duration::from_millis(50);
+        let report = concbench_load::run(cfg).unwrap();
+        let err = format!("{:#}", require_measured(&report).unwrap_err());
+        assert!(err.contains("measured nothing"), "{err}");
+        assert!(err.contains("no successful response"), "{err}");
+    }
 }

@@ -135,6 +135,9 @@ impl Experiment for Crash {
         let o = crash_once(self.design, ctx, clients, duration)?;
         timer.stop();
         let r = &o.report;
+        // Requests are answered until the crash, a third of the way in: none at all means
+        // the server never served, and "0 requests lost" would be a zero, not a result.
+        common::require_measured(r)?;
         let err = |k: &str| r.errors.get(k).copied().unwrap_or(0) as f64;
         let mut out = RunOutput {
             value: Some(r.requests_lost as f64),

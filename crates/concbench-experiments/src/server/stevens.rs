@@ -73,6 +73,7 @@ fn serve_batch(
     server.stop().context("stopping the server")?;
     let cpu = usage::children_usage().since(&before);
     timer.stop();
+    common::require_measured(&report)?;
     Ok((cpu.user_ns, cpu.sys_ns, report, note))
 }
 
