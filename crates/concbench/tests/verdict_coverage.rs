@@ -30,6 +30,7 @@ fn rounds(index: usize, exp: &dyn Experiment) -> Vec<RoundRaw> {
                 "pool_survived",
                 "server_pss_kib",
                 "voluntary_switches_per_op",
+                "involuntary_switches_per_op",
                 "max_per_local_port",
                 "switches_per_s",
                 "iowait_share",

@@ -118,7 +118,7 @@ fn counter_median(entry: &ResultEntry, counter: &str) -> Option<f64> {
     let sel = super::spec::Selector {
         id: entry.id.clone(),
         params: Default::default(),
-        counter: Some(counter.to_string()),
+        counter: Some(super::spec::Counter::One(counter.to_string())),
         take: Default::default(),
     };
     let values: Vec<f64> = super::series::per_pass(entry, &sel).into_values().collect();

@@ -135,10 +135,9 @@ pub fn per_pass(entry: &ResultEntry, sel: &Selector) -> BTreeMap<usize, f64> {
     if entry.rounds.is_empty() {
         return match (sel.counter.as_ref(), sel.take) {
             (None, Take::Reported) => entry.samples.iter().copied().enumerate().collect(),
-            (Some(c), _) => entry
-                .counters
-                .get(c)
-                .map(|v| (0..entry.samples.len()).map(|i| (i, *v)).collect())
+            (Some(c), _) => c
+                .read(&entry.counters)
+                .map(|v| (0..entry.samples.len()).map(|i| (i, v)).collect())
                 .unwrap_or_default(),
             _ => BTreeMap::new(),
         };
@@ -149,7 +148,7 @@ pub fn per_pass(entry: &ResultEntry, sel: &Selector) -> BTreeMap<usize, f64> {
         .into_iter()
         .filter_map(|r| {
             let v = match (&sel.counter, sel.take) {
-                (Some(c), _) => *r.counters.get(c)?,
+                (Some(c), _) => c.read(&r.counters)?,
                 (None, Take::Reported) if subtracts => r.net(),
                 (None, Take::Reported | Take::Raw) => r.value,
                 (None, Take::Baseline) => r.baseline?,

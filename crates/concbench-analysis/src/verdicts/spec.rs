@@ -134,11 +134,30 @@ pub struct Selector {
     pub id: String,
     #[serde(default)]
     pub params: BTreeMap<String, toml::Value>,
-    /// Read this counter of each round instead of its value.
+    /// Read this counter of each round instead of its value (or the sum of several:
+    /// `["voluntary_switches_per_op", "involuntary_switches_per_op"]`, every switch).
     #[serde(default)]
-    pub counter: Option<String>,
+    pub counter: Option<Counter>,
     #[serde(default)]
     pub take: Take,
+}
+
+/// One counter, or several summed (a quantity cannot add: its expressions multiply and divide).
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(untagged)]
+pub enum Counter {
+    One(String),
+    Sum(Vec<String>),
+}
+
+impl Counter {
+    /// The counter's value among `counters`; a sum needs every part.
+    pub fn read(&self, counters: &BTreeMap<String, f64>) -> Option<f64> {
+        match self {
+            Counter::One(c) => counters.get(c).copied(),
+            Counter::Sum(parts) => parts.iter().map(|c| counters.get(c).copied()).sum(),
+        }
+    }
 }
 
 impl CheckSpec {
@@ -230,5 +249,21 @@ mod tests {
         assert!(check(&unknown).validate().is_err());
         let unbounded = ok.replace("at_least = 0.9\n", "");
         assert!(check(&unbounded).validate().is_err());
+    }
+
+    #[test]
+    fn a_counter_may_be_a_sum_of_counters() {
+        let c = check("").uses["a"].alternatives()[0].clone();
+        assert!(c.counter.is_none());
+        let sel: Selector = toml::from_str("id = \"x.y\"\ncounter = [\"v\", \"i\"]").unwrap();
+        let counters: BTreeMap<String, f64> =
+            [("v".to_string(), 0.5), ("i".to_string(), 0.25)].into();
+        assert_eq!(sel.counter.as_ref().unwrap().read(&counters), Some(0.75));
+        let one: BTreeMap<String, f64> = [("v".to_string(), 0.5)].into();
+        assert_eq!(
+            sel.counter.unwrap().read(&one),
+            None,
+            "a sum needs every part"
+        );
     }
 }
