@@ -2,58 +2,14 @@
 //! `data/published.toml` decide as their numbers say, a small or noisy sample is inconclusive —
 //! never refuted — and a claim without its evidence is not judged.
 
-use concbench_analysis::synthetic::{doc, entry_with};
+mod common;
+
+use common::*;
+use concbench_analysis::synthetic::doc;
 use concbench_analysis::verdicts::judge;
-use concbench_core::{Params, ResultDoc, ResultEntry, Verdict, VerdictKind};
-use serde_json::{json, Value};
+use concbench_core::{ResultDoc, ResultEntry, VerdictKind};
+use serde_json::json;
 use VerdictKind::*;
-
-/// Values of `rounds` rounds spread +-1% around `v` (deterministic).
-fn around(v: f64, rounds: usize) -> Vec<f64> {
-    (0..rounds)
-        .map(|i| v * (1.0 + 0.01 * ((i * 7 % 5) as f64 - 2.0) / 2.0))
-        .collect()
-}
-
-/// Values spread up to +-`spread` around `v`, alternating (a noisy result).
-fn noisy(v: f64, rounds: usize, spread: f64) -> Vec<f64> {
-    (0..rounds)
-        .map(|i| {
-            let sign = if i % 2 == 0 { 1.0 } else { -1.0 };
-            v * (1.0 + sign * spread * (i % 3 + 1) as f64 / 3.0)
-        })
-        .collect()
-}
-
-fn result(id: &str, unit: &str, params: &[(&str, Value)], values: Vec<f64>) -> ResultEntry {
-    let mut p = Params::new();
-    for (k, v) in params {
-        p.set(k, v.clone());
-    }
-    if p.get("placement").is_none() {
-        p.set("placement", "same-cpu");
-    }
-    entry_with(id, unit, p, &values)
-}
-
-/// `e` with `counter` set in every round to the given values.
-fn counter(mut e: ResultEntry, name: &str, values: &[f64]) -> ResultEntry {
-    for (r, v) in e.rounds.iter_mut().zip(values) {
-        r.counters.insert(name.into(), *v);
-    }
-    e
-}
-
-fn verdict(d: &ResultDoc, source: &str) -> Verdict {
-    judge(d)
-        .into_iter()
-        .find(|v| v.source == source)
-        .unwrap_or_else(|| panic!("{source} not judged"))
-}
-
-fn decision(d: &ResultDoc, source: &str) -> VerdictKind {
-    verdict(d, source).verdict
-}
 
 fn fork_thread(fork: Vec<f64>, thread: Vec<f64>) -> Vec<ResultEntry> {
     vec![
@@ -70,15 +26,6 @@ fn fork_thread(fork: Vec<f64>, thread: Vec<f64>) -> Vec<ResultEntry> {
             thread,
         ),
     ]
-}
-
-fn pipe(id: &str, values: Vec<f64>) -> ResultEntry {
-    result(
-        id,
-        "ns",
-        &[("sched", json!("other")), ("working_set_kib", json!(0))],
-        values,
-    )
 }
 
 // ---- S0.30x and S0.create: "about R" needs the whole interval inside the band.
@@ -214,25 +161,34 @@ fn regression_three_rounds_at_a_1000x_gap_never_refute_that_coroutines_switch_fa
 // ---- S3.switch: absolute figures beside the relations the seed drew.
 
 fn s3_doc(process: f64, thread: f64, ring_raw: f64, syscall: f64) -> ResultDoc {
+    s3_doc_with(process, thread, ring_raw, 1300.0, syscall)
+}
+
+fn ring(raw: f64, selftest: f64) -> ResultEntry {
     let mut ring = result(
         "switch.ring.thread",
         "ns",
         &[("threads", json!(20))],
-        around(ring_raw - 1300.0, 8),
+        around(raw - selftest, 8),
     );
     ring.overhead = Some(concbench_core::Overhead {
         method: "self-test".into(),
-        median: 1300.0,
-        raw_median: ring_raw,
-        samples: vec![1300.0; 8],
+        median: selftest,
+        raw_median: raw,
+        samples: vec![selftest; 8],
         distinguishable: true,
         difference: None,
         difference_ci95: None,
     });
     for r in &mut ring.rounds {
-        r.baseline = Some(1300.0);
-        r.value += 1300.0;
+        r.baseline = Some(selftest);
+        r.value += selftest;
     }
+    ring
+}
+
+fn s3_doc_with(process: f64, thread: f64, ring_raw: f64, selftest: f64, syscall: f64) -> ResultDoc {
+    let ring = ring(ring_raw, selftest);
     doc(vec![
         pipe("switch.pipe.process", around(process, 8)),
         pipe("switch.pipe.thread", around(thread, 8)),
@@ -245,8 +201,11 @@ fn s3_doc(process: f64, thread: f64, ring_raw: f64, syscall: f64) -> ResultDoc {
 fn s3_confirmed_when_figures_and_relations_hold() {
     let v = verdict(&s3_doc(2600.0, 2550.0, 3900.0, 230.0), "S3.switch");
     assert_eq!(v.verdict, Confirmed, "{}", v.explanation);
-    assert_eq!(v.checks.len(), 5);
+    // Hand-over, ring raw, self-test, implied switch, system call, and the two relations (the
+    // switch-alone results are absent: the hand-overs decide those facets).
+    assert_eq!(v.checks.len(), 7, "{:?}", v.checks);
     assert!(v.checks[1].rule.contains("µs"), "{:?}", v.checks[1]);
+    assert!(v.checks.iter().all(|c| !c.beside));
 }
 
 #[test]
@@ -257,7 +216,10 @@ fn s3_depends_when_the_figures_are_far_but_the_relations_hold() {
 
 #[test]
 fn s3_refuted_when_nothing_holds() {
-    let v = verdict(&s3_doc(30_000.0, 60_000.0, 50_000.0, 20_000.0), "S3.switch");
+    let v = verdict(
+        &s3_doc_with(30_000.0, 60_000.0, 50_000.0, 9_000.0, 20_000.0),
+        "S3.switch",
+    );
     assert_eq!(v.verdict, Refuted, "{}", v.explanation);
 }
 
@@ -309,6 +271,7 @@ fn print_doc(ratio_at: impl Fn(u64) -> f64) -> ResultDoc {
                 ("count", json!(count)),
                 ("line_bytes", json!(12)),
                 ("sink", json!("pipe")),
+                ("writer", json!("write")),
             ];
             results.push(result("workload.print", "s", &p, around(s, 8)));
         }
@@ -423,6 +386,7 @@ fn scaling_doc(process_speedup: f64, thread_speedup: f64) -> ResultDoc {
                 ("line_bytes", json!(12)),
                 ("sink", json!("devnull")),
                 ("placement", json!(placement)),
+                ("writer", json!("write")),
             ];
             r.push(result("workload.print", "s", &p, around(s, 8)));
         }

@@ -303,6 +303,10 @@ pub struct Check {
     pub decision: VerdictKind,
     /// Why, in a sentence; modes or interference the evidence showed.
     pub note: String,
+    /// Shown beside another check of the same facet (another method measuring the same thing),
+    /// not deciding the verdict.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub beside: bool,
 }
 
 impl ResultEntry {

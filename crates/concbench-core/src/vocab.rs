@@ -94,6 +94,8 @@ pub mod key {
     pub const FILE_MIB: &str = "file_mib";
     pub const THREADS: &str = "threads";
     pub const DESIGN: &str = "design";
+    /// `workload.print`: `write` (one write(2) per line) or `stdio` (libc's locked stream).
+    pub const WRITER: &str = "writer";
 
     /// Every key above.
     pub const ALL: &[&str] = &[
@@ -114,5 +116,6 @@ pub mod key {
         FILE_MIB,
         THREADS,
         DESIGN,
+        WRITER,
     ];
 }

@@ -12,7 +12,7 @@ pub fn seeds_text(doc: &ResultDoc, published: &Published, seeds: &[&str]) -> Str
     let mut out = String::new();
     for seed in seeds {
         let _ = writeln!(out, "\n== {seed}");
-        let rows: Vec<[String; 6]> = replication
+        let rows: Vec<[String; 7]> = replication
             .iter()
             .filter(|r| r[0] == *seed)
             .cloned()

@@ -2,7 +2,7 @@
 //! skipped and failed variants, warnings. Each renderer lays the rows out its own way.
 
 use crate::format;
-use concbench_analysis::published::{published, replications, Figure};
+use concbench_analysis::published::{published, replications, Figure, Measured};
 use concbench_core::{ResultDoc, ResultEntry};
 use serde::Serialize;
 
@@ -114,18 +114,33 @@ fn overhead_note(r: &ResultEntry, o: &concbench_core::Overhead) -> String {
     }
 }
 
-pub const REPLICATION_HEADER: [&str; 6] = [
+pub const REPLICATION_HEADER: [&str; 7] = [
     "seed",
     "what",
     "published",
     "machine",
-    "measured here",
+    "here: concbench's method",
+    "here: the article's program",
     "here / published",
 ];
 
-/// Published figures beside matching results. When one figure matches several results (one
-/// per placement, say), each row names the params that tell them apart.
-pub fn replication_rows(doc: &ResultDoc) -> Vec<[String; 6]> {
+/// A measured figure, marked when it lies within the article's own runs.
+fn measured_cell(m: Option<&Measured<'_>>, unit: &str) -> String {
+    match m {
+        Some(m) if m.as_published => format!("{}, as published", format::value(m.value, unit)),
+        Some(m) => format::value(m.value, unit),
+        None => "-".into(),
+    }
+}
+
+fn ratio_cell(m: Option<&Measured<'_>>) -> Option<String> {
+    m?.ratio.map(|x| format!("{}x", format::sig3(x)))
+}
+
+/// Published figures beside matching results: concbench's method and the article's own
+/// program side by side where both ran. When one figure matches several results (one per
+/// placement, say), each row names the params that tell them apart.
+pub fn replication_rows(doc: &ResultDoc) -> Vec<[String; 7]> {
     let p = published();
     let reps = replications(&p, doc);
     let matches_of = |f: &Figure| reps.iter().filter(|r| std::ptr::eq(r.figure, f)).count();
@@ -135,20 +150,31 @@ pub fn replication_rows(doc: &ResultDoc) -> Vec<[String; 6]> {
                 format!(
                     "{} [{}]",
                     r.figure.what,
-                    distinguishing_params(r.figure, r.entry)
+                    distinguishing_params(r.figure, r.entry())
                 )
             } else {
                 r.figure.what.clone()
             };
+            let unit = &r.figure.unit;
+            let ratios: Vec<String> = [
+                ratio_cell(r.native.as_ref()),
+                ratio_cell(r.article.as_ref()),
+            ]
+            .into_iter()
+            .flatten()
+            .collect();
             [
                 r.figure.seed.clone(),
                 what,
                 r.figure.display(),
                 r.figure.machine.clone(),
-                format::value(r.measured, &r.figure.unit),
-                r.ratio
-                    .map(|x| format!("{}x", format::sig3(x)))
-                    .unwrap_or_else(|| "-".into()),
+                measured_cell(r.native.as_ref(), unit),
+                measured_cell(r.article.as_ref(), unit),
+                if ratios.is_empty() {
+                    "-".into()
+                } else {
+                    ratios.join(" / ")
+                },
             ]
         })
         .collect()

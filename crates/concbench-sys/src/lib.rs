@@ -8,6 +8,7 @@ pub mod child;
 pub mod owner;
 pub mod pagecache;
 pub mod sched;
+pub mod stdio;
 pub mod tied;
 pub mod via_libc;
 

@@ -1,10 +1,10 @@
 //! Judging one claim: every check on every condition present, combined into the verdict, with
 //! the rule and the numbers printed beside the decision.
 
-use super::decide::{combine, decide, Rule};
+use super::decide::{combine, decide, num, Rule};
 use super::robustness::robustness;
 use super::series::{instances, series, Instance, Series};
-use super::spec::CheckSpec;
+use super::spec::{CheckSpec, GuardEffect};
 use crate::published::Claim;
 use concbench_core::{human, Check, ResultDoc, ResultEntry, Verdict, VerdictKind};
 use concbench_stats::{median, median_interval, MIN_VALUES_95};
@@ -23,6 +23,7 @@ struct Checked<'a> {
     rule: Rule,
     series: Series,
     results: Vec<&'a ResultEntry>,
+    facet: Option<String>,
 }
 
 /// Judge `claim` on `doc`; `None` when none of its checks has evidence in the document.
@@ -35,11 +36,15 @@ pub fn judge_claim<'a>(doc: &'a ResultDoc, claim: &'a Claim) -> Option<Judged<'a
         for instance in instances(doc, spec) {
             let s = series(&instance, &quantity, spec.unit.as_deref());
             if !s.values.is_empty() {
-                checked.push(check(spec, rule, &instance, s));
+                let mut c = check(spec, rule, &instance, s);
+                apply_guards(&mut c.check, spec, &instance);
+                checked.push(c);
             }
         }
     }
-    let decisions: Vec<VerdictKind> = checked.iter().map(|c| c.check.decision).collect();
+    set_beside(&mut checked);
+    let deciding: Vec<&Checked<'_>> = checked.iter().filter(|c| !c.check.beside).collect();
+    let decisions: Vec<VerdictKind> = deciding.iter().map(|c| c.check.decision).collect();
     let kind = combine(claim.combine, &decisions)?;
     let mut evidence: Vec<String> = Vec::new();
     let mut undecided: Vec<&ResultEntry> = Vec::new();
@@ -48,14 +53,15 @@ pub fn judge_claim<'a>(doc: &'a ResultDoc, claim: &'a Claim) -> Option<Judged<'a
             if !evidence.contains(&r.id) {
                 evidence.push(r.id.clone());
             }
-            if c.check.decision == VerdictKind::Inconclusive
+            if !c.check.beside
+                && c.check.decision == VerdictKind::Inconclusive
                 && !undecided.iter().any(|u| std::ptr::eq(*u, *r))
             {
                 undecided.push(r);
             }
         }
     }
-    let series: Vec<(Rule, &[f64])> = checked
+    let series: Vec<(Rule, &[f64])> = deciding
         .iter()
         .map(|c| (c.rule, c.series.values.as_slice()))
         .collect();
@@ -66,10 +72,85 @@ pub fn judge_claim<'a>(doc: &'a ResultDoc, claim: &'a Claim) -> Option<Judged<'a
         evidence,
         explanation: explanation(claim, kind, &checked),
         robustness: Some(robustness(claim.combine, &series, kind, &claim.id)),
-        rounds: checked.iter().map(|c| c.check.rounds).max(),
+        rounds: deciding.iter().map(|c| c.check.rounds).max(),
         checks: checked.into_iter().map(|c| c.check).collect(),
     };
     Some(Judged { verdict, undecided })
+}
+
+/// Within each facet, the first check with evidence decides; the others are shown beside it,
+/// and say so — and whether they reach the same decision.
+fn set_beside(checked: &mut [Checked<'_>]) {
+    for i in 0..checked.len() {
+        let Some(facet) = checked[i].facet.clone() else {
+            continue;
+        };
+        let Some(first) = checked[..i]
+            .iter()
+            .position(|c| c.facet.as_deref() == Some(facet.as_str()))
+        else {
+            continue;
+        };
+        let decision = checked[first].check.decision;
+        let c = &mut checked[i].check;
+        c.beside = true;
+        let sentence = if c.decision == decision {
+            "another method, shown beside the one that decides; they agree".to_string()
+        } else {
+            format!(
+                "another method, shown beside the one that decides; the two methods \
+                 disagree: {} there, {} here",
+                decision_word(decision),
+                decision_word(c.decision)
+            )
+        };
+        c.note = if c.note.is_empty() {
+            sentence
+        } else {
+            format!("{sentence}; {}", c.note)
+        };
+    }
+}
+
+/// A counter's median over the rounds the result's statistics use (the result's own counter
+/// for documents without rounds).
+fn counter_median(entry: &ResultEntry, counter: &str) -> Option<f64> {
+    let sel = super::spec::Selector {
+        id: entry.id.clone(),
+        params: Default::default(),
+        counter: Some(super::spec::Counter::One(counter.to_string())),
+        take: Default::default(),
+    };
+    let values: Vec<f64> = super::series::per_pass(entry, &sel).into_values().collect();
+    if values.is_empty() {
+        return entry.counters.get(counter).copied();
+    }
+    Some(median(&values))
+}
+
+/// Withhold or qualify the decision when a guard's counter lies outside its bound. A counter
+/// the result does not carry leaves the check as it is.
+fn apply_guards(check: &mut Check, spec: &CheckSpec, instance: &Instance<'_>) {
+    for g in &spec.guards {
+        let Some((entry, _)) = instance.results.get(g.name.as_str()) else {
+            continue;
+        };
+        let Some(value) = counter_median(entry, &g.counter) else {
+            continue;
+        };
+        if g.holds(value) {
+            continue;
+        }
+        let sentence = g.say.replace("{value}", &num(value));
+        if g.effect == GuardEffect::Withhold {
+            check.decision = VerdictKind::Inconclusive;
+        }
+        check.note = if check.note.is_empty() {
+            sentence
+        } else {
+            format!("{sentence}; {}", check.note)
+        };
+    }
 }
 
 fn check<'a>(spec: &CheckSpec, rule: Rule, instance: &Instance<'a>, s: Series) -> Checked<'a> {
@@ -85,12 +166,14 @@ fn check<'a>(spec: &CheckSpec, rule: Rule, instance: &Instance<'a>, s: Series) -
         rounds: s.values.len(),
         decision,
         note: note(&s, ci.is_some(), &results),
+        beside: false,
     };
     Checked {
         check,
         rule,
         series: s,
         results,
+        facet: instance.facet.clone(),
     }
 }
 

@@ -16,6 +16,8 @@ use std::collections::BTreeMap;
 #[derive(Debug, Clone)]
 pub struct Instance<'a> {
     pub condition: String,
+    /// The check's facet with the same values filled in (see [`CheckSpec::facet`]).
+    pub facet: Option<String>,
     pub results: BTreeMap<&'a str, (&'a ResultEntry, &'a Selector)>,
 }
 
@@ -31,14 +33,19 @@ pub struct Series {
     pub dropped: usize,
 }
 
-/// Whether `entry` is what `sel` selects, with the `fixed` params too.
+/// Whether `entry` is what `sel` selects, with the `fixed` params too. A fixed (`for_each`)
+/// value applies to a result that has the param and whose selector does not name it: a name
+/// that states `files = 10` stays the ten-file baseline, and a result of another experiment
+/// without the param (the alternation beside a lock's thread counts) is not excluded.
 pub fn selects(sel: &Selector, entry: &ResultEntry, fixed: &[(String, Value)]) -> bool {
     entry.id == sel.id
         && sel
             .params
             .iter()
             .all(|(k, v)| entry.params.get(k).is_some_and(|m| toml_eq_json(v, m)))
-        && fixed.iter().all(|(k, v)| entry.params.get(k) == Some(v))
+        && fixed
+            .iter()
+            .all(|(k, v)| sel.params.contains_key(k) || entry.params.get(k).is_none_or(|m| m == v))
 }
 
 fn resolve<'a>(
@@ -64,31 +71,40 @@ pub fn instances<'a>(doc: &'a ResultDoc, spec: &'a CheckSpec) -> Vec<Instance<'a
             for (name, s) in &spec.uses {
                 results.insert(name.as_str(), resolve(doc, s.alternatives(), &fixed)?);
             }
-            let mut condition = spec.condition.clone();
-            for (k, v) in &fixed {
-                let shown = v
-                    .as_str()
-                    .map(str::to_string)
-                    .unwrap_or_else(|| v.to_string());
-                condition = condition.replace(&format!("{{{k}}}"), &shown);
-            }
-            Some(Instance { condition, results })
+            Some(Instance {
+                condition: fill(&spec.condition, &fixed),
+                facet: spec.facet.as_deref().map(|f| fill(f, &fixed)),
+                results,
+            })
         })
         .collect()
 }
 
-/// Every combination of the `for_each` params' values among the results the first name can
-/// select, in ascending order (numbers numerically).
+/// `text` with each `{key}` replaced by the value `fixed` gives it.
+fn fill(text: &str, fixed: &[(String, Value)]) -> String {
+    let mut out = text.to_string();
+    for (k, v) in fixed {
+        let shown = v
+            .as_str()
+            .map(str::to_string)
+            .unwrap_or_else(|| v.to_string());
+        out = out.replace(&format!("{{{k}}}"), &shown);
+    }
+    out
+}
+
+/// Every combination of the `for_each` params' values among the results the names can select
+/// (those that carry every one of the params), in ascending order (numbers numerically).
 fn combinations(doc: &ResultDoc, spec: &CheckSpec) -> Vec<Vec<(String, Value)>> {
     if spec.for_each.is_empty() {
         return vec![Vec::new()];
     }
-    let Some(first) = spec.uses.values().next() else {
-        return Vec::new();
-    };
     let mut out: Vec<Vec<(String, Value)>> = Vec::new();
     for e in &doc.results {
-        if !first.alternatives().iter().any(|s| selects(s, e, &[])) {
+        let selected = spec
+            .selectors()
+            .any(|s| selects(s, e, &[]) && spec.for_each.iter().all(|k| !s.params.contains_key(k)));
+        if !selected {
             continue;
         }
         let combo: Option<Vec<(String, Value)>> = spec
@@ -119,10 +135,9 @@ pub fn per_pass(entry: &ResultEntry, sel: &Selector) -> BTreeMap<usize, f64> {
     if entry.rounds.is_empty() {
         return match (sel.counter.as_ref(), sel.take) {
             (None, Take::Reported) => entry.samples.iter().copied().enumerate().collect(),
-            (Some(c), _) => entry
-                .counters
-                .get(c)
-                .map(|v| (0..entry.samples.len()).map(|i| (i, *v)).collect())
+            (Some(c), _) => c
+                .read(&entry.counters)
+                .map(|v| (0..entry.samples.len()).map(|i| (i, v)).collect())
                 .unwrap_or_default(),
             _ => BTreeMap::new(),
         };
@@ -133,7 +148,7 @@ pub fn per_pass(entry: &ResultEntry, sel: &Selector) -> BTreeMap<usize, f64> {
         .into_iter()
         .filter_map(|r| {
             let v = match (&sel.counter, sel.take) {
-                (Some(c), _) => *r.counters.get(c)?,
+                (Some(c), _) => c.read(&r.counters)?,
                 (None, Take::Reported) if subtracts => r.net(),
                 (None, Take::Reported | Take::Raw) => r.value,
                 (None, Take::Baseline) => r.baseline?,
@@ -173,22 +188,34 @@ pub fn series(instance: &Instance<'_>, quantity: &Expr, unit: Option<&str>) -> S
 
 fn series_unit(instance: &Instance<'_>, quantity: &Expr, unit: Option<&str>) -> String {
     match (quantity.single_name(), unit) {
-        (Some(_), Some(u)) => u.to_string(),
+        (_, Some(u)) => u.to_string(),
         (Some(name), None) => instance.results[name].0.unit.clone(),
-        (None, _) => "x".to_string(),
+        (None, None) => "x".to_string(),
     }
 }
 
-/// The quantity at one pass; a single name keeps its result's value, converted to the check's
-/// unit when it states one.
+/// The quantity at one pass. A single name keeps its result's value; with a unit stated, the
+/// value — of the name, or of an expression, taken to be in its first name's unit (a time over
+/// counts: `alternate / switches`, a time per switch) — is converted to that unit.
 fn evaluate(
     instance: &Instance<'_>,
     quantity: &Expr,
     unit: Option<&str>,
     at: &BTreeMap<&str, f64>,
 ) -> Option<f64> {
-    match (quantity.single_name(), unit) {
-        (Some(name), Some(u)) => convert(at[name], &instance.results[name].0.unit, u),
-        _ => quantity.eval(at),
+    let value = quantity.eval(at)?;
+    match unit {
+        Some(u) => {
+            let first = *quantity.names().first()?;
+            let result = &instance.results[first];
+            // A counter is a count, not a time: the unit is the result's only when its value
+            // is read.
+            let from = match &result.1.counter {
+                None => result.0.unit.as_str(),
+                Some(_) => u,
+            };
+            convert(value, from, u)
+        }
+        None => Some(value),
     }
 }

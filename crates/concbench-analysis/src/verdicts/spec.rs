@@ -12,6 +12,16 @@
 //! fork = { id = "create.fork", params = { parent = "single-threaded" } }
 //! thread = { id = "create.thread", params = { stack = "default" } }
 //! ```
+//!
+//! Two optional parts say how far a check's evidence reaches:
+//! * `facet = "creation"`: checks sharing a facet measure one thing by different methods (the
+//!   article's own program, concbench's units). The first of them in file order that has
+//!   evidence decides; the others are judged and shown beside it, never deciding, and a
+//!   disagreement is said.
+//! * `[[claim.check.guard]]`: a counter of a named result that must lie within a bound for the
+//!   check to mean what it says (device reads for a "cold" read). Outside it, `effect =
+//!   "withhold"` makes the check inconclusive with the guard's sentence; `"qualify"` keeps the
+//!   decision and adds the sentence (`{value}` is the counter's median).
 
 use super::decide::{Rule, DEFAULT_MARGIN};
 use super::expr::Expr;
@@ -44,6 +54,46 @@ pub struct CheckSpec {
     pub for_each: Vec<String>,
     #[serde(rename = "use")]
     pub uses: BTreeMap<String, SelectorSpec>,
+    /// The facet this check measures (`{key}` replaced like the condition); see the module.
+    #[serde(default)]
+    pub facet: Option<String>,
+    /// Counters that must lie within bounds for the check to mean what it says.
+    #[serde(default, rename = "guard")]
+    pub guards: Vec<Guard>,
+}
+
+/// What a guard does when its counter lies outside its bound.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum GuardEffect {
+    /// The check is inconclusive: its evidence does not measure what the claim is about.
+    Withhold,
+    /// The decision stands, with the guard's sentence beside it.
+    Qualify,
+}
+
+/// A condition on a counter of one of the check's named results (its median over the rounds).
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Guard {
+    /// The name (under the check's `use`) whose result carries the counter.
+    #[serde(rename = "use")]
+    pub name: String,
+    pub counter: String,
+    #[serde(default)]
+    pub at_least: Option<f64>,
+    #[serde(default)]
+    pub at_most: Option<f64>,
+    pub effect: GuardEffect,
+    /// The sentence said when the counter is outside the bound; `{value}` is its median.
+    pub say: String,
+}
+
+impl Guard {
+    /// Whether `value` lies within the guard's bound.
+    pub fn holds(&self, value: f64) -> bool {
+        self.at_least.is_none_or(|b| value >= b) && self.at_most.is_none_or(|b| value <= b)
+    }
 }
 
 /// A named result: one selector, or alternatives tried in order.
@@ -84,11 +134,30 @@ pub struct Selector {
     pub id: String,
     #[serde(default)]
     pub params: BTreeMap<String, toml::Value>,
-    /// Read this counter of each round instead of its value.
+    /// Read this counter of each round instead of its value (or the sum of several:
+    /// `["voluntary_switches_per_op", "involuntary_switches_per_op"]`, every switch).
     #[serde(default)]
-    pub counter: Option<String>,
+    pub counter: Option<Counter>,
     #[serde(default)]
     pub take: Take,
+}
+
+/// One counter, or several summed (a quantity cannot add: its expressions multiply and divide).
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(untagged)]
+pub enum Counter {
+    One(String),
+    Sum(Vec<String>),
+}
+
+impl Counter {
+    /// The counter's value among `counters`; a sum needs every part.
+    pub fn read(&self, counters: &BTreeMap<String, f64>) -> Option<f64> {
+        match self {
+            Counter::One(c) => counters.get(c).copied(),
+            Counter::Sum(parts) => parts.iter().map(|c| counters.get(c).copied()).sum(),
+        }
+    }
 }
 
 impl CheckSpec {
@@ -146,6 +215,55 @@ impl CheckSpec {
         if self.uses.is_empty() {
             bail!("a check needs at least one result under `use`");
         }
+        for g in &self.guards {
+            if !self.uses.contains_key(&g.name) {
+                bail!("guard on `{}`, which is not under `use`", g.name);
+            }
+            if g.at_least.is_none() && g.at_most.is_none() {
+                bail!("guard on `{}` needs `at_least` or `at_most`", g.counter);
+            }
+        }
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn check(extra: &str) -> CheckSpec {
+        toml::from_str(&format!(
+            "condition = \"c\"\nquantity = \"a\"\nrule = \"at_least\"\nbound = 1.0\n\
+             use.a = {{ id = \"x.y\" }}\n{extra}"
+        ))
+        .unwrap()
+    }
+
+    #[test]
+    fn a_guard_must_name_a_used_result_and_a_bound() {
+        let ok = "[[guard]]\nuse = \"a\"\ncounter = \"k\"\nat_least = 0.9\neffect = \"withhold\"\nsay = \"s\"";
+        let c = check(ok);
+        c.validate().unwrap();
+        assert!(c.guards[0].holds(0.95) && !c.guards[0].holds(0.5));
+        let unknown = ok.replace("use = \"a\"", "use = \"b\"");
+        assert!(check(&unknown).validate().is_err());
+        let unbounded = ok.replace("at_least = 0.9\n", "");
+        assert!(check(&unbounded).validate().is_err());
+    }
+
+    #[test]
+    fn a_counter_may_be_a_sum_of_counters() {
+        let c = check("").uses["a"].alternatives()[0].clone();
+        assert!(c.counter.is_none());
+        let sel: Selector = toml::from_str("id = \"x.y\"\ncounter = [\"v\", \"i\"]").unwrap();
+        let counters: BTreeMap<String, f64> =
+            [("v".to_string(), 0.5), ("i".to_string(), 0.25)].into();
+        assert_eq!(sel.counter.as_ref().unwrap().read(&counters), Some(0.75));
+        let one: BTreeMap<String, f64> = [("v".to_string(), 0.5)].into();
+        assert_eq!(
+            sel.counter.unwrap().read(&one),
+            None,
+            "a sum needs every part"
+        );
     }
 }

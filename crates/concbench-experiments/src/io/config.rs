@@ -48,6 +48,9 @@ pub enum Reader {
     /// that size): what the seed's Java `BufferedInputStream.read()` loop does, where the cost
     /// is the per-byte call, not the disk.
     Byte,
+    /// `read(2)` of `read_kib` with `O_DIRECT`: past the page cache, every read a request to
+    /// the device (see `direct.rs`).
+    Direct,
 }
 
 impl Reader {
@@ -55,6 +58,7 @@ impl Reader {
         match self {
             Reader::Block => "block",
             Reader::Byte => "byte",
+            Reader::Direct => "direct",
         }
     }
 }

@@ -206,6 +206,11 @@ impl Experiment for JavaRead {
             device_bytes: device1.zip(device0).map(|(b, a)| b.saturating_sub(a)),
             iowait_share: cpu1.zip(cpu0).map(|(b, a)| b.iowait_share_since(&a)),
             resident_before: self.resident_before,
+            // The device facts are io.read's (same files, same device); the Java reader's rows
+            // carry the bytes its own process fetched.
+            disk: None,
+            rotational: None,
+            switches_per_s: None,
         };
         let wall_ms = answer.ns_per_op / 1e6;
         let mut out = RunOutput {

@@ -1,6 +1,7 @@
 //! From one repetition's [`Sample`] and counters to the numbers a result reports.
 
 use super::config::MIB;
+use super::device::DiskReads;
 use super::sample::Sample;
 use concbench_core::RunOutput;
 
@@ -13,6 +14,12 @@ pub struct Around {
     pub iowait_share: Option<f64>,
     /// Share of the files' pages cached right before the repetition.
     pub resident_before: f64,
+    /// What the files' block device did over the repetition (`/proc/diskstats`).
+    pub disk: Option<DiskReads>,
+    /// Whether that device rotates.
+    pub rotational: Option<bool>,
+    /// The whole machine's context switches per second over the repetition (the seed's vmstat).
+    pub switches_per_s: Option<f64>,
 }
 
 impl Around {
@@ -62,6 +69,28 @@ pub fn output(sample: &Sample, around: &Around, concurrent: bool) -> RunOutput {
             .metric("device_read_mib", dev as f64 / MIB as f64)
             .metric("device_read_share", share);
     }
+    device_metrics(out, around)
+}
+
+/// The block device's side of the repetition, and the machine's switch rate.
+fn device_metrics(mut out: RunOutput, around: &Around) -> RunOutput {
+    if let Some(d) = around.disk {
+        out = out
+            .metric("disk_reads", d.requests as f64)
+            .metric("disk_read_mib", d.bytes as f64 / MIB as f64);
+        if let Some(ms) = d.ms_per_request() {
+            out = out.metric("disk_ms_per_read", ms);
+        }
+        if let Some(rate) = d.mib_per_request_second() {
+            out = out.metric("disk_mib_per_request_s", rate);
+        }
+    }
+    if let Some(r) = around.rotational {
+        out = out.metric("device_rotational", f64::from(u8::from(r)));
+    }
+    if let Some(s) = around.switches_per_s {
+        out = out.metric("switches_per_s", s);
+    }
     out
 }
 
@@ -105,6 +134,13 @@ mod tests {
             device_bytes: Some(30 * MIB),
             iowait_share: Some(0.25),
             resident_before: 0.0,
+            disk: Some(DiskReads {
+                requests: 240,
+                bytes: 30 * MIB,
+                ms: 120,
+            }),
+            rotational: Some(false),
+            switches_per_s: Some(550.0),
         };
         let out = output(&sample(), &around, true);
         let m = |k: &str| out.metrics.iter().find(|(n, _)| n == k).map(|(_, v)| *v);
@@ -113,6 +149,12 @@ mod tests {
         assert!((m("straggler_ratio").unwrap() - 3.0).abs() < 1e-9);
         assert!((m("device_read_share").unwrap() - 0.5).abs() < 1e-9);
         assert_eq!(m("iowait_share"), Some(0.25));
+        assert_eq!(m("disk_reads"), Some(240.0));
+        assert_eq!(m("disk_read_mib"), Some(30.0));
+        assert_eq!(m("disk_ms_per_read"), Some(0.5));
+        assert_eq!(m("disk_mib_per_request_s"), Some(250.0));
+        assert_eq!(m("device_rotational"), Some(0.0));
+        assert_eq!(m("switches_per_s"), Some(550.0));
         let sequential = output(&sample(), &Around::default(), false);
         assert!(!sequential
             .metrics
@@ -121,6 +163,6 @@ mod tests {
         assert!(!sequential
             .metrics
             .iter()
-            .any(|(n, _)| n == "device_read_share"));
+            .any(|(n, _)| n == "device_read_share" || n == "device_rotational"));
     }
 }

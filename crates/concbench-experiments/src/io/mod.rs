@@ -2,15 +2,19 @@
 //!
 //! One experiment, `io.read`, swept over the reading model (one thread in turn, a thread or a
 //! process per file, one io_uring), the number and size of the files, the read size, the
-//! application's reader (block reads, or the seed's one byte per call behind a buffer) and the
-//! cache state (cold, verified; or warm). See `read.rs` for how a cold read is made and checked,
-//! `dir.rs` for where the data files live and who removes them. `io.read.java` (`java.rs`) runs
-//! the seed's own Java reader on the same files under the same cold-cache protocol.
+//! application's reader (block reads, the seed's one byte per call behind a buffer, or direct IO
+//! past the page cache) and the cache state (cold, verified; or warm). Each repetition records
+//! what the block device did and what it is (`device.rs`), so a verdict can tell a disk from a
+//! cache. See `read.rs` for how a cold read is made and checked, `dir.rs` for where the data
+//! files live and who removes them. `io.read.java` (`java.rs`) runs the seed's own Java reader on
+//! the same files under the same cold-cache protocol.
 
 mod cache;
 mod config;
 mod dataset;
+mod device;
 pub mod dir;
+mod direct;
 mod gate;
 mod java;
 mod metrics;

@@ -8,8 +8,9 @@
 //! warm fails instead of reporting a memory-speed figure as a disk one.
 
 use super::cache::{make_cold, make_warm, CacheJudge};
-use super::config::{Cache, Config, Model, MIB};
+use super::config::{Cache, Config, Model, Reader, MIB};
 use super::dataset::DataSet;
+use super::device::{machine_switches, Device};
 use super::dir::data_dir;
 use super::metrics::{output, Around};
 use super::sample::{Job, Sample};
@@ -47,6 +48,10 @@ const HEADROOM: u64 = 64;
 pub struct Read {
     cfg: Config,
     data: Option<DataSet>,
+    /// The block device under the data files, when its file system has one.
+    device: Option<Device>,
+    /// A smoke run on a file system without direct IO (tmpfs) reads buffered instead, and says so.
+    direct_refused: Option<String>,
     resident_before: f64,
     judge: CacheJudge,
 }
@@ -56,6 +61,8 @@ impl Read {
         Self {
             cfg,
             data: None,
+            device: None,
+            direct_refused: None,
             resident_before: 0.0,
             judge: CacheJudge::new(cfg.cache),
         }
@@ -67,9 +74,13 @@ impl Read {
 
     /// Run the configured model on freshly opened files (each starts at offset 0).
     fn read_once(&self, ctx: &RunContext, timer: &mut dyn SampleTimer) -> Result<Sample> {
+        let mut cfg = self.cfg;
+        if self.direct_refused.is_some() {
+            cfg.reader = Reader::Block;
+        }
         let job = Job {
             files: self.data()?.open(self.cfg.files)?,
-            cfg: &self.cfg,
+            cfg: &cfg,
             cancel: &ctx.cancel,
         };
         match self.cfg.model {
@@ -148,7 +159,31 @@ impl Experiment for Read {
         set.ensure(self.cfg.files, &ctx.cancel)
             .context("creating the data files")?;
         self.data = Some(set);
+        self.device = Device::of(&dir);
+        if self.cfg.reader == Reader::Direct {
+            let first = self.data()?.open(1)?;
+            if let Err(e) = super::direct::probe(&first[0]) {
+                if !ctx.smoke {
+                    return Err(e).context("direct IO");
+                }
+                // Smoke runs prove the code paths on whatever scratch directory there is.
+                self.direct_refused = Some(format!("smoke run read buffered: {e}"));
+            }
+        }
         Ok(())
+    }
+
+    /// The device's facts, or why there are none.
+    fn info(&self) -> std::collections::BTreeMap<String, String> {
+        match &self.device {
+            Some(d) => d.info(),
+            None => [(
+                "device".to_string(),
+                "none found: the data directory's file system has no block device in sysfs"
+                    .to_string(),
+            )]
+            .into(),
+        }
     }
 
     fn before_sample(&mut self, _ctx: &RunContext) -> Result<()> {
@@ -168,7 +203,13 @@ impl Experiment for Read {
     ) -> Result<RunOutput> {
         let cpu0 = system_cpu();
         let device0 = device_read_bytes(IoScope::Process);
+        let disk0 = self.device.as_ref().and_then(Device::reads);
+        let switches0 = machine_switches();
+        let t0 = std::time::Instant::now();
         let sample = self.read_once(ctx, timer)?;
+        let window_s = t0.elapsed().as_secs_f64();
+        let switches1 = machine_switches();
+        let disk1 = self.device.as_ref().and_then(Device::reads);
         let device1 = device_read_bytes(IoScope::Process);
         let cpu1 = system_cpu();
         let expected = self.cfg.files as u64 * self.data()?.file_bytes();
@@ -182,8 +223,15 @@ impl Experiment for Read {
             device_bytes: device1.zip(device0).map(|(b, a)| b.saturating_sub(a)),
             iowait_share: cpu1.zip(cpu0).map(|(b, a)| b.iowait_share_since(&a)),
             resident_before: self.resident_before,
+            disk: disk1.zip(disk0).map(|(b, a)| b.since(&a)),
+            rotational: self.device.as_ref().and_then(|d| d.rotational),
+            switches_per_s: switches1
+                .zip(switches0)
+                .filter(|_| window_s > 0.0)
+                .map(|(b, a)| b.saturating_sub(a) as f64 / window_s),
         };
         let mut out = output(&sample, &around, self.cfg.model.concurrent());
+        out.warnings.extend(self.direct_refused.clone());
         let wall_ms = out.value.unwrap_or(0.0);
         self.judge
             .judge(ctx, &around, expected, wall_ms, &mut out)?;

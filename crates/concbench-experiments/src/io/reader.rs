@@ -1,4 +1,4 @@
-//! Reading one open file to its end, the two ways the sweep compares.
+//! Reading one open file to its end, the ways the sweep compares (direct IO in `direct.rs`).
 
 use super::config::Reader;
 use concbench_core::CancelToken;
@@ -19,6 +19,7 @@ pub fn read_to_end(
     match reader {
         Reader::Block => block(file, size, cancel),
         Reader::Byte => byte(file, size, cancel),
+        Reader::Direct => super::direct::read_to_end(file, size, cancel, CANCEL_POLL_BYTES),
     }
 }
 

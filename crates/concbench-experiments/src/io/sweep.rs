@@ -1,10 +1,12 @@
 //! The `io.read` sweep: which configurations a run measures.
 //!
-//! * `--quick`: 8 MiB files, 1 and 10 of them (80 MiB written); the seed's byte reader at 10
-//!   files only. The quick suite measures each variant in several rounds (fresh workers), so it
+//! * `--quick`: 8 MiB files, 1 and 10 of them (80 MiB written); the seed's byte reader and the
+//!   direct (`O_DIRECT`) reader at 10 files only. The quick suite measures each variant in several rounds (fresh workers), so it
 //!   keeps the seed's headline point and one beside it; the file-count sweep is the full run's.
 //! * Full run: the seed's 50 MiB files at 1, 10, 20, 50 and 100 files, for every model with a
-//!   128 KiB `read(2)` and for the seed's own reader (one byte per call behind an 8 KiB buffer);
+//!   128 KiB `read(2)`, for the seed's own reader (one byte per call behind an 8 KiB buffer) and
+//!   for 128 KiB `O_DIRECT` reads past the page cache (one thread and a thread per file: the
+//!   seed's 10 to 100 threads curve on what a device delivers);
 //!   the buffer size at 4 KiB and 1 MiB; warm-cache counterparts; and the point compared with
 //!   fio in `bench/fidelity/io.py` (4 files x 128 MiB, 4 KiB reads: fio's default block size).
 //!
@@ -15,7 +17,8 @@ use super::config::{Cache, Config, Model, Reader};
 
 const QUICK_FILE_MIB: u64 = 8;
 const QUICK_FILES: [usize; 2] = [1, 10];
-/// The byte reader is CPU-bound (several ns per byte): in `--quick` only the seed's headline.
+/// The byte reader is CPU-bound (several ns per byte): in `--quick` only the seed's headline
+/// (the direct reader too: one point beside it that no cache below the guest's can flatter).
 const QUICK_BYTE_FILES: [usize; 1] = [10];
 
 const SEED_FILE_MIB: u64 = 50;
@@ -57,11 +60,12 @@ fn warm(c: Config) -> Config {
 }
 
 /// The seed's comparison on one file size: every model with block reads over `files`, and the
-/// seed's byte reader in the seed's models over `byte_files`, then warm counterparts.
+/// seed's byte reader and the direct reader in the seed's models over `seed_files`, then warm
+/// counterparts.
 fn series(
     file_mib: u64,
     files: &[usize],
-    byte_files: &[usize],
+    seed_files: &[usize],
     warm_models: &[Model],
 ) -> Vec<Config> {
     let mut v = Vec::new();
@@ -70,9 +74,14 @@ fn series(
             v.push(point(m, n, file_mib, BLOCK_KIB, Reader::Block));
         }
     }
-    for &n in byte_files {
+    for &n in seed_files {
         for m in SEED_MODELS {
             v.push(point(m, n, file_mib, SEED_BUFFER_KIB, Reader::Byte));
+        }
+    }
+    for &n in seed_files {
+        for m in SEED_MODELS {
+            v.push(point(m, n, file_mib, BLOCK_KIB, Reader::Direct));
         }
     }
     for &m in warm_models {
@@ -149,5 +158,21 @@ mod tests {
         }
         assert!(all.contains(&point(Model::Threads, 4, 128, 4, Reader::Block)));
         assert!(all.iter().any(|c| c.cache == Cache::Warm && c.quick));
+    }
+
+    #[test]
+    fn the_direct_reader_covers_the_seeds_thread_curve_cold() {
+        let all = configs();
+        for n in [10, 20, 50, 100] {
+            assert!(
+                all.contains(&point(Model::Threads, n, 50, 128, Reader::Direct)),
+                "{n}"
+            );
+        }
+        assert!(all
+            .iter()
+            .filter(|c| c.reader == Reader::Direct)
+            .all(|c| c.cache == Cache::Cold && SEED_MODELS.contains(&c.model)));
+        assert!(quick().iter().any(|c| c.reader == Reader::Direct));
     }
 }

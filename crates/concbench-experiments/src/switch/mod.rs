@@ -3,6 +3,7 @@
 //! Seeds S3 (pipe ping-pong, ring of threads, SCHED_FIFO, lat_ctx's indirect cost) and S1 (the
 //! auto-reset-event hand-over). Every result is nanoseconds per one-way switch.
 
+mod alone;
 mod async_task;
 mod condvar_thread;
 mod coroutine;
@@ -27,6 +28,7 @@ pub fn all() -> Vec<Box<dyn Experiment>> {
     v.extend(eventfd_thread::variants());
     v.extend(condvar_thread::variants());
     v.extend(ring_thread::variants());
+    v.extend(alone::variants());
     v.push(Box::new(yield_thread::Yield::default()));
     v.push(Box::new(coroutine::Coroutine::default()));
     v.push(Box::new(async_task::AsyncTask::default()));

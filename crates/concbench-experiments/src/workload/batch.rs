@@ -6,12 +6,15 @@
 //! that is how the parent waits — reading the lines when the pipe is the sink, or just the end
 //! of file otherwise — while still noticing Ctrl-C every 100 ms.
 
+use super::writer::{Out, Writer};
 use crate::support::{fd, repeat};
 use anyhow::{bail, Context, Result};
 use concbench_core::RunContext;
+use concbench_sys::stdio::LineStream;
 use concbench_sys::Child;
 use rustix::fd::{AsFd, BorrowedFd, OwnedFd};
 use rustix::io::Errno;
+use std::ffi::CString;
 use std::sync::Arc;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -39,6 +42,26 @@ pub struct Batch<'a> {
     pub sink: Option<BorrowedFd<'a>>,
     /// Stack of each worker thread.
     pub stack_bytes: usize,
+    /// Raw `write(2)` per line, or libc's line-buffered stream.
+    pub writer: Writer,
+}
+
+impl Batch<'_> {
+    /// The line as libc wants it (NUL-terminated).
+    fn c_line(&self) -> Result<CString> {
+        CString::new(self.line).context("a line with a NUL byte")
+    }
+
+    /// A stdio stream on `out` when the writer is stdio (one per process: forked children get
+    /// a copy each, threads share it).
+    fn stream(&self, out: BorrowedFd<'_>) -> Result<Option<LineStream>> {
+        match self.writer {
+            Writer::Write => Ok(None),
+            Writer::Stdio => Ok(Some(
+                LineStream::open(out).context("opening a stdio stream on the sink")?,
+            )),
+        }
+    }
 }
 
 /// Run one batch; returns how many bytes the parent drained from the pipe.
@@ -52,19 +75,20 @@ pub fn run(ctx: &RunContext, b: &Batch<'_>) -> Result<u64> {
 }
 
 /// One worker thread's job: `count` lines, one `write(2)` each (as printf to a terminal does:
-/// stdout is line-buffered there), checking for Ctrl-C every 1024 lines.
-fn write_lines(ctx: &RunContext, out: BorrowedFd<'_>, line: &[u8], count: u64) -> Result<()> {
-    repeat(ctx, count, |_| {
-        fd::write_all(out, line).context("writing a line")
-    })
+/// stdout is line-buffered there) or one `fputs` each, checking for Ctrl-C every 1024 lines.
+fn write_lines(ctx: &RunContext, out: &Out<'_>, line: &[u8], count: u64) -> Result<()> {
+    repeat(ctx, count, |_| out.put(line).context("writing a line"))
 }
 
 /// One worker process's job, the same lines; returns its exit code. No Ctrl-C check (the parent
 /// kills the children) and no `anyhow` error: creating one captures a backtrace under a global
 /// lock that another thread of the forking process may have held at fork time, never to be
 /// released in the child.
-fn child_writes_lines(out: BorrowedFd<'_>, line: &[u8], count: u64) -> i32 {
-    match (0..count).try_for_each(|_| fd::write_all(out, line)) {
+fn child_writes_lines(out: &Out<'_>, line: &[u8], count: u64) -> i32 {
+    match (0..count)
+        .try_for_each(|_| out.put(line))
+        .and_then(|()| out.finish())
+    {
         Ok(()) => 0,
         Err(_) => 1,
     }
@@ -73,12 +97,20 @@ fn child_writes_lines(out: BorrowedFd<'_>, line: &[u8], count: u64) -> i32 {
 fn processes(ctx: &RunContext, b: &Batch<'_>, read: OwnedFd, write: OwnedFd) -> Result<u64> {
     let mut children: Vec<Child> = Vec::with_capacity(b.workers as usize);
     {
-        let out = b.sink.unwrap_or(write.as_fd());
+        let fd = b.sink.unwrap_or(write.as_fd());
+        // Opened before the forks, as fork.c's stdout was: each child gets its own copy.
+        let stream = b.stream(fd)?;
+        let c_line = b.c_line()?;
+        let out = match &stream {
+            Some(s) => Out::Stream(s, &c_line),
+            None => Out::Raw(fd),
+        };
         for i in 0..b.workers {
-            let child = concbench_sys::fork_child(|| child_writes_lines(out, b.line, b.count))
+            let child = concbench_sys::fork_child(|| child_writes_lines(&out, b.line, b.count))
                 .with_context(|| format!("forking worker {i} of {}", b.workers))?;
             children.push(child);
         }
+        // The parent's copy of the stream (a write end of the pipe) closes here.
     }
     drop(write);
     // On Ctrl-C this returns early; dropping `children` then kills and reaps every worker.
@@ -95,16 +127,26 @@ fn processes(ctx: &RunContext, b: &Batch<'_>, read: OwnedFd, write: OwnedFd) -> 
 }
 
 fn threads(ctx: &RunContext, b: &Batch<'_>, read: OwnedFd, write: OwnedFd) -> Result<u64> {
+    // One stream for every thread, as thread.c's stdout: each line takes its lock. The last
+    // thread to finish closes it (it holds a write end of the pipe too).
+    let stream = b.stream(b.sink.unwrap_or(write.as_fd()))?.map(Arc::new);
+    let c_line = b.c_line()?;
+    let c_line = &c_line;
     let write = Arc::new(write);
     std::thread::scope(move |s| {
         let mut handles = Vec::with_capacity(b.workers as usize);
         let mut spawn_error = None;
         for i in 0..b.workers {
             let alive = Arc::clone(&write);
+            let stream = stream.clone();
             let spawned = std::thread::Builder::new()
                 .stack_size(b.stack_bytes)
                 .spawn_scoped(s, move || {
-                    write_lines(ctx, b.sink.unwrap_or(alive.as_fd()), b.line, b.count)
+                    let out = match &stream {
+                        Some(s) => Out::Stream(s, c_line),
+                        None => Out::Raw(b.sink.unwrap_or(alive.as_fd())),
+                    };
+                    write_lines(ctx, &out, b.line, b.count)
                 });
             match spawned {
                 Ok(h) => handles.push(h),
@@ -118,6 +160,7 @@ fn threads(ctx: &RunContext, b: &Batch<'_>, read: OwnedFd, write: OwnedFd) -> Re
             }
         }
         drop(write);
+        drop(stream);
         // Threads cannot be killed: drain to the end (they stop at their next Ctrl-C check).
         let drained = drain(ctx, read.as_fd(), OnCancel::DrainToEnd);
         let mut first_error = spawn_error;
@@ -188,7 +231,7 @@ mod tests {
     use super::*;
     use crate::workload::sink::line;
 
-    fn batch(model: Model, sink: Option<BorrowedFd<'_>>, line: &[u8]) -> u64 {
+    fn batch(model: Model, sink: Option<BorrowedFd<'_>>, line: &[u8], writer: Writer) -> u64 {
         let ctx = crate::support::test_context();
         let b = Batch {
             model,
@@ -197,15 +240,18 @@ mod tests {
             line,
             sink,
             stack_bytes: 64 * 1024,
+            writer,
         };
         run(&ctx, &b).unwrap()
     }
 
     #[test]
-    fn every_line_reaches_the_pipe_for_both_models() {
+    fn every_line_reaches_the_pipe_for_both_models_and_writers() {
         let l = line(12);
-        assert_eq!(batch(Model::Process, None, &l), 7 * 300 * 12);
-        assert_eq!(batch(Model::Thread, None, &l), 7 * 300 * 12);
+        for writer in [Writer::Write, Writer::Stdio] {
+            assert_eq!(batch(Model::Process, None, &l, writer), 7 * 300 * 12);
+            assert_eq!(batch(Model::Thread, None, &l, writer), 7 * 300 * 12);
+        }
     }
 
     #[test]
@@ -220,7 +266,7 @@ mod tests {
             )
             .unwrap()
             .unwrap();
-            assert_eq!(batch(model, Some(t.fd()), &l), 0);
+            assert_eq!(batch(model, Some(t.fd()), &l, Writer::Stdio), 0);
             t.verify(7 * 300 * 256).unwrap();
         }
     }
@@ -238,6 +284,7 @@ mod tests {
                 line: &l,
                 sink: None,
                 stack_bytes: 64 * 1024,
+                writer: Writer::Write,
             };
             let err = run(&ctx, &b).unwrap_err();
             assert!(format!("{err:#}").contains("interrupted"), "{err:#}");

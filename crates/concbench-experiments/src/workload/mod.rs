@@ -5,11 +5,13 @@
 mod batch;
 mod print;
 mod sink;
+mod writer;
 
 use batch::Model;
 use concbench_core::{Experiment, Placement};
 use print::{Point, Print};
 use sink::Sink;
+use writer::Writer;
 
 /// The seed's COUNT sweep (at P = 255).
 const COUNTS: [u64; 8] = [5, 10, 50, 100, 500, 1000, 5000, 10000];
@@ -21,6 +23,10 @@ const SEED_WORKERS: u64 = 255;
 const SEED_COUNT: u64 = 1000;
 const SEED_LINE: u64 = 12;
 const HEAVY_LINE: u64 = 256;
+/// The COUNTs at which the seed's sweep is also run through libc's stdio (`printf`'s locked,
+/// line-buffered stream): three decades, on either side of the article's crossover. Full runs
+/// only: each is a batch of up to a quarter of a million lines per round.
+const STDIO_COUNTS: [u64; 3] = [10, 100, 1000];
 
 /// `(workers, count, line_bytes, sink)` before model and placement are applied.
 type Shape = (u64, u64, u64, Sink);
@@ -73,9 +79,24 @@ pub fn points() -> Vec<Point> {
                     line_bytes,
                     sink,
                     placement,
+                    writer: Writer::Write,
                     quick: in_quick(&shape),
                 });
             }
+        }
+    }
+    for count in STDIO_COUNTS {
+        for model in [Model::Process, Model::Thread] {
+            out.push(Point {
+                model,
+                workers: SEED_WORKERS,
+                count,
+                line_bytes: SEED_LINE,
+                sink: Sink::Pipe,
+                placement: Placement::SameCpu,
+                writer: Writer::Stdio,
+                quick: false,
+            });
         }
     }
     out

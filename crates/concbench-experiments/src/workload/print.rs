@@ -3,12 +3,16 @@
 //! from creating the first worker to reaping the last, in seconds.
 //!
 //! The seed's workers called `printf` to a terminal, where stdout is line-buffered: one
-//! `write(2)` per line. Ours make exactly that call, raw, with no stdio in between, so neither
-//! model pays for user-space buffering or for the FILE lock the seed's threads shared. Forked
-//! children only write and `_exit`; threads get the pthread default stack, set explicitly.
+//! `write(2)` per line. `writer = write` makes exactly that call, raw, with no stdio in between,
+//! so neither model pays for user-space buffering or for the FILE lock the seed's threads
+//! shared; `writer = stdio` writes through libc's line-buffered stream as `printf` did, lock
+//! included (a thread-only cost: forked children each have their own copy of the stream).
+//! Forked children only write and `_exit`; threads get the pthread default stack, set
+//! explicitly.
 
 use super::batch::{self, Batch, Model};
 use super::sink::{line, Sink, Target};
+use super::writer::{self, Writer};
 use crate::support::capacity;
 use anyhow::{ensure, Result};
 use concbench_core::{
@@ -19,8 +23,9 @@ const META: Meta = Meta {
     id: "workload.print",
     family: "workload",
     title: "Zhou Li's print experiment: P workers each write COUNT lines",
-    op: "create P workers (processes or threads), each writes COUNT lines with one write(2) per \
-         line, wait for and reap them all",
+    op:
+        "create P workers (processes or threads), each writes COUNT lines with one write(2) per \
+         line (writer=stdio: one fputs to a line-buffered stdio stream), wait for and reap them all",
     unit: "s",
     expected_switches_per_op: None,
 };
@@ -37,6 +42,7 @@ pub struct Point {
     pub line_bytes: u64,
     pub sink: Sink,
     pub placement: Placement,
+    pub writer: Writer,
     /// Part of the `--quick` subset.
     pub quick: bool,
 }
@@ -80,6 +86,7 @@ impl Experiment for Print {
             .with("count", p.count)
             .with("line_bytes", p.line_bytes)
             .with("sink", p.sink.as_str())
+            .with(writer::PARAM, p.writer.as_str())
     }
 
     fn placement(&self) -> Placement {
@@ -134,6 +141,7 @@ impl Experiment for Print {
             line: &self.line,
             sink: self.target.as_ref().map(Target::fd),
             stack_bytes: concbench_measure::host::default_thread_stack() as usize,
+            writer: self.point.writer,
         };
         let drained = batch::run(ctx, &b)?;
         timer.stop();

@@ -277,11 +277,14 @@ mod tests {
 
     #[test]
     fn on_this_machine_the_tracer_sees_a_sleeping_thread_or_says_why_not() {
-        let cpu = *concbench_sys::allowed_cpus().unwrap().last().unwrap();
+        let allowed = concbench_sys::allowed_cpus().unwrap();
+        let cpu = *allowed.last().unwrap();
         let _pin = concbench_sys::AffinityGuard::pin(&[cpu]).unwrap();
         let unpinned = SchedTracer::open(&[]).err().expect("nothing to watch");
         assert!(unpinned.0.contains("not pinned"), "{unpinned}");
-        let mut tracer = match SchedTracer::open(&[cpu]) {
+        // Every allowed CPU: the timer that wakes the sleeper may fire on another one (timer
+        // migration), and its wake-up is recorded where it fires.
+        let mut tracer = match SchedTracer::open(&allowed) {
             Ok(t) => t,
             Err(why) => {
                 assert!(why.0.starts_with("scheduler tracepoints: "), "{why}");

@@ -333,8 +333,13 @@ fn workload(results: &[&ResultEntry]) -> Vec<Chart> {
                 "COUNT (lines per worker)",
                 |r| r.params.get_f64(key::COUNT),
                 |r| {
+                    // The stdio writer (printf's locked stream) is a series of its own.
+                    let writer = match r.params.get_str(key::WRITER) {
+                        Some(w) if w != "write" => format!(" {w}"),
+                        _ => String::new(),
+                    };
                     format!(
-                        "{} {}",
+                        "{} {}{writer}",
                         r.params.get_str(key::MODEL).unwrap_or("?"),
                         r.params.get_str(key::PLACEMENT).unwrap_or("")
                     )

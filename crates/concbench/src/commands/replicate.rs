@@ -3,7 +3,7 @@
 //!
 //! The mapping seed -> experiments is the published data itself: a seed's variants are the
 //! registry variants that match one of its figures (`data/published.toml`: result id and
-//! params, placement included), plus, for the S0 comparison table, the results its rows need
+//! params, placement included) or run the article's own program for one, plus, for the S0 comparison table, the results its rows need
 //! (`data/s0_table.toml`). Seeds none of whose experiments this build has are reported as not
 //! available, not as errors.
 
@@ -142,7 +142,9 @@ fn variants_of(published: &Published, seed: &str, args: &ReplicateArgs) -> Vec<V
             let params = session::params_of(e.as_ref(), &args.measure);
             let id = e.meta().id;
             selected.contains(i)
-                || figures.iter().any(|f| f.matches_variant(id, &params))
+                || figures.iter().any(|f| {
+                    f.matches_variant(id, &params) || f.article_program_variant(id, &params)
+                })
                 || checks.iter().any(|c| check_uses(c, id, &params))
         })
         .collect()
