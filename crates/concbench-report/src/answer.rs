@@ -147,20 +147,15 @@ fn thousands(v: f64) -> String {
     out
 }
 
-pub const WORKLOAD_HEADER: [&str; 3] = [
-    "typical workload",
-    "cheapest here",
-    "its CPU spent creating and switching",
-];
-
-/// One row per typical workload: its terms, the cheapest model, and that model's overhead (or
-/// what is missing for an answer).
-pub fn workload_rows(doc: &ResultDoc) -> Vec<[String; 3]> {
+/// One row per typical workload: its name, its terms, the cheapest model, and that model's
+/// overhead (or what is missing for an answer).
+pub fn workload_rows(doc: &ResultDoc) -> Vec<[String; 4]> {
     advice::typical_workloads()
         .into_iter()
         .map(|(name, w)| {
             let a = advice::advise(doc, w);
-            let workload = format!("{} ({})", short_name(name), workload_terms(&w));
+            let workload = short_name(name).to_string();
+            let terms = workload_terms(&w);
             let Some(best) = a.best else {
                 let mut needs: Vec<&str> = a
                     .bills
@@ -172,6 +167,7 @@ pub fn workload_rows(doc: &ResultDoc) -> Vec<[String; 3]> {
                 needs.dedup();
                 return [
                     workload,
+                    terms,
                     "no answer".into(),
                     format!("missing: {} measurements", needs.join(", ")),
                 ];
@@ -181,7 +177,7 @@ pub fn workload_rows(doc: &ResultDoc) -> Vec<[String; 3]> {
             if let Some(note) = a.capacity_note(bill) {
                 overhead += &format!("; {note}");
             }
-            [workload, best.name().to_string(), overhead]
+            [workload, terms, best.name().to_string(), overhead]
         })
         .collect()
 }
@@ -233,9 +229,10 @@ mod tests {
     fn workloads_without_measurements_name_what_is_missing() {
         let rows = workload_rows(&doc(vec![]));
         assert_eq!(rows.len(), 4);
-        assert!(rows[0][0].starts_with("Throwaway tasks (50,000/s, 2.00 µs CPU, never blocked)"));
-        assert_eq!(rows[0][1], "no answer");
-        assert_eq!(rows[0][2], "missing: create, memory, switch measurements");
+        assert_eq!(rows[0][0], "Throwaway tasks");
+        assert_eq!(rows[0][1], "50,000/s, 2.00 µs CPU, never blocked");
+        assert_eq!(rows[0][2], "no answer");
+        assert_eq!(rows[0][3], "missing: create, memory, switch measurements");
     }
 
     #[test]

@@ -94,12 +94,13 @@ impl Terminal {
             doc.started_at,
             mode(doc)
         )?;
-        writeln!(out, "{}", sections::host_line(doc))?;
+        writeln!(out, "{}", short_host_line(doc))?;
         let units = answer::unit_rows(doc);
         if answer::any_unit_cost(&units) {
             writeln!(out, "\nWhat one unit costs here (median [95% CI]):")?;
-            let rows = answer::unit_text_rows(&units);
-            writeln!(out, "{}", self.table(answer::UNIT_HEADER, &rows))?;
+            let mut rows = vec![answer::UNIT_HEADER.map(String::from)];
+            rows.extend(answer::unit_text_rows(&units));
+            writeln!(out, "{}", columns(&rows, self.width))?;
             writeln!(
                 out,
                 "\nCheapest here for typical workloads (CPU spent creating and switching; yours: \
@@ -110,7 +111,7 @@ impl Terminal {
         if !doc.verdicts.is_empty() {
             writeln!(
                 out,
-                "\nVerdicts on the articles' claims ({}; the rule, what was measured [95% CI]):",
+                "\nVerdicts ({}) — the rule: what was measured [95% CI]:",
                 tally(&doc.verdicts)
             )?;
             let rows: Vec<[String; 4]> = doc.verdicts.iter().map(verdict_row).collect();
@@ -257,6 +258,21 @@ impl Terminal {
     }
 }
 
+/// The machine in a few words (the document and `--all` have the whole line: clocksource,
+/// governor, mitigations): "AMD EPYC, 2 logical CPUs, virtualized (KVM), kernel 6.1, load 0.20".
+fn short_host_line(doc: &ResultDoc) -> String {
+    let h = &doc.host;
+    let machine = match (h.virtualized, &h.hypervisor) {
+        (true, Some(name)) => format!("virtualized ({name})"),
+        (true, None) => "virtualized".to_string(),
+        (false, _) => "bare metal".to_string(),
+    };
+    format!(
+        "{}, {} logical CPUs, {machine}, kernel {}, load {:.2}",
+        h.cpu_model, h.logical_cpus, h.kernel, h.load_average[0]
+    )
+}
+
 /// "1 result", "2 results".
 fn count(n: usize, what: &str) -> String {
     format!("{n} {what}{}", if n == 1 { "" } else { "s" })
@@ -305,13 +321,13 @@ fn short_condition(c: &Check) -> &str {
         .map_or(c.condition.as_str(), |(head, _)| head)
 }
 
-/// The key figure of a verdict that depends: the first check of each decision. Checks under one
+/// The key figure of a verdict that depends: the first check of each of two decisions. Checks under one
 /// rule are told apart by their condition ("COUNT = 5"), the rule said once; checks under
 /// different rules by the rule itself.
 fn depends_figure(checks: &[Check]) -> String {
     let mut shown: Vec<&Check> = Vec::new();
     for c in checks {
-        if !shown.iter().any(|s| s.decision == c.decision) {
+        if shown.len() < 2 && !shown.iter().any(|s| s.decision == c.decision) {
             shown.push(c);
         }
     }

@@ -34,7 +34,7 @@ fn report_prints_the_answer_on_one_screen() {
         "(fresh stack)",
         "async task",
         "Cheapest here for typical workloads",
-        "Verdicts on the articles' claims",
+        "Verdicts (",
         "S0.30x",
         "warning: SYNTHETIC TEST DATA",
         "1 FAILED, 1 skipped",
