@@ -321,10 +321,10 @@ fn short_condition(c: &Check) -> &str {
         .map_or(c.condition.as_str(), |(head, _)| head)
 }
 
-/// The key figure of a verdict that depends: the first check of each of two decisions. Checks under one
-/// rule are told apart by their condition ("COUNT = 5"), the rule said once; checks under
-/// different rules by the rule itself.
-fn depends_figure(checks: &[Check]) -> String {
+/// The key figure of a verdict that depends, and how many checks it shows: the first check of
+/// each of two decisions. Checks under one rule are told apart by their condition ("COUNT =
+/// 5"), the rule said once; checks under different rules by the rule itself.
+fn depends_figure(checks: &[Check]) -> (String, usize) {
     let mut shown: Vec<&Check> = Vec::new();
     for c in checks {
         if shown.len() < 2 && !shown.iter().any(|s| s.decision == c.decision) {
@@ -332,13 +332,17 @@ fn depends_figure(checks: &[Check]) -> String {
         }
     }
     let same_rule = shown.iter().all(|c| c.rule == shown[0].rule);
+    // Conditions that read the same once shortened are named in full.
+    let short_alike = shown
+        .windows(2)
+        .any(|w| short_condition(w[0]) == short_condition(w[1]));
     let parts: Vec<String> = shown
         .iter()
         .map(|c| {
-            let which = if same_rule {
-                short_condition(c)
-            } else {
-                &c.rule
+            let which = match (same_rule, short_alike) {
+                (true, false) => short_condition(c),
+                (true, true) => &c.condition,
+                (false, _) => &c.rule,
             };
             format!(
                 "{which}: {} {}",
@@ -352,24 +356,31 @@ fn depends_figure(checks: &[Check]) -> String {
     } else {
         parts.join("; ")
     };
-    more(text, checks.len(), shown.len())
+    (text, shown.len())
 }
 
 /// claim id, decision, the key figure (the check that decided it; for a verdict that depends,
 /// one check of each decision), rounds.
 fn verdict_row(v: &Verdict) -> [String; 4] {
-    let figure = if v.checks.is_empty() {
+    // Checks shown beside another method's do not decide: the key figure is a deciding one.
+    let deciding: Vec<Check> = v.checks.iter().filter(|c| !c.beside).cloned().collect();
+    let checks = if deciding.is_empty() {
+        &v.checks
+    } else {
+        &deciding
+    };
+    let figure = if checks.is_empty() {
         "(see the document)".to_string()
     } else if v.verdict == VerdictKind::Depends {
-        depends_figure(&v.checks)
+        let (text, shown) = depends_figure(checks);
+        more(text, v.checks.len(), shown)
     } else {
-        let deciding = v
-            .checks
+        let key = checks
             .iter()
             .find(|c| c.decision == v.verdict)
-            .unwrap_or(&v.checks[0]);
+            .unwrap_or(&checks[0]);
         more(
-            format!("{}: {}", deciding.rule, measured(deciding)),
+            format!("{}: {}", key.rule, measured(key)),
             v.checks.len(),
             1,
         )
@@ -387,5 +398,53 @@ fn more(text: String, checks: usize, shown: usize) -> String {
     match checks.saturating_sub(shown) {
         0 => text,
         n => format!("{text} (+{n} more)"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn check(condition: &str, rule: &str, estimate: f64, decision: VerdictKind) -> Check {
+        Check {
+            condition: condition.into(),
+            rule: rule.into(),
+            estimate: Some(estimate),
+            ci95: Some([estimate * 0.9, estimate * 1.1]),
+            unit: "x".into(),
+            rounds: 6,
+            decision,
+            note: String::new(),
+            beside: false,
+        }
+    }
+
+    #[test]
+    fn a_verdict_that_depends_shows_one_check_of_each_decision_under_its_condition() {
+        use VerdictKind::*;
+        let checks = [
+            check("COUNT = 5 (pipe)", "t / p >= 0.870", 0.2, Refuted),
+            check("COUNT = 10 (pipe)", "t / p >= 0.870", 0.3, Refuted),
+            check("COUNT = 1000 (pipe)", "t / p >= 0.870", 1.0, Confirmed),
+        ];
+        assert_eq!(
+            depends_figure(&checks),
+            (
+                "t / p >= 0.870 — COUNT = 5: 0.200x [0.180, 0.220] refuted; COUNT = 1000: 1.00x \
+                 [0.900, 1.10] confirmed"
+                    .to_string(),
+                2
+            )
+        );
+        // Conditions alike once shortened are named in full.
+        let alike = [
+            check("switches (block reader)", "t / o >= 1.15", 2.0, Confirmed),
+            check("switches (direct reader)", "t / o >= 1.15", 1.0, Refuted),
+        ];
+        let (text, _) = depends_figure(&alike);
+        assert!(
+            text.contains("switches (block reader): 2.00x") && text.contains("(direct reader)"),
+            "{text}"
+        );
     }
 }
