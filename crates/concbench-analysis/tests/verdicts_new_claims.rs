@@ -222,7 +222,7 @@ fn alternation_is_also_judged_per_switch_in_microseconds() {
         "{per_switch:?}"
     );
     assert_eq!(per_switch.decision, Confirmed);
-    assert!(v.explanation.contains("4.84 us"), "{}", v.explanation);
+    assert!(v.explanation.contains("4.84 µs"), "{}", v.explanation);
 }
 
 fn lock_doc(t2: f64, t100: f64, switches: f64) -> ResultDoc {

@@ -10,7 +10,7 @@ type Family = fn() -> Vec<Box<dyn Experiment>>;
 pub type IsInput = fn(&dyn Experiment) -> bool;
 
 /// Every variant concbench knows, in run order: the syscall floor first, then each family.
-/// Cross-CPU variants appear once per class of CPU pair the machine has (see [`crate::pairs`]).
+/// Cross-CPU variants appear once per class of CPU pair the machine has (see `pairs.rs`).
 pub fn all() -> Vec<Box<dyn Experiment>> {
     let families: [Family; 13] = [
         crate::syscall::all,

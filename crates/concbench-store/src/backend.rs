@@ -17,7 +17,7 @@ pub trait Backend: Send {
     /// The id of the most recently stored run.
     fn latest_id(&mut self) -> Result<Option<i64>>;
     /// Problems found by the engine's own integrity check (where it has one) and by
-    /// [`INVARIANTS`]; empty when sound.
+    /// `INVARIANTS`; empty when sound.
     fn check(&mut self) -> Result<Vec<String>>;
     /// The layout version in force (see `schema`).
     fn layout(&mut self) -> Result<i64>;

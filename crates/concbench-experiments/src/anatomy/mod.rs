@@ -3,14 +3,14 @@
 //!
 //! * the anatomy of a hand-over, layer by layer, is computed by `concbench-analysis::anatomy`
 //!   from results that differ by one factor: `syscall.getppid` (the system-call floor),
-//!   [`transport`] (the hand-over's two system calls in one thread), `switch.pipe.thread` /
+//!   `transport` (the hand-over's two system calls in one thread), `switch.pipe.thread` /
 //!   `switch.futex.thread` (a switch between threads), `switch.pipe.process` (the extra for
 //!   processes, the working-set sweep, and the wake-up on another CPU per pair class). Selecting
 //!   this family selects those variants too ([`is_input`]);
-//! * [`victim`]: what a preemption costs the work it interrupts;
-//! * [`parent`]: fork, vfork and posix_spawn from parents of growing size, with and without
+//! * `victim`: what a preemption costs the work it interrupts;
+//! * `parent`: fork, vfork and posix_spawn from parents of growing size, with and without
 //!   transparent huge pages, and from a parent with many threads;
-//! * [`evidence`]: the hand-over seen by the scheduler's tracepoints and the hardware counters.
+//! * `evidence`: the hand-over seen by the scheduler's tracepoints and the hardware counters.
 
 mod evidence;
 mod parent;
