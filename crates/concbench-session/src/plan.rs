@@ -56,7 +56,7 @@ impl RunPlan {
             interval_rounds: 6,
             cheap_round: Duration::from_millis(if quick { 100 } else { 300 }),
             max_rounds: if quick { 16 } else { 30 },
-            budget: Duration::from_secs(if quick { 55 } else { 540 }),
+            budget: Duration::from_secs(if quick { 52 } else { 540 }),
             settle: Duration::from_secs(if quick { 10 } else { 30 }),
             interference_limit: 0.3,
             seed: 0x636f_6e63,

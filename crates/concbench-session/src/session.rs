@@ -211,19 +211,20 @@ impl Run<'_> {
     }
 
     /// Passes over the variants of undecided checks until they are decided, capped or out of
-    /// budget.
+    /// budget. A check gains a pair of rounds only when all its variants are measured in one
+    /// pass, so a pass takes whole checks — the cheapest first, as many as the budget left
+    /// allows — rather than giving up when every open check together would not fit.
     fn verdict_passes(&mut self) {
         loop {
-            let mut wanted = self.undecided();
-            for i in self.short_of_base() {
-                if !wanted.contains(&i) {
-                    wanted.push(i);
-                }
-            }
-            wanted.retain(|&i| {
-                !self.slots[i].done && self.slots[i].rounds.len() < self.plan.max_rounds
+            let mut sets = self.undecided_checks();
+            sets.extend(self.short_of_base().into_iter().map(|i| vec![i]));
+            sets.retain(|set| {
+                set.iter().all(|&i| {
+                    !self.slots[i].done && self.slots[i].rounds.len() < self.plan.max_rounds
+                })
             });
-            if wanted.is_empty() || !self.affordable(&wanted) {
+            let wanted = self.cheapest_within_budget(sets);
+            if wanted.is_empty() {
                 return;
             }
             self.plan_more(wanted.len());
@@ -231,6 +232,21 @@ impl Run<'_> {
                 return;
             }
         }
+    }
+
+    /// The union of whole sets, cheapest set first, whose pass ends within the budget.
+    fn cheapest_within_budget(&self, mut sets: Vec<Vec<usize>>) -> Vec<usize> {
+        let cost = |set: &[usize]| -> f64 { set.iter().map(|&i| self.slots[i].mean_wall()).sum() };
+        sets.sort_by(|a, b| cost(a).total_cmp(&cost(b)));
+        let left = self.plan.budget.as_secs_f64() - self.elapsed().as_secs_f64();
+        let mut chosen: Vec<usize> = Vec::new();
+        for set in sets {
+            let extra: Vec<usize> = set.into_iter().filter(|i| !chosen.contains(i)).collect();
+            if cost(&chosen) + cost(&extra) <= left {
+                chosen.extend(extra);
+            }
+        }
+        chosen
     }
 
     /// Cheap variants without a verdict, topped up to an interval while the budget allows.
@@ -262,20 +278,22 @@ impl Run<'_> {
         self.elapsed().as_secs_f64() + cost <= self.plan.budget.as_secs_f64()
     }
 
-    /// The variants feeding a check that is still inconclusive.
-    fn undecided(&self) -> Vec<usize> {
+    /// For each check still inconclusive (and decidable by more rounds), its variants.
+    fn undecided_checks(&self) -> Vec<Vec<usize>> {
         let doc = self.provisional();
-        let mut out = Vec::new();
+        let index = |e: &concbench_core::ResultEntry| {
+            self.variants
+                .iter()
+                .position(|v| v.meta.id == e.id && v.params == e.params)
+        };
+        let mut out: Vec<Vec<usize>> = Vec::new();
         for judged in verdicts::judge_all(&doc, &self.published) {
-            for e in judged.undecided {
-                if let Some(i) = self
-                    .variants
-                    .iter()
-                    .position(|v| v.meta.id == e.id && v.params == e.params)
-                {
-                    if !out.contains(&i) {
-                        out.push(i);
-                    }
+            for check in judged.undecided_checks {
+                let mut set: Vec<usize> = check.iter().filter_map(|e| index(e)).collect();
+                set.sort_unstable();
+                set.dedup();
+                if !set.is_empty() && !out.contains(&set) {
+                    out.push(set);
                 }
             }
         }

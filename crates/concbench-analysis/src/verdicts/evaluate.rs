@@ -10,11 +10,14 @@ use concbench_core::{human, Check, ResultDoc, ResultEntry, Verdict, VerdictKind}
 use concbench_stats::{median, median_interval, MIN_VALUES_95};
 
 /// A claim judged, with the results that fed its undecided checks (more rounds of those could
-/// decide it).
+/// decide it), all together and check by check.
 #[derive(Debug, Clone)]
 pub struct Judged<'a> {
     pub verdict: Verdict,
     pub undecided: Vec<&'a ResultEntry>,
+    /// For each undecided check, the results it rests on: measured again together (one pass),
+    /// they give that check another pair of rounds.
+    pub undecided_checks: Vec<Vec<&'a ResultEntry>>,
 }
 
 /// One check on one condition, with the series it rests on (kept for the robustness figure).
@@ -24,6 +27,8 @@ struct Checked<'a> {
     series: Series,
     results: Vec<&'a ResultEntry>,
     facet: Option<String>,
+    /// A guard made it inconclusive: more rounds cannot decide it.
+    withheld: bool,
 }
 
 /// Judge `claim` on `doc`; `None` when none of its checks has evidence in the document.
@@ -37,7 +42,7 @@ pub fn judge_claim<'a>(doc: &'a ResultDoc, claim: &'a Claim) -> Option<Judged<'a
             let s = series(&instance, &quantity, spec.unit.as_deref());
             if !s.values.is_empty() {
                 let mut c = check(spec, rule, &instance, s);
-                apply_guards(&mut c.check, spec, &instance);
+                c.withheld = apply_guards(&mut c.check, spec, &instance);
                 checked.push(c);
             }
         }
@@ -48,15 +53,17 @@ pub fn judge_claim<'a>(doc: &'a ResultDoc, claim: &'a Claim) -> Option<Judged<'a
     let kind = combine(claim.combine, &decisions)?;
     let mut evidence: Vec<String> = Vec::new();
     let mut undecided: Vec<&ResultEntry> = Vec::new();
+    let mut undecided_checks: Vec<Vec<&ResultEntry>> = Vec::new();
     for c in &checked {
+        let open = !c.check.beside && !c.withheld && c.check.decision == VerdictKind::Inconclusive;
+        if open {
+            undecided_checks.push(c.results.clone());
+        }
         for r in &c.results {
             if !evidence.contains(&r.id) {
                 evidence.push(r.id.clone());
             }
-            if !c.check.beside
-                && c.check.decision == VerdictKind::Inconclusive
-                && !undecided.iter().any(|u| std::ptr::eq(*u, *r))
-            {
+            if open && !undecided.iter().any(|u| std::ptr::eq(*u, *r)) {
                 undecided.push(r);
             }
         }
@@ -75,7 +82,11 @@ pub fn judge_claim<'a>(doc: &'a ResultDoc, claim: &'a Claim) -> Option<Judged<'a
         rounds: deciding.iter().map(|c| c.check.rounds).max(),
         checks: checked.into_iter().map(|c| c.check).collect(),
     };
-    Some(Judged { verdict, undecided })
+    Some(Judged {
+        verdict,
+        undecided,
+        undecided_checks,
+    })
 }
 
 /// Within each facet, the first check with evidence decides; the others are shown beside it,
@@ -130,7 +141,9 @@ fn counter_median(entry: &ResultEntry, counter: &str) -> Option<f64> {
 
 /// Withhold or qualify the decision when a guard's counter lies outside its bound. A counter
 /// the result does not carry leaves the check as it is.
-fn apply_guards(check: &mut Check, spec: &CheckSpec, instance: &Instance<'_>) {
+/// Apply the check's guards; true when one withheld the decision.
+fn apply_guards(check: &mut Check, spec: &CheckSpec, instance: &Instance<'_>) -> bool {
+    let mut withheld = false;
     for g in &spec.guards {
         let Some((entry, _)) = instance.results.get(g.name.as_str()) else {
             continue;
@@ -144,6 +157,7 @@ fn apply_guards(check: &mut Check, spec: &CheckSpec, instance: &Instance<'_>) {
         let sentence = g.say.replace("{value}", &num(value));
         if g.effect == GuardEffect::Withhold {
             check.decision = VerdictKind::Inconclusive;
+            withheld = true;
         }
         check.note = if check.note.is_empty() {
             sentence
@@ -151,6 +165,7 @@ fn apply_guards(check: &mut Check, spec: &CheckSpec, instance: &Instance<'_>) {
             format!("{sentence}; {}", check.note)
         };
     }
+    withheld
 }
 
 fn check<'a>(spec: &CheckSpec, rule: Rule, instance: &Instance<'a>, s: Series) -> Checked<'a> {
@@ -173,6 +188,7 @@ fn check<'a>(spec: &CheckSpec, rule: Rule, instance: &Instance<'a>, s: Series) -
         rule,
         series: s,
         results,
+        withheld: false,
         facet: instance.facet.clone(),
     }
 }

@@ -1,10 +1,12 @@
 //! The quantity a check measures, written in `data/published.toml` as a small expression over
 //! the check's named results: `fork / thread`, `p1 * tn / pn / t1`, `t100 / t10 / 10`,
-//! `fork / max(prefork, prethread)`.
+//! `fork / max(prefork, prethread)`, `threads - one`.
 //!
-//! Grammar: `term (('*' | '/') term)*`, a term being a number, a name, or `max(...)` / `min(...)`
-//! of names. Evaluated left to right. Hand-written because it is thirty lines and a parser crate
-//! would be the larger dependency.
+//! Grammar: `product ['-' product]`, a product being `term (('*' | '/') term)*` and a term a
+//! number, a name, or `max(...)` / `min(...)` of names; products are evaluated left to right. The
+//! one difference is for shares that may be near zero (iowait with one reader), where a ratio
+//! would mean nothing. Hand-written because it is forty lines and a parser crate would be the
+//! larger dependency.
 
 use anyhow::{bail, Context, Result};
 use std::collections::BTreeMap;
@@ -23,32 +25,29 @@ enum Op {
     Div,
 }
 
-/// A parsed quantity.
+/// A parsed quantity: a product, minus another one when there is a difference.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Expr {
     first: Term,
     rest: Vec<(Op, Term)>,
+    minus: Option<Box<Expr>>,
 }
 
 impl Expr {
     pub fn parse(text: &str) -> Result<Expr> {
         let tokens = tokenize(text);
         let mut pos = 0;
-        let first = term(&tokens, &mut pos).with_context(|| format!("in `{text}`"))?;
-        let mut rest = Vec::new();
-        while pos < tokens.len() {
-            let op = match tokens[pos].as_str() {
-                "*" => Op::Mul,
-                "/" => Op::Div,
-                t => bail!("in `{text}`: expected * or /, found `{t}`"),
-            };
+        let mut e = product(&tokens, &mut pos).with_context(|| format!("in `{text}`"))?;
+        if pos < tokens.len() {
+            // `product` stops only at a `-`.
             pos += 1;
-            rest.push((
-                op,
-                term(&tokens, &mut pos).with_context(|| format!("in `{text}`"))?,
-            ));
+            let right = product(&tokens, &mut pos).with_context(|| format!("in `{text}`"))?;
+            if pos < tokens.len() {
+                bail!("in `{text}`: one difference at most");
+            }
+            e.minus = Some(Box::new(right));
         }
-        Ok(Expr { first, rest })
+        Ok(e)
     }
 
     /// Every name the expression reads.
@@ -61,20 +60,32 @@ impl Expr {
                 Term::Max(ns) | Term::Min(ns) => out.extend(ns.iter().map(String::as_str)),
             }
         }
+        if let Some(m) = &self.minus {
+            out.extend(m.names());
+        }
         out
     }
 
     /// Whether the expression is one name alone (its value keeps that result's unit).
     pub fn single_name(&self) -> Option<&str> {
-        match (&self.first, self.rest.is_empty()) {
+        match (&self.first, self.rest.is_empty() && self.minus.is_none()) {
             (Term::Name(n), true) => Some(n),
             _ => None,
         }
     }
 
     /// The value with these names bound; `None` when a name is unbound or a division is by a
-    /// value that is not positive (a ratio of times needs positive times).
+    /// value that is not positive (a ratio of times needs positive times). A difference may be
+    /// negative.
     pub fn eval(&self, values: &BTreeMap<&str, f64>) -> Option<f64> {
+        let left = self.eval_product(values)?;
+        match &self.minus {
+            Some(m) => Some(left - m.eval_product(values)?),
+            None => Some(left),
+        }
+    }
+
+    fn eval_product(&self, values: &BTreeMap<&str, f64>) -> Option<f64> {
         let mut acc = eval_term(&self.first, values)?;
         for (op, t) in &self.rest {
             let v = eval_term(t, values)?;
@@ -127,6 +138,27 @@ fn tokenize(text: &str) -> Vec<String> {
         out.push(word);
     }
     out
+}
+
+/// `term (('*' | '/') term)*`, stopping at the end or at a `-`.
+fn product(tokens: &[String], pos: &mut usize) -> Result<Expr> {
+    let first = term(tokens, pos)?;
+    let mut rest = Vec::new();
+    while *pos < tokens.len() {
+        let op = match tokens[*pos].as_str() {
+            "*" => Op::Mul,
+            "/" => Op::Div,
+            "-" => break,
+            t => bail!("expected *, / or -, found `{t}`"),
+        };
+        *pos += 1;
+        rest.push((op, term(tokens, pos)?));
+    }
+    Ok(Expr {
+        first,
+        rest,
+        minus: None,
+    })
 }
 
 fn term(tokens: &[String], pos: &mut usize) -> Result<Term> {
@@ -189,6 +221,30 @@ mod tests {
     }
 
     #[test]
+    fn a_difference_of_two_products_may_be_negative() {
+        let e = Expr::parse("threads - one").unwrap();
+        assert_eq!(e.names(), vec!["threads", "one"]);
+        assert_eq!(e.single_name(), None);
+        assert_eq!(
+            e.eval(&vals(&[("threads", 0.12), ("one", 0.02)]))
+                .map(|v| (v * 100.0).round()),
+            Some(10.0)
+        );
+        assert_eq!(
+            e.eval(&vals(&[("threads", 0.0), ("one", 0.02)]))
+                .map(|v| v < 0.0),
+            Some(true)
+        );
+        let e = Expr::parse("a / b - c").unwrap();
+        assert_eq!(
+            e.eval(&vals(&[("a", 6.0), ("b", 2.0), ("c", 1.0)])),
+            Some(2.0)
+        );
+        assert!(Expr::parse("a - b - c").is_err());
+        assert!(Expr::parse("a -").is_err());
+    }
+
+    #[test]
     fn max_and_min_take_lists_of_names() {
         let e = Expr::parse("fork / max(a, b,c)").unwrap();
         let v = e.eval(&vals(&[("fork", 12.0), ("a", 1.0), ("b", 4.0), ("c", 3.0)]));
@@ -206,7 +262,7 @@ mod tests {
 
     #[test]
     fn malformed_expressions_are_errors() {
-        for bad in ["", "a /", "a + b", "max()", "avg(a)", "/ a", "max(a"] {
+        for bad in ["", "a /", "a + b", "max()", "avg(a)", "/ a", "max(a", "- a"] {
             assert!(Expr::parse(bad).is_err(), "{bad}");
         }
     }

@@ -57,7 +57,7 @@ fn units(ctx: &RunContext) -> u64 {
     if ctx.smoke {
         200
     } else if ctx.quick {
-        2_000
+        1_000
     } else {
         100_000
     }

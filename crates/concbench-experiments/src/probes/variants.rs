@@ -403,8 +403,8 @@ fn c() -> Vec<Variant> {
             "process_100k",
             &[("batch", Str("100k"))],
             SameCpu,
-            // Forks cost ~0.1-0.2 ms: 2,000 keep a quick sample under half a second.
-            batch(100_000, 2_000, 100),
+            // Forks cost ~0.1-0.2 ms: 1,000 keep a quick round near a tenth of a second.
+            batch(100_000, 1_000, 100),
         ),
         v(
             C,
@@ -480,7 +480,8 @@ fn quick_subset(v: &Variant) -> bool {
     match v.runtime {
         C => true,
         Go => matches!(v.what, "create" | "pingpong") && arg("gomaxprocs") != Some(Int(2)),
-        Java => v.what == "create",
+        // A JVM starts in every round: one creation figure is worth it in --quick.
+        Java => v.what == "create" && arg("thread_kind") == Some(Str("platform")),
         Python => v.what == "pingpong" && arg("model") == Some(Str("thread")),
         // S1's own program: the counting and the alternation the S1 claim is about.
         CSharp => matches!(v.what, "single" | "alternate"),

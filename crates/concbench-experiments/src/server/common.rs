@@ -20,7 +20,7 @@ pub const KEEPALIVE_CONNECTIONS: usize = 1000;
 pub const BLOCKING: Duration = Duration::from_millis(10);
 
 /// Durations and sizes, by mode. One window per round (a fresh worker and server): the rounds
-/// are the replicates. Quick: about 0.35 s per round; 150 ms windows still hold thousands of
+/// are the replicates. Quick: about 0.25 s per round; 100 ms windows still hold thousands of
 /// requests at keep-alive rates (enough for the median and p99; p99.9 wants a full run).
 #[derive(Debug, Clone, Copy)]
 pub struct Sizes {
@@ -47,9 +47,9 @@ pub fn sizes(ctx: &RunContext) -> Sizes {
     } else if ctx.quick {
         Sizes {
             connections: KEEPALIVE_CONNECTIONS,
-            warmup: Duration::from_millis(80),
+            warmup: Duration::from_millis(50),
             sample_warmup: Duration::from_millis(10),
-            window: Duration::from_millis(150),
+            window: Duration::from_millis(100),
         }
     } else {
         Sizes {
