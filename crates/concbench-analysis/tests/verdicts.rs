@@ -567,3 +567,30 @@ fn every_verdict_carries_its_rule_rounds_and_robustness() {
             .all(|c| c.rule.contains(">=") || c.rule.contains("within")));
     }
 }
+
+// ---- Fragile decisions: a check decided at the edge of its band is measured again.
+
+fn fragile_count(d: &ResultDoc, source: &str) -> (VerdictKind, usize) {
+    let published = concbench_analysis::published::published();
+    let judged = concbench_analysis::verdicts::judge_all(d, &published)
+        .into_iter()
+        .find(|j| j.verdict.source == source)
+        .unwrap_or_else(|| panic!("{source} not judged"));
+    (judged.verdict.verdict, judged.fragile_checks.len())
+}
+
+#[test]
+fn a_decision_far_inside_its_band_is_stable_one_at_its_edge_is_fragile() {
+    let batch = |p: Vec<f64>, t: Vec<f64>| {
+        doc(vec![
+            result("create.process_100k", "ns", &[], p),
+            result("create.thread_100k", "ns", &[], t),
+        ])
+    };
+    let far = batch(around(130_000.0, 8), around(10_000.0, 8));
+    assert_eq!(fragile_count(&far, "S0.create"), (Confirmed, 0));
+    // Ratio about 8.9 against a band starting at 8.7, rounds spread +-3%: the interval clears
+    // the edge, but many resamples of the same rounds would not.
+    let edge = batch(noisy(89_000.0, 8, 0.03), around(10_000.0, 8));
+    assert_eq!(fragile_count(&edge, "S0.create"), (Confirmed, 1));
+}

@@ -278,7 +278,8 @@ impl Run<'_> {
         self.elapsed().as_secs_f64() + cost <= self.plan.budget.as_secs_f64()
     }
 
-    /// For each check still inconclusive (and decidable by more rounds), its variants.
+    /// For each check still inconclusive (and decidable by more rounds) or decided but fragile,
+    /// its variants.
     fn undecided_checks(&self) -> Vec<Vec<usize>> {
         let doc = self.provisional();
         let index = |e: &concbench_core::ResultEntry| {
@@ -288,7 +289,13 @@ impl Run<'_> {
         };
         let mut out: Vec<Vec<usize>> = Vec::new();
         for judged in verdicts::judge_all(&doc, &self.published) {
-            for check in judged.undecided_checks {
+            // Fragile decisions too: stopping at the first look where an interval happens to
+            // clear a margin is what makes a rerun disagree.
+            let open = judged
+                .undecided_checks
+                .into_iter()
+                .chain(judged.fragile_checks);
+            for check in open {
                 let mut set: Vec<usize> = check.iter().filter_map(|e| index(e)).collect();
                 set.sort_unstable();
                 set.dedup();

@@ -113,7 +113,7 @@ pub struct MeasureArgs {
     /// --quick; more while a verdict is undecided).
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=1000))]
     pub rounds: Option<u32>,
-    /// Seconds after which no more rounds are added for undecided verdicts (default 540; 52
+    /// Seconds after which no more rounds are added for undecided verdicts (default 540; 55
     /// with --quick). The first rounds of every variant always run.
     #[arg(long, value_name = "SECONDS", value_parser = clap::value_parser!(u64).range(0..=86_400))]
     pub budget: Option<u64>,

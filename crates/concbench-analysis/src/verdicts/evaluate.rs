@@ -18,7 +18,14 @@ pub struct Judged<'a> {
     /// For each undecided check, the results it rests on: measured again together (one pass),
     /// they give that check another pair of rounds.
     pub undecided_checks: Vec<Vec<&'a ResultEntry>>,
+    /// For each decided but fragile check (fewer than [`STABLE`] of the resamples of its rounds
+    /// repeat its decision), the results it rests on: a decision reached by chance at an early
+    /// look is what makes a rerun disagree, so the run keeps measuring these too.
+    pub fragile_checks: Vec<Vec<&'a ResultEntry>>,
 }
+
+/// A decision repeated by at least this share of the resamples of its rounds counts as stable.
+pub const STABLE: f64 = 0.9;
 
 /// One check on one condition, with the series it rests on (kept for the robustness figure).
 struct Checked<'a> {
@@ -54,10 +61,14 @@ pub fn judge_claim<'a>(doc: &'a ResultDoc, claim: &'a Claim) -> Option<Judged<'a
     let mut evidence: Vec<String> = Vec::new();
     let mut undecided: Vec<&ResultEntry> = Vec::new();
     let mut undecided_checks: Vec<Vec<&ResultEntry>> = Vec::new();
+    let mut fragile_checks: Vec<Vec<&ResultEntry>> = Vec::new();
     for c in &checked {
-        let open = !c.check.beside && !c.withheld && c.check.decision == VerdictKind::Inconclusive;
+        let deciding = !c.check.beside && !c.withheld;
+        let open = deciding && c.check.decision == VerdictKind::Inconclusive;
         if open {
             undecided_checks.push(c.results.clone());
+        } else if deciding && check_robustness(c, &claim.id) < STABLE {
+            fragile_checks.push(c.results.clone());
         }
         for r in &c.results {
             if !evidence.contains(&r.id) {
@@ -86,6 +97,7 @@ pub fn judge_claim<'a>(doc: &'a ResultDoc, claim: &'a Claim) -> Option<Judged<'a
         verdict,
         undecided,
         undecided_checks,
+        fragile_checks,
     })
 }
 
@@ -139,9 +151,19 @@ fn counter_median(entry: &ResultEntry, counter: &str) -> Option<f64> {
     Some(median(&values))
 }
 
-/// Withhold or qualify the decision when a guard's counter lies outside its bound. A counter
-/// the result does not carry leaves the check as it is.
-/// Apply the check's guards; true when one withheld the decision.
+/// Share of the resamples of one check's rounds that repeat its decision.
+fn check_robustness(c: &Checked<'_>, claim: &str) -> f64 {
+    let id = format!("{claim} {}", c.check.condition);
+    robustness(
+        super::Combine::All,
+        &[(c.rule, c.series.values.as_slice())],
+        c.check.decision,
+        &id,
+    )
+}
+
+/// Withhold or qualify the decision when a guard's counter lies outside its bound (a counter
+/// the result does not carry leaves the check as it is); true when one withheld the decision.
 fn apply_guards(check: &mut Check, spec: &CheckSpec, instance: &Instance<'_>) -> bool {
     let mut withheld = false;
     for g in &spec.guards {

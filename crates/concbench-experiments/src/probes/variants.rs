@@ -481,7 +481,7 @@ fn quick_subset(v: &Variant) -> bool {
         C => true,
         Go => matches!(v.what, "create" | "pingpong") && arg("gomaxprocs") != Some(Int(2)),
         // A JVM starts in every round: one creation figure is worth it in --quick.
-        Java => v.what == "create" && arg("thread_kind") == Some(Str("platform")),
+        Java => v.meta.id == "probes.java.create" && arg("thread_kind") == Some(Str("platform")),
         Python => v.what == "pingpong" && arg("model") == Some(Str("thread")),
         // S1's own program: the counting and the alternation the S1 claim is about.
         CSharp => matches!(v.what, "single" | "alternate"),

@@ -63,7 +63,8 @@ pub fn sizes(ctx: &RunContext) -> Sizes {
 
 /// The designs a `--quick` run measures in each scenario: those a verdict compares (S2's
 /// coroutines against a blocking and a non-blocking event loop, their memory; Stevens's designs
-/// for his ordering) and a thread per connection for reference. A full run measures every design.
+/// for his ordering) and a thread per connection for reference; the crash scenario runs in full
+/// runs only. A full run measures every design.
 pub fn in_quick(scenario: Scenario, design: Design) -> bool {
     use Design::*;
     match scenario {
@@ -73,7 +74,8 @@ pub fn in_quick(scenario: Scenario, design: Design) -> bool {
             design,
             Iterative | Epoll | EpollPerCpu | IoUring | TokioCurrent | TokioMulti
         ),
-        Scenario::Crash => matches!(design, Prefork | ThreadPerConnection),
+        // No verdict rests on the crash scenario (isolation.crash judges reliability): full runs.
+        Scenario::Crash => false,
     }
 }
 
