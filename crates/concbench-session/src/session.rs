@@ -410,8 +410,8 @@ impl Run<'_> {
             .collect();
         if !open.is_empty() && !self.cancel.is_cancelled() {
             warnings.push(format!(
-                "still inconclusive when the budget ({:.0} s) or the round cap ({}) was reached: \
-                 {}; a longer run (--budget, or without --quick) may decide them",
+                "a check was still inconclusive when the budget ({:.0} s) or the round cap ({}) \
+                 was reached in: {}; a longer run (--budget, or without --quick) may decide it",
                 self.plan.budget.as_secs_f64(),
                 self.plan.max_rounds,
                 open.join(", ")

@@ -18,7 +18,7 @@ pub struct Judged<'a> {
     /// For each undecided check, the results it rests on: measured again together (one pass),
     /// they give that check another pair of rounds.
     pub undecided_checks: Vec<Vec<&'a ResultEntry>>,
-    /// For each decided but fragile check (fewer than [`STABLE`] of the resamples of its rounds
+    /// For each decided but fragile check (fewer than 90% (`STABLE`) of the resamples of its rounds
     /// repeat its decision), the results it rests on: a decision reached by chance at an early
     /// look is what makes a rerun disagree, so the run keeps measuring these too.
     pub fragile_checks: Vec<Vec<&'a ResultEntry>>,
