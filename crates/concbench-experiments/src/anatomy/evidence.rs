@@ -210,6 +210,9 @@ impl Experiment for Evidence {
                         .push((name.into(), concbench_stats::quantile(&latencies, q)));
                 }
             }
+            if let Some(why) = s.wakeups_unseen() {
+                out.warnings.push(why);
+            }
             if lost > 0 {
                 out.warnings.push(format!(
                     "the kernel dropped {lost} scheduler records (ring buffer full): switch counts \
