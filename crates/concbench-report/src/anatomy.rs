@@ -56,11 +56,7 @@ pub fn victim_rows(a: &Anatomy) -> Vec<[String; 6]> {
                 format!("{} KiB", v.working_set_kib),
                 format!("{} µs", v.period_us),
                 format::sig3(v.preemptions_per_pass),
-                format!(
-                    "{} {}",
-                    format::value(v.per_switch_ns, "ns"),
-                    format::interval(v.per_switch_ns, v.interval.map(|(a, b)| [a, b]), "ns")
-                ),
+                format::measured(v.per_switch_ns, v.interval.map(|(a, b)| [a, b]), "ns"),
                 v.direct_switch_ns
                     .map(|d| format::value(d, "ns"))
                     .unwrap_or_else(|| "not measured".into()),
@@ -81,17 +77,15 @@ pub fn per_mib_text(c: &ForkCurve) -> String {
     match c.ns_per_mib {
         None => "one size only".into(),
         Some((v, interval)) => {
+            let figure = format::measured(v, interval.map(|(a, b)| [a, b]), "ns");
             let verdict = match c.depends_on_size() {
                 Some(true) if v > 0.0 => "grows with the parent",
                 Some(true) => "falls as the parent grows",
                 Some(false) => "not distinguishable from zero: independent of the parent here",
-                None => "no interval",
+                // `measured` already says "no interval".
+                None => return figure,
             };
-            format!(
-                "{} {} — {verdict}",
-                format::value(v, "ns"),
-                format::interval(v, interval.map(|(a, b)| [a, b]), "ns")
-            )
+            format!("{figure} — {verdict}")
         }
     }
 }

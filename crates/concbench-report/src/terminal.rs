@@ -118,8 +118,14 @@ impl Terminal {
             writeln!(out, "{}", columns(&rows, self.width))?;
         }
         writeln!(out)?;
-        for w in &doc.warnings {
-            writeln!(out, "warning: {w}")?;
+        // Wrapped like the tables above: a long warning is still read on an 80-column screen.
+        let warnings: Vec<[String; 2]> = doc
+            .warnings
+            .iter()
+            .map(|w| ["warning:".to_string(), w.clone()])
+            .collect();
+        if !warnings.is_empty() {
+            writeln!(out, "{}", columns(&warnings, self.width))?;
         }
         if let Some(line) = self.elsewhere(doc) {
             writeln!(out, "{line}")?;

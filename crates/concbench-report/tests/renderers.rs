@@ -48,6 +48,25 @@ fn terminal_snapshot() {
 }
 
 #[test]
+fn regression_a_long_warning_wraps_within_the_summary_width() {
+    let mut doc = fixture::load();
+    let long = format!(
+        "a check was still inconclusive when the budget (55 s) or the round cap (20) was \
+         reached in: {}; a longer run (--budget, or without --quick) may decide it",
+        ["S0.table.sharing", "S0.print", "S1.lock", "S2.no_blocking"]
+            .repeat(3)
+            .join(", ")
+    );
+    assert!(long.chars().count() > 200);
+    doc.warnings.push(long);
+    let text = summary(&doc);
+    assert!(text.contains("S2.no_blocking"), "{text}");
+    for line in text.lines().filter(|l| !l.contains("concbench-results/")) {
+        assert!(line.chars().count() <= 120, "{line}");
+    }
+}
+
+#[test]
 fn terminal_all_snapshot() {
     insta::assert_snapshot!(
         "terminal_all",

@@ -1,7 +1,8 @@
 //! Progress on stderr: which round of which variant runs, how many are planned (the total grows
 //! while undecided verdicts ask for more rounds), and whether the run is waiting for the machine
 //! to settle. The bar is hidden when stderr is not a terminal (CI, pipes), so logs stay clean;
-//! notes (failures, a busy machine) are then printed as lines.
+//! notes (failures, a busy machine) are then printed as lines, and so is a progress line once a
+//! minute: a full run takes long enough that a silent log looks hung.
 //!
 //! The bar redraws from a ticker thread. That is safe for the measurements only because they run
 //! in worker processes: a thread in the measuring process would slow its forks (METHODOLOGY.md).
@@ -10,12 +11,16 @@ use concbench_measure::HarnessEvent;
 use concbench_session::{Observer, Variant};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use std::io::IsTerminal;
-use std::time::Duration;
+use std::time::{Duration, Instant};
+
+/// How often an unattended run (no terminal) prints where it is.
+const LOG_EVERY: Duration = Duration::from_secs(60);
 
 pub struct Progress {
     bar: ProgressBar,
     label: String,
     told_settling: bool,
+    last_logged: Instant,
 }
 
 impl Progress {
@@ -40,6 +45,7 @@ impl Progress {
             bar,
             label: String::new(),
             told_settling: false,
+            last_logged: Instant::now(),
         }
     }
 
@@ -94,6 +100,16 @@ impl Observer for Progress {
 
     fn round_ended(&mut self) {
         self.bar.inc(1);
+        if self.bar.is_hidden() && self.last_logged.elapsed() >= LOG_EVERY {
+            self.last_logged = Instant::now();
+            eprintln!(
+                "concbench: {}/{} rounds, {:.0} min; {}",
+                self.bar.position(),
+                self.bar.length().unwrap_or(0),
+                self.bar.elapsed().as_secs_f64() / 60.0,
+                self.label
+            );
+        }
     }
 
     fn note(&mut self, line: &str) {
