@@ -237,10 +237,7 @@ impl Experiment for JavaRead {
     }
 
     fn info(&self) -> BTreeMap<String, String> {
-        self.version
-            .iter()
-            .map(|v| ("runtime_version".to_string(), v.clone()))
-            .collect()
+        crate::probes::runtime_info(self.version.as_deref())
     }
 
     fn teardown(&mut self, _ctx: &RunContext) -> Result<()> {

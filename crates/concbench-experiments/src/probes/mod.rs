@@ -18,6 +18,14 @@ pub mod variants;
 
 pub use experiment::ProbeExperiment;
 
+/// The `info` of a variant that runs another runtime: its version, when the runtime told it.
+pub(crate) fn runtime_info(version: Option<&str>) -> std::collections::BTreeMap<String, String> {
+    version
+        .map(|v| ("runtime_version".to_string(), v.to_string()))
+        .into_iter()
+        .collect()
+}
+
 use concbench_core::Experiment;
 
 pub fn all() -> Vec<Box<dyn Experiment>> {

@@ -396,10 +396,7 @@ impl Experiment for Ab {
     }
 
     fn info(&self) -> BTreeMap<String, String> {
-        self.runtime_version
-            .iter()
-            .map(|v| ("runtime_version".to_string(), v.clone()))
-            .collect()
+        crate::probes::runtime_info(self.runtime_version.as_deref())
     }
 
     fn teardown(&mut self, _ctx: &RunContext) -> Result<()> {

@@ -239,10 +239,7 @@ impl Experiment for Steady {
     }
 
     fn info(&self) -> BTreeMap<String, String> {
-        self.runtime_version
-            .iter()
-            .map(|v| ("runtime_version".to_string(), v.clone()))
-            .collect()
+        crate::probes::runtime_info(self.runtime_version.as_deref())
     }
 
     fn teardown(&mut self, _ctx: &RunContext) -> Result<()> {

@@ -8,7 +8,7 @@
 
 use super::Figure;
 use crate::format;
-use crate::html::chart::{colour, esc, tick_label, Scale};
+use crate::html::chart::{colour, esc, x_axis, Scale};
 use std::fmt::Write;
 
 const WIDTH: f64 = 900.0;
@@ -47,7 +47,17 @@ pub fn svg(figure: &Figure, names: &[String]) -> String {
     let bottom = top + ROW * names.len() as f64;
     let height = bottom + 44.0;
     let x = |v: f64| label_w + scale.fraction(v * factor) * plot_w;
-    axis(&mut s, &scale, label_w, plot_w, top, bottom, &unit);
+    // The report's own x axis: the same ticks, grid and unit text as every chart of a run.
+    x_axis(
+        &mut s,
+        &scale,
+        label_w,
+        plot_w,
+        top,
+        bottom,
+        &unit,
+        scale.is_log(),
+    );
     for (row, (name, marks)) in names.iter().zip(&figure.marks).enumerate() {
         let y = top + ROW * row as f64;
         let _ = write!(
@@ -130,31 +140,6 @@ fn legend(s: &mut String, series: &[&str], y: f64) -> f64 {
         x += w;
     }
     y + 18.0
-}
-
-fn axis(s: &mut String, scale: &Scale, left: f64, width: f64, top: f64, bottom: f64, unit: &str) {
-    let _ = write!(
-        s,
-        r#"<line class="axis" x1="{left:.1}" y1="{bottom:.1}" x2="{:.1}" y2="{bottom:.1}"/>"#,
-        left + width
-    );
-    for t in scale.ticks() {
-        let x = left + scale.fraction(t) * width;
-        let _ = write!(
-            s,
-            r#"<line class="grid" x1="{x:.1}" y1="{top:.1}" x2="{x:.1}" y2="{bottom:.1}"/><text class="tick" x="{x:.1}" y="{:.1}" text-anchor="middle">{}</text>"#,
-            bottom + 15.0,
-            tick_label(t)
-        );
-    }
-    let _ = write!(
-        s,
-        r#"<text class="axis-label" x="{:.1}" y="{:.1}" text-anchor="middle">{}{}</text>"#,
-        left + width / 2.0,
-        bottom + 34.0,
-        esc(unit),
-        if scale.is_log() { " (log scale)" } else { "" }
-    );
 }
 
 fn whisker(s: &mut String, x0: f64, x1: f64, y: f64) {

@@ -557,7 +557,7 @@ pub(super) fn legend(s: &mut String, names: &[String], y: f64) {
 }
 
 #[allow(clippy::too_many_arguments)]
-pub(super) fn x_axis(
+pub(crate) fn x_axis(
     s: &mut String,
     scale: &Scale,
     left: f64,
