@@ -286,6 +286,58 @@ fn without_blocking_coroutines_and_an_event_loop_confirmed_refuted_inconclusive(
     assert_eq!(decision(&d, "S2.no_blocking"), Inconclusive);
 }
 
+fn servers(id: &str, designs: &[(&str, f64)]) -> ResultDoc {
+    let e = |design: &str, v: f64| {
+        result(
+            id,
+            "req/s",
+            &[("design", json!(design)), ("placement", json!("cross-cpu"))],
+            around(v, 8),
+        )
+    };
+    doc(designs.iter().map(|(d, v)| e(d, *v)).collect())
+}
+
+#[test]
+fn the_articles_systems_are_judged_beside_the_rust_designs() {
+    let d = servers(
+        "server.keepalive",
+        &[
+            ("tokio-current", 98_000.0),
+            ("epoll", 100_000.0),
+            ("netty", 28_000.0),
+            ("php-fibers", 70_000.0),
+            ("go-net-http", 27_000.0),
+            ("java-virtual-threads", 62_000.0),
+        ],
+    );
+    let v = verdict(&d, "S2.no_blocking");
+    // The Rust designs decide; each article system is a row of its own beside them.
+    assert_eq!(v.verdict, Confirmed, "{}", v.explanation);
+    let beside: Vec<_> = v.checks.iter().filter(|c| c.beside).collect();
+    assert_eq!(beside.len(), 3, "{:?}", v.checks);
+    let fibers = beside
+        .iter()
+        .find(|c| c.condition.contains("PHP Fibers"))
+        .expect("a PHP Fibers row");
+    assert_eq!(fibers.decision, Refuted, "70k vs 28k req/s is not equal");
+    assert!(fibers.note.contains("disagree"), "{}", fibers.note);
+}
+
+#[test]
+fn the_articles_systems_decide_when_they_are_all_that_ran() {
+    // `run --only server.blocking --where design=...`: no Rust design, Netty and Go only.
+    let d = servers(
+        "server.blocking",
+        &[("netty", 176.0), ("go-net-http", 24_000.0)],
+    );
+    let v = verdict(&d, "S2.blocking");
+    let deciding: Vec<_> = v.checks.iter().filter(|c| !c.beside).collect();
+    assert_eq!(deciding.len(), 1, "{:?}", v.checks);
+    assert!(deciding[0].condition.contains("Go net/http"));
+    assert_eq!(deciding[0].decision, Confirmed);
+}
+
 fn connections(held: f64, per_port: f64) -> ResultDoc {
     doc(vec![counter(
         result(
