@@ -5,6 +5,12 @@
 //! silently disappearing. The claims' selectors in `data/published.toml` are checked the same
 //! way (`concbench_analysis::verdicts::unmatched_selectors`).
 
+/// Families whose analysis the run's orchestration must know about.
+pub mod family {
+    /// The opt-in anatomy: its layers are differences of results paired pass by pass.
+    pub const ANATOMY: &str = "anatomy";
+}
+
 /// Experiment ids (`family.what[.variant]`).
 pub mod id {
     pub const SYSCALL_GETPPID: &str = "syscall.getppid";

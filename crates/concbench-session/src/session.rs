@@ -121,6 +121,15 @@ pub fn run(
     for i in links.iter().flatten() {
         slots[*i].judged = true;
     }
+    // The anatomy's layers are differences of two results taken pass by pass: when it runs,
+    // every variant it reads needs its rounds in the same passes, as a verdict's do (topped up
+    // later, a cheap variant shared only three passes with its neighbour: no interval).
+    if variants
+        .iter()
+        .any(|v| v.meta.family == concbench_core::vocab::family::ANATOMY)
+    {
+        slots.iter_mut().for_each(|s| s.judged = true);
+    }
     let settled = (plan.settle > Duration::ZERO).then(|| {
         let cancelled = || cancel.is_cancelled();
         settle(machine, plan.settle, &cancelled, &mut |o, w| {

@@ -238,6 +238,44 @@ fn judged_variants_get_six_rounds_the_others_three_then_cheap_ones_an_interval()
     assert!(v.robustness.unwrap() > 0.9);
 }
 
+const ANATOMY: Meta = Meta {
+    id: "anatomy.transport",
+    family: "anatomy",
+    title: "t",
+    op: "o",
+    unit: "ns",
+    expected_switches_per_op: None,
+};
+
+#[test]
+fn regression_anatomy_levels_share_their_passes_so_each_layer_has_an_interval() {
+    let m = FakeMachine::default();
+    let mut r = runner(&m, 4.0, &[0.0, 0.01, -0.01]);
+    let mut vs = variants();
+    vs.push(Variant {
+        index: 3,
+        meta: ANATOMY,
+        params: Params::new().with("placement", "same-cpu"),
+    });
+    r.base.insert(vs[3].label(), 500.0);
+    let out = run(
+        &vs,
+        &plan(),
+        &mut r,
+        &m,
+        &mut Quiet::default(),
+        &CancelToken::new(),
+        &host(),
+    );
+    let passes = |id: &str| -> Vec<usize> {
+        let e = out.results.iter().find(|e| e.id == id).unwrap();
+        e.rounds.iter().map(|x| x.pass).take(6).collect()
+    };
+    // create.vfork no verdict uses: without the anatomy it gets passes 0-2 and a later top-up.
+    assert_eq!(passes("create.vfork"), passes("anatomy.transport"));
+    assert_eq!(passes("anatomy.transport"), (0..6).collect::<Vec<_>>());
+}
+
 #[test]
 fn rounds_compared_by_a_verdict_are_measured_back_to_back_in_shuffled_order() {
     let m = FakeMachine::default();
