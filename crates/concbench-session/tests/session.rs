@@ -191,6 +191,23 @@ fn plan() -> RunPlan {
     }
 }
 
+/// A quiet, uncancelled quick run of `vs` on the fakes.
+fn quick_run(
+    vs: &[Variant],
+    r: &mut FakeRunner<'_>,
+    m: &FakeMachine,
+) -> concbench_session::SessionOutput {
+    run(
+        vs,
+        &plan(),
+        r,
+        m,
+        &mut Quiet::default(),
+        &CancelToken::new(),
+        &host(),
+    )
+}
+
 fn verdict(out: &concbench_session::SessionOutput, source: &str) -> VerdictKind {
     out.verdicts
         .iter()
@@ -203,15 +220,7 @@ fn verdict(out: &concbench_session::SessionOutput, source: &str) -> VerdictKind 
 fn judged_variants_get_six_rounds_the_others_three_then_cheap_ones_an_interval() {
     let m = FakeMachine::default();
     let mut r = runner(&m, 4.0, &[0.0, 0.01, -0.01]);
-    let out = run(
-        &variants(),
-        &plan(),
-        &mut r,
-        &m,
-        &mut Quiet::default(),
-        &CancelToken::new(),
-        &host(),
-    );
+    let out = quick_run(&variants(), &mut r, &m);
     let rounds = |id: &str| {
         out.results
             .iter()
@@ -258,15 +267,7 @@ fn regression_anatomy_levels_share_their_passes_so_each_layer_has_an_interval() 
         params: Params::new().with("placement", "same-cpu"),
     });
     r.base.insert(vs[3].label(), 500.0);
-    let out = run(
-        &vs,
-        &plan(),
-        &mut r,
-        &m,
-        &mut Quiet::default(),
-        &CancelToken::new(),
-        &host(),
-    );
+    let out = quick_run(&vs, &mut r, &m);
     let passes = |id: &str| -> Vec<usize> {
         let e = out.results.iter().find(|e| e.id == id).unwrap();
         e.rounds.iter().map(|x| x.pass).take(6).collect()
@@ -365,15 +366,7 @@ fn a_round_under_interference_is_left_out_and_replaced() {
     let mut r = runner(&m, 4.0, &[0.0, 0.01, -0.01]);
     r.round_s = 0.5;
     r.interfere_at = Some((2, 3.0));
-    let out = run(
-        &variants(),
-        &plan(),
-        &mut r,
-        &m,
-        &mut Quiet::default(),
-        &CancelToken::new(),
-        &host(),
-    );
+    let out = quick_run(&variants(), &mut r, &m);
     let excluded: usize = out
         .results
         .iter()
@@ -396,15 +389,7 @@ fn a_failed_variant_is_reported_failed_and_not_measured_again() {
     let m = FakeMachine::default();
     let mut r = runner(&m, 4.0, &[0.0]);
     r.fail = Some("create.vfork");
-    let out = run(
-        &variants(),
-        &plan(),
-        &mut r,
-        &m,
-        &mut Quiet::default(),
-        &CancelToken::new(),
-        &host(),
-    );
+    let out = quick_run(&variants(), &mut r, &m);
     assert_eq!(out.failures.len(), 1);
     assert!(out.results.iter().all(|e| e.id != "create.vfork"));
     assert_eq!(
@@ -421,15 +406,7 @@ fn an_impossible_result_is_reported_invalid_not_judged() {
     let m = FakeMachine::default();
     let mut r = runner(&m, 4.0, &[0.0]);
     r.base.insert(variants()[2].label(), -40_000.0);
-    let out = run(
-        &variants(),
-        &plan(),
-        &mut r,
-        &m,
-        &mut Quiet::default(),
-        &CancelToken::new(),
-        &host(),
-    );
+    let out = quick_run(&variants(), &mut r, &m);
     assert_eq!(out.invalid.len(), 1);
     assert!(out.invalid[0].reason.contains("negative"));
     assert!(

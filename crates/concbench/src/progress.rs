@@ -11,7 +11,7 @@ use concbench_measure::HarnessEvent;
 use concbench_session::{Observer, Variant};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use std::io::IsTerminal;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 /// How often an unattended run (no terminal) prints where it is.
 const LOG_EVERY: Duration = Duration::from_secs(60);
@@ -20,7 +20,9 @@ pub struct Progress {
     bar: ProgressBar,
     label: String,
     told_settling: bool,
-    last_logged: Instant,
+    /// The bar's elapsed time when the last progress line was printed (the bar's clock, not a
+    /// second one: nothing here times a measurement).
+    last_logged: Duration,
 }
 
 impl Progress {
@@ -45,7 +47,7 @@ impl Progress {
             bar,
             label: String::new(),
             told_settling: false,
-            last_logged: Instant::now(),
+            last_logged: Duration::ZERO,
         }
     }
 
@@ -100,13 +102,14 @@ impl Observer for Progress {
 
     fn round_ended(&mut self) {
         self.bar.inc(1);
-        if self.bar.is_hidden() && self.last_logged.elapsed() >= LOG_EVERY {
-            self.last_logged = Instant::now();
+        let now = self.bar.elapsed();
+        if self.bar.is_hidden() && now.saturating_sub(self.last_logged) >= LOG_EVERY {
+            self.last_logged = now;
             eprintln!(
                 "concbench: {}/{} rounds, {:.0} min; {}",
                 self.bar.position(),
                 self.bar.length().unwrap_or(0),
-                self.bar.elapsed().as_secs_f64() / 60.0,
+                now.as_secs_f64() / 60.0,
                 self.label
             );
         }
