@@ -7,6 +7,12 @@
 //! variant costs about 20 ms (a fresh worker, calibration, warm-up, three samples), so six are
 //! affordable for every cheap variant; the long batches (io, servers, print workloads) dominate
 //! the run's time and get what their verdicts need.
+//!
+//! A full run measures the articles' sizes, where one round of a variant can take seconds (a
+//! 100-thread cold read of 5 GiB, a server under 1000 connections): every variant once is about
+//! five minutes on a 2-CPU machine. So a variant no verdict uses whose first round took longer
+//! than `long_round` keeps that one round — a figure shown without an interval, as three rounds
+//! would be too — and the time goes to the rounds the verdicts need.
 
 use std::time::Duration;
 
@@ -16,6 +22,8 @@ pub struct RunPlan {
     pub claim_rounds: usize,
     /// Rounds every other variant gets.
     pub other_rounds: usize,
+    /// A variant no verdict uses whose first round took longer than this gets only that round.
+    pub long_round: Duration,
     /// Cheap variants (a round under `cheap_round`) without a verdict are topped up to this many
     /// rounds, for an interval, while the budget allows.
     pub interval_rounds: usize,
@@ -41,6 +49,7 @@ impl RunPlan {
             return RunPlan {
                 claim_rounds: 1,
                 other_rounds: 1,
+                long_round: Duration::MAX,
                 interval_rounds: 1,
                 cheap_round: Duration::ZERO,
                 max_rounds: 1,
@@ -51,8 +60,14 @@ impl RunPlan {
             };
         }
         RunPlan {
-            claim_rounds: if quick { 6 } else { 10 },
+            claim_rounds: 6,
             other_rounds: 3,
+            // A quick run's rounds are all short (its longest, a JVM's start, is ~0.5 s).
+            long_round: if quick {
+                Duration::MAX
+            } else {
+                Duration::from_secs(1)
+            },
             interval_rounds: 6,
             cheap_round: Duration::from_millis(if quick { 100 } else { 300 }),
             max_rounds: if quick { 20 } else { 30 },
@@ -68,6 +83,7 @@ impl RunPlan {
         let n = n.max(1);
         self.claim_rounds = n;
         self.other_rounds = n;
+        self.long_round = Duration::MAX;
         self.interval_rounds = self.interval_rounds.min(n).max(1);
         self.max_rounds = self.max_rounds.max(n);
         self

@@ -171,37 +171,50 @@ impl Run<'_> {
         self.observer.planned(self.planned);
     }
 
-    /// Everyone gets its first rounds: `other_rounds` passes of all, then passes of the judged
-    /// variants up to `claim_rounds`.
+    /// The rounds variant `i` gets in the base passes: a verdict's, or the others' — one only
+    /// when its first round was long (see [`RunPlan::long_round`]).
+    fn base_rounds(&self, i: usize) -> usize {
+        let s = &self.slots[i];
+        if s.judged {
+            self.plan.claim_rounds
+        } else if !s.rounds.is_empty() && s.mean_wall() > self.plan.long_round.as_secs_f64() {
+            1
+        } else {
+            self.plan.other_rounds
+        }
+    }
+
+    fn base_total(&self) -> usize {
+        (0..self.slots.len()).map(|i| self.base_rounds(i)).sum()
+    }
+
+    /// Everyone gets its first rounds: `other_rounds` passes of all (one of a long variant no
+    /// verdict uses), then passes of the judged variants up to `claim_rounds`.
     fn base_passes(&mut self) {
         let passes = self.plan.claim_rounds.max(self.plan.other_rounds);
-        let total: usize = self
-            .slots
-            .iter()
-            .map(|s| {
-                if s.judged {
-                    self.plan.claim_rounds
-                } else {
-                    self.plan.other_rounds
-                }
-            })
-            .sum();
+        let mut total = self.base_total();
         self.plan_more(total);
         for p in 0..passes {
             let wanted: Vec<usize> = (0..self.slots.len())
-                .filter(|&i| {
-                    let need = if self.slots[i].judged {
-                        self.plan.claim_rounds
-                    } else {
-                        self.plan.other_rounds
-                    };
-                    p < need
-                })
+                .filter(|&i| p < self.base_rounds(i))
                 .collect();
             if !self.pass(&wanted) {
                 return;
             }
+            // After the first pass the long variants are known: the plan shrinks.
+            let now = self.base_total();
+            if now != total {
+                self.planned = (self.planned + now)
+                    .saturating_sub(total)
+                    .max(self.rounds_taken());
+                self.observer.planned(self.planned);
+                total = now;
+            }
         }
+    }
+
+    fn rounds_taken(&self) -> usize {
+        self.slots.iter().map(|s| s.rounds.len()).sum()
     }
 
     /// Variants whose clean rounds fell short of their base because rounds were excluded.
@@ -209,12 +222,9 @@ impl Run<'_> {
         (0..self.slots.len())
             .filter(|&i| {
                 let s = &self.slots[i];
-                let base = if s.judged {
-                    self.plan.claim_rounds
-                } else {
-                    self.plan.other_rounds
-                };
-                !s.done && s.clean_rounds() < base && s.rounds.len() < self.plan.max_rounds
+                !s.done
+                    && s.clean_rounds() < self.base_rounds(i)
+                    && s.rounds.len() < self.plan.max_rounds
             })
             .collect()
     }
@@ -412,11 +422,15 @@ impl Run<'_> {
                 s.waited.as_secs_f64()
             ));
         }
-        let open: Vec<&str> = judged
-            .iter()
-            .filter(|j| !j.undecided.is_empty())
-            .map(|j| j.verdict.source.as_str())
-            .collect();
+        let claims = |f: &dyn Fn(&verdicts::Judged<'_>) -> bool| -> Vec<&str> {
+            judged
+                .iter()
+                .filter(|j| f(j))
+                .map(|j| j.verdict.source.as_str())
+                .collect()
+        };
+        let open = claims(&|j| !j.undecided_checks.is_empty());
+        let on_margin = claims(&|j| !j.undecided.is_empty() && j.undecided_checks.is_empty());
         if !open.is_empty() && !self.cancel.is_cancelled() {
             warnings.push(format!(
                 "a check was still inconclusive when the budget ({:.0} s) or the round cap ({}) \
@@ -424,6 +438,13 @@ impl Run<'_> {
                 self.plan.budget.as_secs_f64(),
                 self.plan.max_rounds,
                 open.join(", ")
+            ));
+        }
+        if !on_margin.is_empty() && !self.cancel.is_cancelled() {
+            warnings.push(format!(
+                "inconclusive because a measured quantity sits on its rule's margin, where more \
+                 rounds would decide it only by chance: {}",
+                on_margin.join(", ")
             ));
         }
         SessionOutput {

@@ -109,8 +109,8 @@ pub struct MeasureArgs {
     pub repeat: Option<u32>,
     /// Rounds every variant gets at least — each a fresh worker process, interleaved with the
     /// variants it is compared with. The unit of evidence: intervals and verdicts are across
-    /// rounds (default: 10 for variants a verdict uses and 6 for the others; 6 and 3 with
-    /// --quick; more while a verdict is undecided).
+    /// rounds (default: 6 for variants a verdict uses, more while a verdict is undecided; 3 for
+    /// the others, or 1 in a full run when one round takes over a second).
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=1000))]
     pub rounds: Option<u32>,
     /// Seconds after which no more rounds are added for undecided verdicts (default 540; 55

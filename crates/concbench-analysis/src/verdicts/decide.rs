@@ -133,9 +133,16 @@ pub fn decide(rule: Rule, ci: Option<(f64, f64)>) -> VerdictKind {
 /// A claim's verdict from its checks' decisions.
 ///
 /// Invariants: an empty list gives `None` (nothing judged); unanimous checks give their
-/// decision; under `Conditions`, confirmed and refuted checks together give `Depends`, else any
-/// inconclusive one makes the claim inconclusive; under `All`, one refuted part refutes, else
-/// any inconclusive part makes it inconclusive.
+/// decision; under `Conditions`, confirmed and refuted checks together give `Depends`, refuted
+/// ones with only inconclusive others give `Refuted`, and confirmed ones with an inconclusive
+/// other give `Inconclusive`; under `All`, one refuted part refutes, else any inconclusive part
+/// makes it inconclusive.
+///
+/// Why refuted conditions beside undecided ones refute: a claim judged over conditions is a
+/// general statement ("more threads do not help"), and a condition where it is shown false is a
+/// counter-example; an undecided condition could only make the verdict "depends" (true here,
+/// false there), never "confirmed". Confirming needs every condition, so one undecided
+/// condition leaves a claim the others confirm inconclusive.
 pub fn combine(how: Combine, decisions: &[VerdictKind]) -> Option<VerdictKind> {
     use VerdictKind::*;
     if decisions.is_empty() {
@@ -147,8 +154,8 @@ pub fn combine(how: Combine, decisions: &[VerdictKind]) -> Option<VerdictKind> {
         Combine::All if any(Inconclusive) => Inconclusive,
         Combine::All => Confirmed,
         Combine::Conditions if any(Confirmed) && any(Refuted) => Depends,
-        Combine::Conditions if any(Inconclusive) => Inconclusive,
         Combine::Conditions if any(Refuted) => Refuted,
+        Combine::Conditions if any(Inconclusive) => Inconclusive,
         Combine::Conditions => Confirmed,
     })
 }
@@ -240,6 +247,13 @@ mod tests {
         );
         assert_eq!(combine(c, &[Confirmed, Inconclusive]), Some(Inconclusive));
         assert_eq!(combine(c, &[Refuted, Refuted]), Some(Refuted));
+        // A counter-example refutes a general claim; the undecided condition could only make
+        // it "depends".
+        assert_eq!(combine(c, &[Refuted, Inconclusive]), Some(Refuted));
+        assert_eq!(
+            combine(c, &[Inconclusive, Inconclusive]),
+            Some(Inconclusive)
+        );
         let a = Combine::All;
         assert_eq!(combine(a, &[Confirmed, Refuted]), Some(Refuted));
         assert_eq!(combine(a, &[Confirmed, Inconclusive]), Some(Inconclusive));

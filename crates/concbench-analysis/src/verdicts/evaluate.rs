@@ -55,18 +55,17 @@ pub fn judge_claim<'a>(doc: &'a ResultDoc, claim: &'a Claim) -> Option<Judged<'a
         }
     }
     set_beside(&mut checked);
-    let deciding: Vec<&Checked<'_>> = checked.iter().filter(|c| !c.check.beside).collect();
-    let decisions: Vec<VerdictKind> = deciding.iter().map(|c| c.check.decision).collect();
-    let kind = combine(claim.combine, &decisions)?;
     let mut evidence: Vec<String> = Vec::new();
     let mut undecided: Vec<&ResultEntry> = Vec::new();
     let mut undecided_checks: Vec<Vec<&ResultEntry>> = Vec::new();
     let mut fragile_checks: Vec<Vec<&ResultEntry>> = Vec::new();
-    for c in &checked {
+    for c in &mut checked {
         let deciding = !c.check.beside && !c.withheld;
         let open = deciding && c.check.decision == VerdictKind::Inconclusive;
-        if open {
+        if open && decidable(c.rule, &c.series.values) {
             undecided_checks.push(c.results.clone());
+        } else if open {
+            add_note(&mut c.check, AT_THE_MARGIN);
         } else if deciding && check_robustness(c, &claim.id) < STABLE {
             fragile_checks.push(c.results.clone());
         }
@@ -79,6 +78,9 @@ pub fn judge_claim<'a>(doc: &'a ResultDoc, claim: &'a Claim) -> Option<Judged<'a
             }
         }
     }
+    let deciding: Vec<&Checked<'_>> = checked.iter().filter(|c| !c.check.beside).collect();
+    let decisions: Vec<VerdictKind> = deciding.iter().map(|c| c.check.decision).collect();
+    let kind = combine(claim.combine, &decisions)?;
     let series: Vec<(Rule, &[f64])> = deciding
         .iter()
         .map(|c| (c.rule, c.series.values.as_slice()))
@@ -149,6 +151,40 @@ fn counter_median(entry: &ResultEntry, counter: &str) -> Option<f64> {
         return entry.counters.get(counter).copied();
     }
     Some(median(&values))
+}
+
+/// What an open check that more rounds would not decide says.
+pub const AT_THE_MARGIN: &str = "more rounds would not decide this: even half as wide, the \
+interval around this estimate would still reach across the rule's margin";
+
+/// Whether more rounds could decide an inconclusive check: it has too few rounds for an
+/// interval, or its interval, halved around the estimate (what about four times the rounds
+/// give), would lie on one side of the rule's margin.
+///
+/// Why: adding rounds to a check until its interval happens to clear the margin decides,
+/// sooner or later, a quantity that sits on the margin — by chance, and a rerun then disagrees
+/// (repeated looks at a growing sample inflate the error rate of any fixed-level interval). A
+/// check that is hopeless by this projection stops early and stays inconclusive, and the
+/// budget goes to checks that more rounds can settle. The projection is generous (four times
+/// the rounds is more than the cap allows after the base passes), so only checks whose estimate
+/// lies within a quarter of the interval's width of the margin stop.
+///
+/// Invariants: no interval -> true; a decided interval -> true (halving keeps it decided).
+pub fn decidable(rule: Rule, values: &[f64]) -> bool {
+    let Some((lo, hi)) = median_interval(values, 0.95) else {
+        return true;
+    };
+    let m = median(values);
+    let halved = (m - (m - lo) / 2.0, m + (hi - m) / 2.0);
+    decide(rule, Some(halved)) != VerdictKind::Inconclusive
+}
+
+fn add_note(check: &mut Check, sentence: &str) {
+    check.note = if check.note.is_empty() {
+        sentence.to_string()
+    } else {
+        format!("{}; {sentence}", check.note)
+    };
 }
 
 /// Share of the resamples of one check's rounds that repeat its decision.
@@ -286,6 +322,16 @@ fn explanation(claim: &Claim, kind: VerdictKind, checked: &[Checked<'_>]) -> Str
             )
         })
         .collect();
+    let open = checked
+        .iter()
+        .any(|c| !c.check.beside && c.check.decision == VerdictKind::Inconclusive);
+    if kind == VerdictKind::Refuted && open {
+        parts.push(
+            "Refuted by the conditions decided: a general claim falls on a counter-example; the \
+             undecided ones could make it \"depends\", not \"confirmed\"."
+                .to_string(),
+        );
+    }
     if let Some(text) = claim.explain.get(decision_word(kind)) {
         parts.push(text.clone());
     }

@@ -118,6 +118,17 @@ impl<C: Counter> Lock<C> {
     fn spins_oversubscribed(&self) -> bool {
         C::NAME == "spinlock" && self.threads > 2
     }
+
+    /// This variant's N: [`increments`], a tenth of it for a spinlock with more threads than
+    /// CPUs — each increment there costs a preempted holder's time slice shared among spinners
+    /// (~250 ns here), so the seed's 1e8 takes 25 s a round and says nothing more than 1e7.
+    fn count(&self, ctx: &RunContext) -> u64 {
+        if self.spins_oversubscribed() && !ctx.smoke {
+            increments(ctx) / 10
+        } else {
+            increments(ctx)
+        }
+    }
 }
 
 impl<C: Counter> Experiment for Lock<C> {
@@ -157,13 +168,16 @@ impl<C: Counter> Experiment for Lock<C> {
     /// and one round of 100 threads already outlasts the target sample time, so it settled on
     /// 1-2 increments per sample and timed the wake-ups instead.
     fn plan(&self, ctx: &RunContext) -> Plan {
-        Plan::Fixed(increments(ctx))
+        Plan::Fixed(self.count(ctx))
     }
 
-    /// A spinlock at 100 threads takes seconds per full-run sample (holders preempted while
-    /// the others spin): one sample per round there; more evidence comes from more rounds.
-    fn max_repetitions(&self, _ctx: &RunContext) -> Option<usize> {
-        self.spins_oversubscribed().then_some(1)
+    /// A full run counts to the seed's 1e8 once per round (0.2-2 s, a spinlock at 100 threads
+    /// far longer: holders preempted while the others spin); the rounds, fresh workers, are the
+    /// replicates — five samples of 1e8 in one worker would cost five times as much and say
+    /// little about a rerun. A quick round's 2e6 is short enough for several samples, except
+    /// where the spinlock is oversubscribed.
+    fn max_repetitions(&self, ctx: &RunContext) -> Option<usize> {
+        (!ctx.quick || self.spins_oversubscribed()).then_some(1)
     }
 
     fn setup(&mut self, ctx: &RunContext) -> Result<()> {

@@ -12,6 +12,8 @@ mod vfork;
 
 use concbench_core::Experiment;
 
+pub(crate) use bulk::SEED_UNITS_PER_ROUND;
+
 // One creation each, for the anatomy family's parents of growing size.
 pub(crate) use fork::fork_and_reap;
 pub(crate) use spawn::{bare_args, posix_spawn, reap_ok, true_path};

@@ -114,7 +114,8 @@ const fn batch(full: u64, quick: u64, smoke: u64) -> Size {
     Size::Batch { full, quick, smoke }
 }
 
-const SEED_100K: Size = batch(100_000, 10_000, 200);
+/// The seed's 100,000 creations, spread over a full run's rounds as `create.*_100k` does.
+const SEED_100K: Size = batch(crate::create::SEED_UNITS_PER_ROUND, 10_000, 200);
 
 fn go() -> Vec<Variant> {
     const CREATE: Meta = meta(
@@ -404,7 +405,7 @@ fn c() -> Vec<Variant> {
             &[("batch", Str("100k"))],
             SameCpu,
             // Forks cost ~0.1-0.2 ms: 1,000 keep a quick round near a tenth of a second.
-            batch(100_000, 1_000, 100),
+            batch(crate::create::SEED_UNITS_PER_ROUND, 1_000, 100),
         ),
         v(
             C,

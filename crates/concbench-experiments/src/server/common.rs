@@ -52,11 +52,15 @@ pub fn sizes(ctx: &RunContext) -> Sizes {
             window: Duration::from_millis(100),
         }
     } else {
+        // A third of a second of load per sample (tens of thousands of requests): a full run's
+        // evidence is its rounds (fresh servers, interleaved), and the throughput of this kind of
+        // VM drifts more from one minute to the next than a longer window within one round
+        // would reduce.
         Sizes {
             connections: KEEPALIVE_CONNECTIONS,
-            warmup: Duration::from_millis(500),
-            sample_warmup: Duration::from_millis(100),
-            window: Duration::from_secs(1),
+            warmup: Duration::from_millis(200),
+            sample_warmup: Duration::from_millis(50),
+            window: Duration::from_millis(300),
         }
     }
 }

@@ -21,8 +21,9 @@ use std::collections::BTreeMap;
 use std::time::Duration;
 
 /// The untimed warm-up of an article system in a full run: long enough for a JVM's JIT to have
-/// compiled the request path (tens of thousands of requests) before the first sample.
-const SYSTEM_WARMUP: Duration = Duration::from_secs(2);
+/// compiled the request path (tens of thousands of requests: C2 compiles a method after about
+/// ten thousand calls) before the first sample.
+const SYSTEM_WARMUP: Duration = Duration::from_secs(1);
 /// The shortest warm-up and window of an article system even in smoke runs: a fresh JVM loads
 /// classes and compiles on the first requests, and a 40 ms smoke window can pass without an
 /// answer.
