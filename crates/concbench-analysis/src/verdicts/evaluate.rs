@@ -7,7 +7,7 @@ use super::series::{instances, series, Instance, Series};
 use super::spec::{CheckSpec, GuardEffect};
 use crate::published::Claim;
 use concbench_core::{human, Check, ResultDoc, ResultEntry, Verdict, VerdictKind};
-use concbench_stats::{median, median_interval, MIN_VALUES_95};
+use concbench_stats::{median, median_interval, projected_half_width, MIN_VALUES_95};
 
 /// A claim judged, with the results that fed its undecided checks (more rounds of those could
 /// decide it), all together and check by check.
@@ -154,29 +154,32 @@ fn counter_median(entry: &ResultEntry, counter: &str) -> Option<f64> {
 }
 
 /// What an open check that more rounds would not decide says.
-pub const AT_THE_MARGIN: &str = "more rounds would not decide this: even half as wide, the \
-interval around this estimate would still reach across the rule's margin";
+pub const AT_THE_MARGIN: &str = "more rounds would not decide this: the interval expected at \
+four times these rounds would still reach across the rule's margin";
 
-/// Whether more rounds could decide an inconclusive check: it has too few rounds for an
-/// interval, or its interval, halved around the estimate (what about four times the rounds
-/// give), would lie on one side of the rule's margin.
+/// Rounds a check needs before more rounds are refused to it: below this its estimate is too
+/// unsteady to say where it sits relative to the margin.
+pub const FUTILITY_MIN_ROUNDS: usize = 10;
+
+/// Whether more rounds could decide an inconclusive check: it has fewer than
+/// [`FUTILITY_MIN_ROUNDS`] rounds, or the interval expected at four times its rounds (centred on
+/// its estimate, [`projected_half_width`]) would lie on one side of the rule's margin.
 ///
 /// Why: adding rounds to a check until its interval happens to clear the margin decides,
 /// sooner or later, a quantity that sits on the margin — by chance, and a rerun then disagrees
 /// (repeated looks at a growing sample inflate the error rate of any fixed-level interval). A
-/// check that is hopeless by this projection stops early and stays inconclusive, and the
-/// budget goes to checks that more rounds can settle. The projection is generous (four times
-/// the rounds is more than the cap allows after the base passes), so only checks whose estimate
-/// lies within a quarter of the interval's width of the margin stop.
+/// check that is hopeless by this projection stops and stays inconclusive, and the budget goes
+/// to checks that more rounds can settle. The projection is generous (four times the rounds is
+/// more than the cap allows), so only checks whose estimate sits close to the margin stop.
 ///
-/// Invariants: no interval -> true; a decided interval -> true (halving keeps it decided).
+/// Invariant: a check with fewer than [`FUTILITY_MIN_ROUNDS`] rounds is always decidable.
 pub fn decidable(rule: Rule, values: &[f64]) -> bool {
-    let Some((lo, hi)) = median_interval(values, 0.95) else {
+    if values.len() < FUTILITY_MIN_ROUNDS {
         return true;
-    };
+    }
     let m = median(values);
-    let halved = (m - (m - lo) / 2.0, m + (hi - m) / 2.0);
-    decide(rule, Some(halved)) != VerdictKind::Inconclusive
+    let h = projected_half_width(values, 4 * values.len());
+    decide(rule, Some((m - h, m + h))) != VerdictKind::Inconclusive
 }
 
 fn add_note(check: &mut Check, sentence: &str) {
@@ -336,4 +339,33 @@ fn explanation(claim: &Claim, kind: VerdictKind, checked: &[Checked<'_>]) -> Str
         parts.push(text.clone());
     }
     parts.join(" ")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const GREATER: Rule = Rule::Greater { min_effect: 1.15 };
+
+    /// `n` values spread evenly around `centre` (+-`spread`).
+    fn around(centre: f64, spread: f64, n: usize) -> Vec<f64> {
+        (0..n)
+            .map(|i| centre + spread * (2.0 * i as f64 / (n - 1) as f64 - 1.0))
+            .collect()
+    }
+
+    #[test]
+    fn a_check_on_its_margin_is_not_decidable_one_beside_it_is() {
+        // On the margin: no number of rounds decides it.
+        assert!(!decidable(GREATER, &around(1.15, 0.2, 12)));
+        // Clearly below the margin, but with an interval that still reaches it: more rounds
+        // refute it.
+        assert!(decidable(GREATER, &around(1.0, 0.2, 12)));
+        assert!(decidable(GREATER, &around(1.3, 0.2, 12)));
+        // Too few rounds to say where the estimate sits.
+        assert!(decidable(
+            GREATER,
+            &around(1.15, 0.2, FUTILITY_MIN_ROUNDS - 1)
+        ));
+    }
 }
