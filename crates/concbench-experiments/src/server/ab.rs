@@ -318,8 +318,9 @@ impl Experiment for Ab {
         self.runtime_version = Some(server.version().to_string());
         let idle_pss_kib = tree::tree_pss_kib(server.pid());
         if !ctx.smoke && !ctx.quick {
-            // Untimed, as the steady scenarios warm up: a JIT compiles the request path first.
-            run_ab(ctx, &ab, server.addr().port(), connections, 2, &mut || {})
+            // Untimed, as the steady scenarios warm up (a second, as theirs): a JIT compiles the
+            // request path first.
+            run_ab(ctx, &ab, server.addr().port(), connections, 1, &mut || {})
                 .context("warming up with ab")?;
         }
         let note = server.note().map(str::to_string);
