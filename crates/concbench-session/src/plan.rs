@@ -11,8 +11,9 @@
 //! A full run measures the articles' sizes, where one round of a variant can take seconds (a
 //! 100-thread cold read of 5 GiB, a server under 1000 connections): every variant once is about
 //! five minutes on a 2-CPU machine. So a variant no verdict uses whose first round took longer
-//! than `long_round` keeps that one round — a figure shown without an interval, as three rounds
-//! would be too — and the time goes to the rounds the verdicts need.
+//! than `long_round` (a full run's `cheap_round`, 0.3 s: what is not cheap enough to top up to
+//! an interval) keeps that one round — a figure shown without an interval, as three rounds would
+//! be too — and the time goes to the rounds the verdicts need.
 
 use std::time::Duration;
 
@@ -62,11 +63,12 @@ impl RunPlan {
         RunPlan {
             claim_rounds: 6,
             other_rounds: 3,
-            // A quick run's rounds are all short (its longest, a JVM's start, is ~0.5 s).
+            // A quick run's rounds are all short (its longest, a JVM's start, is ~0.5 s); in a
+            // full run, what is not cheap enough for an interval (`cheap_round`) keeps one round.
             long_round: if quick {
                 Duration::MAX
             } else {
-                Duration::from_secs(1)
+                Duration::from_millis(300)
             },
             interval_rounds: 6,
             cheap_round: Duration::from_millis(if quick { 100 } else { 300 }),

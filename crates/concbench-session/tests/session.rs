@@ -251,7 +251,7 @@ fn judged_variants_get_six_rounds_the_others_three_then_cheap_ones_an_interval()
 fn a_full_run_gives_a_long_variant_no_verdict_uses_one_round() {
     let m = FakeMachine::default();
     let mut r = runner(&m, 4.0, &[0.0, 0.01, -0.01]);
-    // Every round takes 2 s: over a full run's one-second `long_round`.
+    // Every round takes 2 s: over a full run's `long_round`.
     r.round_s = 2.0;
     let mut quiet = Quiet::default();
     let out = run(

@@ -110,7 +110,7 @@ pub struct MeasureArgs {
     /// Rounds every variant gets at least — each a fresh worker process, interleaved with the
     /// variants it is compared with. The unit of evidence: intervals and verdicts are across
     /// rounds (default: 6 for variants a verdict uses, more while a verdict is undecided; 3 for
-    /// the others, or 1 in a full run when one round takes over a second).
+    /// the others, or 1 in a full run when one round takes over 0.3 s).
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=1000))]
     pub rounds: Option<u32>,
     /// Seconds after which no more rounds are added for undecided verdicts (default 540; 55
