@@ -216,19 +216,30 @@ fn verdict(out: &concbench_session::SessionOutput, source: &str) -> VerdictKind 
         .verdict
 }
 
+/// How many rounds the result `id` rests on.
+fn rounds_of(out: &concbench_session::SessionOutput, id: &str) -> usize {
+    out.results
+        .iter()
+        .find(|e| e.id == id)
+        .unwrap()
+        .rounds
+        .len()
+}
+
+/// A full run's plan without the settling wait.
+fn full_plan() -> RunPlan {
+    RunPlan {
+        settle: Duration::ZERO,
+        ..RunPlan::new(false, false)
+    }
+}
+
 #[test]
 fn judged_variants_get_six_rounds_the_others_three_then_cheap_ones_an_interval() {
     let m = FakeMachine::default();
     let mut r = runner(&m, 4.0, &[0.0, 0.01, -0.01]);
     let out = quick_run(&variants(), &mut r, &m);
-    let rounds = |id: &str| {
-        out.results
-            .iter()
-            .find(|e| e.id == id)
-            .unwrap()
-            .rounds
-            .len()
-    };
+    let rounds = |id: &str| rounds_of(&out, id);
     assert_eq!(rounds("create.fork"), 6);
     assert_eq!(rounds("create.thread"), 6);
     // Three base rounds, topped up to six because a round is cheap.
@@ -256,24 +267,14 @@ fn a_full_run_gives_a_long_variant_no_verdict_uses_one_round() {
     let mut quiet = Quiet::default();
     let out = run(
         &variants(),
-        &RunPlan {
-            settle: Duration::ZERO,
-            ..RunPlan::new(false, false)
-        },
+        &full_plan(),
         &mut r,
         &m,
         &mut quiet,
         &CancelToken::new(),
         &host(),
     );
-    let rounds = |id: &str| {
-        out.results
-            .iter()
-            .find(|e| e.id == id)
-            .unwrap()
-            .rounds
-            .len()
-    };
+    let rounds = |id: &str| rounds_of(&out, id);
     assert_eq!(rounds("create.vfork"), 1);
     assert_eq!(rounds("create.fork"), 6);
     assert_eq!(rounds("create.thread"), 6);
@@ -281,11 +282,7 @@ fn a_full_run_gives_a_long_variant_no_verdict_uses_one_round() {
     // `--rounds N` still means every variant gets N.
     let mut r = runner(&m, 4.0, &[0.0, 0.01, -0.01]);
     r.round_s = 2.0;
-    let plan = RunPlan {
-        settle: Duration::ZERO,
-        ..RunPlan::new(false, false)
-    }
-    .with_rounds(2);
+    let plan = full_plan().with_rounds(2);
     let out = run(
         &variants(),
         &plan,

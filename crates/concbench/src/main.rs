@@ -3,8 +3,8 @@
 //! The binary is thin: parse arguments, dispatch to one file per command, map errors to exit
 //! codes (0 success, 1 measurement failure, 2 bad usage or input, 130 interrupted).
 
-// Output goes through `stdout::out!`, which ends quietly when the reader goes away.
-#![deny(clippy::print_stdout)]
+// Output goes through `stdout::out!` and `errln!`, which end quietly when the reader goes away.
+#![deny(clippy::print_stdout, clippy::print_stderr)]
 
 mod args;
 mod commands;
@@ -14,6 +14,7 @@ mod progress;
 mod session;
 mod stdout;
 
+use crate::stdout::errln;
 use clap::Parser;
 use std::process::ExitCode;
 
@@ -22,7 +23,7 @@ fn main() -> ExitCode {
     match commands::dispatch(args) {
         Ok(code) => code,
         Err(err) => {
-            eprintln!("concbench: error: {err:#}");
+            errln!("concbench: error: {err:#}");
             if concbench_core::error::is_usage_error(&err) {
                 ExitCode::from(2)
             } else {

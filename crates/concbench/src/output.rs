@@ -2,6 +2,7 @@
 //! outputs, a fallback: a write that fails at the end of a run goes to `$TMPDIR` instead, so the
 //! measurement is not lost (the paths were checked before measuring: `commands/preflight.rs`).
 
+use crate::stdout::errln;
 use anyhow::Result;
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -62,7 +63,7 @@ fn write_or_fallback_in(label: &str, path: &Path, text: &str, fallback: &Path) -
         });
     match kept {
         Ok((_, written)) => {
-            eprintln!(
+            errln!(
                 "concbench: warning: {first:#}; wrote it to {} instead",
                 written.display()
             );

@@ -7,6 +7,7 @@
 //! The bar redraws from a ticker thread. That is safe for the measurements only because they run
 //! in worker processes: a thread in the measuring process would slow its forks (METHODOLOGY.md).
 
+use crate::stdout::errln;
 use concbench_measure::HarnessEvent;
 use concbench_session::{Observer, Variant};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
@@ -54,7 +55,7 @@ impl Progress {
     /// Print a line above the bar (or plainly when hidden).
     fn line(&self, line: &str) {
         if self.bar.is_hidden() {
-            eprintln!("{line}");
+            errln!("{line}");
         } else {
             self.bar.println(line);
         }
@@ -105,7 +106,7 @@ impl Observer for Progress {
         let now = self.bar.elapsed();
         if self.bar.is_hidden() && now.saturating_sub(self.last_logged) >= LOG_EVERY {
             self.last_logged = now;
-            eprintln!(
+            errln!(
                 "concbench: {}/{} rounds, {:.0} min; {}",
                 self.bar.position(),
                 self.bar.length().unwrap_or(0),

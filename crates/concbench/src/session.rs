@@ -6,6 +6,7 @@
 use crate::args::{MeasureArgs, Pin};
 use crate::output;
 use crate::progress::Progress;
+use crate::stdout::errln;
 use anyhow::{Context, Result};
 use concbench_core::{Experiment, Params, ResultDoc};
 use concbench_experiments::io::RunData;
@@ -166,7 +167,7 @@ pub fn measure(
     if let Some(io) = io_data.take() {
         let done = io.describe_end();
         drop(io);
-        eprintln!("concbench: {done}");
+        errln!("concbench: {done}");
     }
     let mut doc = ResultDoc::new(host.clone(), started_at);
     doc.settings = settings;
@@ -183,7 +184,7 @@ pub fn measure(
     doc.failures = out.failures;
     doc.verdicts = out.verdicts;
     doc.interrupted = out.interrupted;
-    eprintln!(
+    errln!(
         "concbench: {} rounds in {} passes, {:.0} s{}",
         out.rounds,
         out.passes,
@@ -216,7 +217,7 @@ fn broken_selectors() -> Vec<String> {
                 "the rule of {s} names a result this build does not have; that check cannot be \
                  judged (a renamed experiment or param: please report it)"
             );
-            eprintln!("concbench: warning: {w}");
+            errln!("concbench: warning: {w}");
             w
         })
         .collect()
@@ -270,14 +271,14 @@ pub fn keep(
         .unwrap_or_else(|| default_json_path(command, &doc.started_at));
     let label = output::document_label(args.json.as_deref());
     let path = output::write_or_fallback(label, &path, &Json.render(doc)?)?;
-    eprintln!("concbench: wrote {}", path.display());
+    errln!("concbench: wrote {}", path.display());
     if let Some(store) = store {
         match store.save(doc, command) {
-            Ok(id) => eprintln!(
+            Ok(id) => errln!(
                 "concbench: stored as run {id} in {} (`concbench history`)",
                 store.path().display()
             ),
-            Err(e) => eprintln!(
+            Err(e) => errln!(
                 "concbench: warning: not stored in {}: {e:#} (the JSON above has everything)",
                 store.path().display()
             ),

@@ -6,6 +6,11 @@
 //! Restoring SIGPIPE's default action instead would kill `run` before it writes its result
 //! document; here the output stops and the command carries on with its files and its exit code.
 //! `clippy::print_stdout` (see `main.rs`) keeps `print!` out of the crate.
+//!
+//! Messages on stderr go through [`errln!`] for the same reason: a closed terminal fails every
+//! write (EIO) in the moment before its SIGHUP is handled, and `eprintln!` would panic there and
+//! end the run (exit 101) instead of letting it stop cleanly and write its document;
+//! `clippy::print_stderr` keeps `eprintln!` out.
 
 use std::io::{ErrorKind, Write};
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -49,4 +54,16 @@ macro_rules! outln {
     };
 }
 
-pub(crate) use {out, outln};
+/// Write a line to stderr; a failed write (a closed terminal, a closed pipe) is ignored.
+pub fn eprint_line(text: std::fmt::Arguments<'_>) {
+    let _ = writeln!(std::io::stderr(), "{text}");
+}
+
+/// `eprintln!` that never panics on a failed write.
+macro_rules! errln {
+    ($($arg:tt)*) => {
+        $crate::stdout::eprint_line(format_args!($($arg)*))
+    };
+}
+
+pub(crate) use {errln, out, outln};

@@ -194,6 +194,20 @@ fn report_of_a_missing_file_is_a_usage_error() {
 }
 
 #[test]
+fn regression_a_closed_stderr_does_not_turn_an_error_into_a_panic() {
+    // A closed terminal (before its SIGHUP is handled) or a closed pipe fails every write to
+    // stderr; `eprintln!` panicked there (exit 101) instead of ending with the command's code.
+    let mut child = concbench_process()
+        .args(["report", "/nonexistent/concbench.json"])
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    drop(child.stderr.take()); // the reader goes away before anything is written
+    assert_eq!(child.wait().unwrap().code(), Some(2));
+}
+
+#[test]
 fn report_of_garbage_or_a_foreign_document_is_a_usage_error() {
     let dir = tempfile::tempdir().unwrap();
     let garbage = dir.path().join("garbage.json");

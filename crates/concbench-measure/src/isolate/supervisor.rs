@@ -88,7 +88,10 @@ impl Supervisor {
             match rx.recv_timeout(POLL) {
                 Ok(Line::Message(WorkerMessage::Progress { event })) => on_event(event),
                 Ok(Line::Message(WorkerMessage::Outcome { outcome: o })) => outcome = Some(o),
-                Ok(Line::Garbage(line)) => eprintln!("concbench: worker said: {line}"),
+                Ok(Line::Garbage(line)) => {
+                    // Not eprintln!: it panics when the terminal has just closed.
+                    let _ = writeln!(std::io::stderr(), "concbench: worker said: {line}");
+                }
                 Err(mpsc::RecvTimeoutError::Disconnected) => break,
                 Err(mpsc::RecvTimeoutError::Timeout) => {}
             }

@@ -3,7 +3,7 @@
 
 use crate::args::{FleetArgs, FleetFilter, ReportArgs};
 use crate::db;
-use crate::stdout::{out, outln};
+use crate::stdout::{errln, out, outln};
 use anyhow::Result;
 use concbench_core::{ResultDoc, UsageError};
 use concbench_report::fleet::{self, Fleet, Submitted};
@@ -49,11 +49,11 @@ fn render(
     out!("{}", fleet::text(&fleet, None));
     if let Some(path) = &markdown {
         crate::output::write_output("--markdown", path, &fleet::markdown(&fleet))?;
-        eprintln!("concbench: wrote {}", path.display());
+        errln!("concbench: wrote {}", path.display());
     }
     if let Some(path) = &html {
         crate::output::write_output("--html", path, &fleet::html(&fleet)?)?;
-        eprintln!("concbench: wrote {} (open it in a browser)", path.display());
+        errln!("concbench: wrote {} (open it in a browser)", path.display());
     }
     Ok(ExitCode::SUCCESS)
 }

@@ -3,6 +3,7 @@
 //! clean end, Ctrl-C or a closed terminal would have removed. Only directories a concbench
 //! process claimed and whose owner has ended are touched (`concbench_sys::owner`).
 
+use crate::stdout::errln;
 use concbench_sys::owner::{self, Removed};
 use std::path::PathBuf;
 
@@ -18,7 +19,7 @@ pub fn sweep_before_measuring() {
         .flat_map(|base| owner::sweep(base, PREFIX))
         .collect();
     if let Some(note) = describe(&removed) {
-        eprintln!("concbench: {note}");
+        errln!("concbench: {note}");
     }
 }
 

@@ -7,7 +7,7 @@
 //! the minimum — is exit 1 with the reason, never a summary of zeros.
 
 use crate::args::LoadArgs;
-use crate::stdout::out;
+use crate::stdout::{errln, out};
 use anyhow::anyhow;
 use concbench_core::UsageError;
 use concbench_load::{target, LoadConfig, LoadReport, Protocol, Rate, Shortfall};
@@ -20,7 +20,7 @@ pub const DEFAULT_MIN_REQUESTS: u64 = 100;
 pub fn load(args: LoadArgs) -> anyhow::Result<ExitCode> {
     let t = target::parse(&args.url, args.allow_remote)?;
     if t.port_assumed {
-        eprintln!(
+        errln!(
             "concbench: note: {} names no port: using port {}, HTTP's default",
             args.url,
             target::DEFAULT_PORT

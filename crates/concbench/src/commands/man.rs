@@ -2,7 +2,7 @@
 //! (clap_mangen): `concbench.1` on stdout, or with `--dir` one page per command.
 
 use crate::args::{Cli, ManArgs};
-use crate::stdout::out;
+use crate::stdout::{errln, out};
 use anyhow::Result;
 use clap::CommandFactory;
 use concbench_core::UsageError;
@@ -23,7 +23,7 @@ pub fn man(args: ManArgs) -> Result<ExitCode> {
                 dir.display()
             ))
         })?;
-    eprintln!(
+    errln!(
         "concbench: wrote the man pages into {} (read one with `man {}/concbench.1`)",
         dir.display(),
         dir.display()

@@ -2,7 +2,7 @@
 //! terminal (every table with `--all`), or only the files `--html`, `--markdown`, `--csv` name.
 
 use crate::args::ReportArgs;
-use crate::stdout::out;
+use crate::stdout::{errln, out};
 use anyhow::Result;
 use concbench_analysis::verdicts;
 use concbench_core::{ResultDoc, UsageError, SCHEMA_ID};
@@ -36,7 +36,7 @@ pub fn report(args: ReportArgs) -> Result<ExitCode> {
     for (flag, path, exporter) in outputs {
         let Some(path) = path else { continue };
         crate::output::write_output(flag, path, &exporter.render(&doc)?)?;
-        eprintln!("concbench: wrote {}", path.display());
+        errln!("concbench: wrote {}", path.display());
         wrote_any = true;
     }
     // The terminal gets the answer only when no file was asked for: `report --csv OUT` is a

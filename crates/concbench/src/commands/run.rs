@@ -7,7 +7,7 @@ use crate::args::RunArgs;
 use crate::db;
 use crate::output;
 use crate::session::{self, Variant};
-use crate::stdout::out;
+use crate::stdout::{errln, out};
 use anyhow::Result;
 use concbench_core::{Experiment, Params, ResultDoc, UsageError, LABELS_SETTING};
 use concbench_report::{Exporter, Files, Html, Markdown, Terminal};
@@ -54,12 +54,12 @@ fn write_files(
     let document = session::keep(doc, &args.measure, store, "run")?;
     if let Some(md) = &args.markdown {
         let written = output::write_or_fallback("--markdown", md, &Markdown.render(doc)?)?;
-        eprintln!("concbench: wrote {}", written.display());
+        errln!("concbench: wrote {}", written.display());
     }
     let page = match &args.html {
         Some(html) => {
             let written = output::write_or_fallback("--html", html, &Html.render(doc)?)?;
-            eprintln!(
+            errln!(
                 "concbench: wrote {} (open it in a browser)",
                 written.display()
             );

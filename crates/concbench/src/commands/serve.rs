@@ -7,7 +7,7 @@
 //! Stopping ends the server's whole process group (its pool and every child).
 
 use crate::args::ServeArgs;
-use crate::stdout::outln;
+use crate::stdout::{errln, outln};
 use anyhow::{Context, Result};
 use concbench_core::UsageError;
 use concbench_server::{Design, Handler, RunningServer, ServerConfig};
@@ -30,7 +30,7 @@ pub fn serve(args: ServeArgs) -> Result<ExitCode> {
     })?;
     super::cpus::check_cpus("--cpus", &args.cpus)?;
     if !args.bind.is_loopback() {
-        eprintln!(
+        errln!(
             "concbench: warning: --bind {}: not a loopback address, so other machines can reach \
              this server; it has no authentication{}",
             args.bind,
@@ -90,7 +90,7 @@ fn wait_for_stop(
         ));
     };
     server.stop().context("stopping the server")?;
-    eprintln!(
+    errln!(
         "concbench: stopped the {design} server ({})",
         signal_hook::low_level::signal_name(signal).unwrap_or("signal")
     );
