@@ -8,6 +8,7 @@ use common::{concbench, concbench_process, processes_with, read_json, wait_for};
 use predicates::prelude::*;
 use std::fs::File;
 use std::os::fd::{FromRawFd, OwnedFd};
+use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Stdio};
 use std::time::{Duration, Instant};
@@ -74,6 +75,16 @@ fn io_run(tmp: &Path, json: &Path, marker: &str, stdio: Option<&File>) -> Child 
     .current_dir(tmp);
     match stdio {
         Some(tty) => {
+            // A test run under `nohup` (or any runner that ignores SIGHUP) passes the ignored
+            // disposition on, and concbench then keeps running past a closed terminal on
+            // purpose: this run must see the hangup as a terminal's user would.
+            // SAFETY: `signal` is async-signal-safe, as a pre_exec closure requires.
+            unsafe {
+                cmd.pre_exec(|| {
+                    libc::signal(libc::SIGHUP, libc::SIG_DFL);
+                    Ok(())
+                });
+            }
             // Attended, as in a terminal: the progress bar draws too.
             cmd.env_remove("CI")
                 .stdout(tty.try_clone().unwrap())
