@@ -191,21 +191,31 @@ fn plan() -> RunPlan {
     }
 }
 
-/// A quiet, uncancelled quick run of `vs` on the fakes.
-fn quick_run(
+/// A quiet, uncancelled run of `vs` under `plan` on the fakes.
+fn run_with(
+    plan: &RunPlan,
     vs: &[Variant],
     r: &mut FakeRunner<'_>,
     m: &FakeMachine,
 ) -> concbench_session::SessionOutput {
     run(
         vs,
-        &plan(),
+        plan,
         r,
         m,
         &mut Quiet::default(),
         &CancelToken::new(),
         &host(),
     )
+}
+
+/// A quiet, uncancelled quick run of `vs` on the fakes.
+fn quick_run(
+    vs: &[Variant],
+    r: &mut FakeRunner<'_>,
+    m: &FakeMachine,
+) -> concbench_session::SessionOutput {
+    run_with(&plan(), vs, r, m)
 }
 
 fn verdict(out: &concbench_session::SessionOutput, source: &str) -> VerdictKind {
@@ -283,15 +293,7 @@ fn a_full_run_gives_a_long_variant_no_verdict_uses_one_round() {
     let mut r = runner(&m, 4.0, &[0.0, 0.01, -0.01]);
     r.round_s = 2.0;
     let plan = full_plan().with_rounds(2);
-    let out = run(
-        &variants(),
-        &plan,
-        &mut r,
-        &m,
-        &mut Quiet::default(),
-        &CancelToken::new(),
-        &host(),
-    );
+    let out = run_with(&plan, &variants(), &mut r, &m);
     assert!(out.results.iter().all(|e| e.rounds.len() >= 2));
 }
 
@@ -329,17 +331,14 @@ fn regression_anatomy_levels_share_their_passes_so_each_layer_has_an_interval() 
 fn rounds_compared_by_a_verdict_are_measured_back_to_back_in_shuffled_order() {
     let m = FakeMachine::default();
     let mut r = runner(&m, 4.0, &[0.0]);
-    run(
-        &variants(),
+    run_with(
         &RunPlan {
             other_rounds: 6,
             ..plan()
         },
+        &variants(),
         &mut r,
         &m,
-        &mut Quiet::default(),
-        &CancelToken::new(),
-        &host(),
     );
     let passes: Vec<&[String]> = r.calls.chunks(3).take(6).collect();
     for pass in &passes {
@@ -411,15 +410,7 @@ fn the_budget_stops_extra_rounds() {
         budget: Duration::from_secs(20),
         ..plan()
     };
-    let out = run(
-        &variants(),
-        &p,
-        &mut r,
-        &m,
-        &mut Quiet::default(),
-        &CancelToken::new(),
-        &host(),
-    );
+    let out = run_with(&p, &variants(), &mut r, &m);
     let fork = out.results.iter().find(|e| e.id == "create.fork").unwrap();
     assert!(fork.rounds.len() < p.max_rounds, "{}", fork.rounds.len());
     assert!(m.now() <= Duration::from_secs(22), "{:?}", m.now());
