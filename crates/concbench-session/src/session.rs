@@ -448,7 +448,7 @@ impl Run<'_> {
             ));
         }
         SessionOutput {
-            rounds: self.slots.iter().map(|s| s.rounds.len()).sum(),
+            rounds: self.rounds_taken(),
             passes: self.passes,
             verdicts: judged.into_iter().map(|j| j.verdict).collect(),
             interrupted: self.cancel.is_cancelled(),
