@@ -171,28 +171,20 @@ impl Run<'_> {
         self.observer.planned(self.planned);
     }
 
-    /// The rounds variant `i` gets in the base passes: a verdict's, or the others' — one only
-    /// when its first round was long (see [`RunPlan::long_round`]).
+    /// The rounds variant `i` gets in the base passes: a verdict's or the others'.
     fn base_rounds(&self, i: usize) -> usize {
-        let s = &self.slots[i];
-        if s.judged {
+        if self.slots[i].judged {
             self.plan.claim_rounds
-        } else if !s.rounds.is_empty() && s.mean_wall() > self.plan.long_round.as_secs_f64() {
-            1
         } else {
             self.plan.other_rounds
         }
     }
 
-    fn base_total(&self) -> usize {
-        (0..self.slots.len()).map(|i| self.base_rounds(i)).sum()
-    }
-
-    /// Everyone gets its first rounds: `other_rounds` passes of all (one of a long variant no
-    /// verdict uses), then passes of the judged variants up to `claim_rounds`.
+    /// Everyone gets its first rounds: `other_rounds` passes of all, then passes of the judged
+    /// variants up to `claim_rounds`.
     fn base_passes(&mut self) {
         let passes = self.plan.claim_rounds.max(self.plan.other_rounds);
-        let mut total = self.base_total();
+        let total = (0..self.slots.len()).map(|i| self.base_rounds(i)).sum();
         self.plan_more(total);
         for p in 0..passes {
             let wanted: Vec<usize> = (0..self.slots.len())
@@ -200,15 +192,6 @@ impl Run<'_> {
                 .collect();
             if !self.pass(&wanted) {
                 return;
-            }
-            // After the first pass the long variants are known: the plan shrinks.
-            let now = self.base_total();
-            if now != total {
-                self.planned = (self.planned + now)
-                    .saturating_sub(total)
-                    .max(self.rounds_taken());
-                self.observer.planned(self.planned);
-                total = now;
             }
         }
     }
