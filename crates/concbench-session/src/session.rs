@@ -313,10 +313,19 @@ impl Run<'_> {
     fn provisional(&self) -> concbench_core::ResultDoc {
         let measured = self.measured();
         let (results, _) = assemble(&measured, self.host);
-        concbench_core::ResultDoc {
+        self.doc(results)
+    }
+
+    /// A document of `results` to judge: the plan's round cap goes with it, since it bounds
+    /// what more rounds can decide.
+    fn doc(&self, results: Vec<ResultEntry>) -> concbench_core::ResultDoc {
+        let mut doc = concbench_core::ResultDoc {
             results,
             ..concbench_core::ResultDoc::new(self.host.clone(), String::new())
-        }
+        };
+        doc.settings
+            .insert("max_rounds".into(), self.plan.max_rounds.into());
+        doc
     }
 
     fn measured(&self) -> Vec<Measured<'_>> {
@@ -390,10 +399,7 @@ impl Run<'_> {
     fn finish(self, settled: Option<Settled>) -> SessionOutput {
         let measured = self.measured();
         let (results, invalid) = assemble(&measured, self.host);
-        let doc = concbench_core::ResultDoc {
-            results: results.clone(),
-            ..concbench_core::ResultDoc::new(self.host.clone(), String::new())
-        };
+        let doc = self.doc(results.clone());
         let judged = verdicts::judge_all(&doc, &self.published);
         let mut warnings = Vec::new();
         if let Some(s) = settled.filter(|s| !s.quiet) {

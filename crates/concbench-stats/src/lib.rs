@@ -10,7 +10,8 @@
 //!   the Mann-Whitney interval.
 //! * [`benjamini_hochberg`]: significance over many comparisons.
 //! * [`modes`]: separate modes (a wake-up that sometimes finds its CPU halted).
-//! * [`projected_half_width`]: how narrow a median's interval would get with more values.
+//! * [`projected_half_width`], [`decision_chance`]: how narrow a median's interval would get with
+//!   more values, and how likely more values are to decide a check.
 
 mod fdr;
 mod location;
@@ -27,7 +28,7 @@ pub use location::{geometric_mean, mad, mean, median, quantile, stddev};
 pub use modes::{modes, Mode, MODE_GAP, MODE_MIN_SHARE, MODE_MIN_VALUES};
 pub use order_interval::{median_interval, paired_ratio, MIN_VALUES_95};
 pub use outliers::{tukey_outliers, Outliers};
-pub use projection::projected_half_width;
+pub use projection::{decision_chance, projected_half_width};
 pub use rank_test::mann_whitney_p;
 pub use shift::{shift_ratio, Shift};
 pub use summary::{summarize, Stats};

@@ -101,6 +101,17 @@ proptest! {
     }
 
     #[test]
+    fn decision_chance_is_a_mirror_symmetric_probability(xs in sample(), h in 0usize..80, a in -1e6f64..1e6, w in 0.0f64..1e6) {
+        let p = decision_chance(&xs, h, a, a + w);
+        prop_assert!((0.0..=1.0).contains(&p));
+        let mirrored: Vec<f64> = xs.iter().map(|x| -x).collect();
+        prop_assert!((p - decision_chance(&mirrored, h, -(a + w), -a)).abs() < 1e-6);
+        if h <= xs.len() && xs.len() >= 2 {
+            prop_assert_eq!(p, 0.0);
+        }
+    }
+
+    #[test]
     fn modes_partition_the_values(xs in prop::collection::vec(0.1f64..1e6, 1..60)) {
         let m = modes(&xs);
         prop_assert!(!m.is_empty());

@@ -55,7 +55,7 @@ pub enum Combine {
 
 impl Rule {
     /// The accepted region `[low, high]` of the quantity.
-    fn region(self) -> (f64, f64) {
+    pub(super) fn region(self) -> (f64, f64) {
         match self {
             Rule::Greater { min_effect } => (min_effect, f64::INFINITY),
             Rule::Less { min_effect } => (f64::NEG_INFINITY, 1.0 / min_effect),
