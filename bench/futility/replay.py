@@ -1,0 +1,189 @@
+#!/usr/bin/env python3
+"""Replay the adaptive rounds' stopping rules on measured rounds: how often would runs agree?
+
+For six checks that sit near their margins, the rounds of every given run are pooled; each
+simulated run draws six rounds, then one more per look until its interval (the same
+interpolated order-statistic interval and rule as concbench) decides the check, the cap is
+reached, or a futility rule stops it. Printed per rule: the share of simulated runs confirming,
+refuting and undecided, the chance that five runs all agree, and the mean rounds spent.
+
+The rules: `projection` (the rule before: the interval expected at four times the rounds,
+centred on the estimate, must clear the margin), `chance 5%` (concbench's: the rounds still
+allowed must have at least a 5% chance to decide it), `none` (no futility stop).
+Pooling leaves out drift between runs and the run's budget: a run's budget ends some checks
+earlier than the cap. It compares rules; it is not a forecast of a run.
+
+Usage: bench/futility/replay.py [--cap N] RUN.json...   (quick runs: --cap 20, full: --cap 30)
+"""
+import argparse
+import json
+import math
+import random
+
+INF = math.inf
+
+
+def median(xs):
+    s = sorted(xs)
+    n = len(s)
+    return s[n // 2] if n % 2 else (s[n // 2 - 1] + s[n // 2]) / 2
+
+
+def quantile(s, q):
+    pos = q * (len(s) - 1)
+    i = int(math.floor(pos))
+    f = pos - i
+    return s[i] if i + 1 >= len(s) else s[i] * (1 - f) + s[i + 1] * f
+
+
+def coverage(n, k):
+    """P(k <= B <= n - k) for B ~ Binomial(n, 1/2): the level of [x_(k), x_(n-k+1)]."""
+    if k == 0:
+        return 1.0
+    if 2 * k > n:
+        return 0.0
+    return 1 - 2 * sum(math.comb(n, i) for i in range(k)) / 2 ** n
+
+
+def interval(xs, level=0.95):
+    """concbench_stats::median_interval (Hettmansperger-Sheather interpolation)."""
+    n = len(xs)
+    if n < 2 or coverage(n, 1) < level:
+        return None
+    s = sorted(xs)
+    k = 1
+    while 2 * (k + 1) <= n and coverage(n, k + 1) >= level:
+        k += 1
+    gk, gk1 = coverage(n, k), coverage(n, k + 1)
+    lam = 0.0
+    if gk > gk1:
+        i = (gk - level) / (gk - gk1)
+        lam = (n - k) * i / (k + (n - 2 * k) * i)
+    lo = (1 - lam) * s[k - 1] + lam * s[k]
+    hi = (1 - lam) * s[n - k] + lam * s[n - k - 1]
+    return min(lo, hi), max(lo, hi)
+
+
+def decide(region, ci):
+    if ci is None:
+        return "I"
+    lo, hi = ci
+    a, b = region
+    if lo >= a and hi <= b:
+        return "C"
+    if hi < a or lo > b:
+        return "R"
+    return "I"
+
+
+def scale(xs):
+    s = sorted(xs)
+    return math.sqrt(math.pi / 2) * (quantile(s, 0.75) - quantile(s, 0.25)) / 1.349
+
+
+def phi(z):
+    return 0.5 * (1 + math.erf(z / math.sqrt(2)))
+
+
+def projection(region, xs, cap):
+    m, h = median(xs), 1.96 * scale(xs) / math.sqrt(4 * len(xs))
+    return decide(region, (m - h, m + h)) == "I"
+
+
+def chance(region, xs, cap):
+    """concbench_stats::decision_chance below 5%."""
+    n = len(xs)
+    if cap <= n:
+        return True
+    sc = scale(xs)
+    h = 1.96 * sc / math.sqrt(cap)
+    sd = max(sc * math.sqrt((cap - n) / (cap * n)), 1e-300)
+    m = median(xs)
+    a, b = region
+    below = lambda x: phi((x - m) / sd)
+    inside = below(b - h) - below(a + h) if a + h < b - h else 0.0
+    return inside + below(a - h) + (1 - below(b + h)) < 0.05
+
+
+def no_stop(region, xs, cap):
+    return False
+
+
+RULES = [("projection", projection), ("chance 5%", chance), ("none", no_stop)]
+
+
+def one_run(pop, region, futile, cap, rng):
+    xs = [rng.choice(pop) for _ in range(6)]
+    while True:
+        d = decide(region, interval(xs))
+        if d != "I":
+            return d, len(xs)
+        if len(xs) >= cap or (len(xs) >= 10 and futile(region, xs, cap)):
+            return "I", len(xs)
+        xs.append(rng.choice(pop))
+
+
+def get(doc, id, **params):
+    for r in doc["results"]:
+        if r["id"] == id and all(str(r["params"].get(k)) == str(v) for k, v in params.items()):
+            return {x["pass"]: x["value"] for x in r["rounds"] if not x.get("excluded")}
+    return {}
+
+
+def ratio(num, den):
+    return lambda d: [num(d)[p] / den(d)[p] for p in num(d) if p in den(d) and den(d)[p] > 0]
+
+
+def stevens(d):
+    f, a, b = (get(d, "server.stevens", design=x) for x in ("prefork-fdpass", "prefork-flock", "prefork-mutex"))
+    return [f[p] / max(a[p], b[p]) for p in f if p in a and p in b]
+
+
+CHECKS = [
+    ("S0.create.per_process: fork probe (ns) vs the table's 0.087 ms x/ 2", (43.4e3, 174e3),
+     lambda d: list(get(d, "probes.c.process_100k").values())),
+    ("S0.table.sharing: shm / thread at 4 MiB <= 1.15", (-INF, 1.15),
+     ratio(lambda d: get(d, "share.shm.process", bytes=4194304, placement="same-cpu"),
+           lambda d: get(d, "share.memory.thread", bytes=4194304, placement="same-cpu"))),
+    ("S1.lock: t100 / t2 >= 0.87", (0.87, INF),
+     ratio(lambda d: get(d, "contend.lock", lock="mutex", threads=100),
+           lambda d: get(d, "contend.lock", lock="mutex", threads=2))),
+    ("S0.print: thread / process at COUNT = 1000 >= 0.87", (0.87, INF),
+     ratio(lambda d: get(d, "workload.print", model="thread", count=1000, writer="write"),
+           lambda d: get(d, "workload.print", model="process", count=1000, writer="write"))),
+    ("S2.no_blocking: tokio (one thread) / epoll in [0.87, 1.15]", (0.87, 1.15),
+     ratio(lambda d: get(d, "server.keepalive", design="tokio-current"),
+           lambda d: get(d, "server.keepalive", design="epoll"))),
+    ("S0.stevens.order: fdpass / max(flock, mutex) >= 1.15", (1.15, INF), stevens),
+]
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--cap", type=int, default=20)
+    ap.add_argument("--sims", type=int, default=3000)
+    ap.add_argument("runs", nargs="+")
+    args = ap.parse_args()
+    docs = [json.load(open(f)) for f in args.runs]
+    for name, region, values in CHECKS:
+        pop = [x for d in docs for x in values(d)]
+        if len(pop) < 6:
+            print(f"== {name}: too few rounds in these runs")
+            continue
+        print(f"== {name}: {len(pop)} rounds from {len(docs)} runs, pooled median {median(pop):.4g}")
+        for rule, futile in RULES:
+            rng = random.Random(1)
+            counts = {"C": 0, "R": 0, "I": 0}
+            rounds = 0
+            for _ in range(args.sims):
+                d, n = one_run(pop, region, futile, args.cap, rng)
+                counts[d] += 1
+                rounds += n
+            p = {k: v / args.sims for k, v in counts.items()}
+            agree = sum(v ** 5 for v in p.values())
+            print(f"   {rule:11} confirmed {p['C']:.2f} refuted {p['R']:.2f} undecided {p['I']:.2f}"
+                  f"   five runs agree {agree:.2f}   mean rounds {rounds / args.sims:.1f}")
+
+
+if __name__ == "__main__":
+    main()
