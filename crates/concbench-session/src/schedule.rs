@@ -1,5 +1,6 @@
-//! The order of a pass: variants a verdict compares stay next to each other, in a shuffled
-//! order; the groups themselves are shuffled too.
+//! What a pass of adaptive rounds measures (whole checks, cheapest first, within a share of the
+//! budget left), and the order of a pass: variants a verdict compares stay next to each other,
+//! in a shuffled order; the groups themselves are shuffled too.
 //!
 //! Why: a comparison is taken pass by pass (A's round 3 against B's round 3), so A and B should
 //! be measured back to back — minutes apart, the machine's speed drifts by more than some of the
@@ -60,9 +61,78 @@ pub fn order(groups: &[Vec<usize>], wanted: &[usize], seed: u64, pass: usize) ->
     gs.into_iter().flatten().collect()
 }
 
+/// A pass of adaptive rounds spends at most this share of the budget left (or, when even the
+/// cheapest open check costs more, that one check).
+///
+/// Why: a check at six rounds barely narrows its interval with a seventh (at six to eight
+/// rounds the 95% interval is about [min, max]), while twenty more rounds of a cheap check
+/// decide it. Filling one pass with every check that fits spent a full run's last 30 s on one
+/// round of its dearest checks (io, servers) and left its cheapest (a switch, 0.25 s a pass)
+/// at six or seven rounds; a quarter of what is left per pass keeps the cheap checks going for
+/// many passes and adds the dear ones while the budget is still large.
+pub const PASS_SHARE: f64 = 0.25;
+
+/// The variants of one pass of adaptive rounds: whole check sets (each the variants one check
+/// compares), cheapest first, as long as the pass costs at most [`PASS_SHARE`] of `left`
+/// seconds — or the cheapest set alone, when it fits in `left` but not in that share.
+/// `cost(i)` is variant `i`'s expected round time in seconds.
+///
+/// Invariants: every chosen variant belongs to a set; the pass's cost is at most `left`; a set
+/// is taken whole or not at all; empty only when no set fits in `left`.
+pub fn adaptive_pass(
+    mut sets: Vec<Vec<usize>>,
+    cost: impl Fn(usize) -> f64,
+    left: f64,
+) -> Vec<usize> {
+    let total = |set: &[usize]| -> f64 { set.iter().map(|&i| cost(i)).sum() };
+    sets.sort_by(|a, b| total(a).total_cmp(&total(b)));
+    let Some(cheapest) = sets.first() else {
+        return Vec::new();
+    };
+    let limit = (left * PASS_SHARE).max(total(cheapest)).min(left);
+    let mut chosen: Vec<usize> = Vec::new();
+    for set in sets {
+        let extra: Vec<usize> = set.into_iter().filter(|i| !chosen.contains(i)).collect();
+        if total(&chosen) + total(&extra) <= limit {
+            chosen.extend(extra);
+        }
+    }
+    chosen
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn costs(i: usize) -> f64 {
+        [0.1, 0.15, 5.0, 5.0, 1.0][i]
+    }
+
+    #[test]
+    fn a_pass_with_little_budget_left_takes_the_cheap_checks_only() {
+        let sets = vec![vec![2, 3], vec![0, 1], vec![4]];
+        // 10 s left: a quarter is 2.5 s; the switch-like pair (0.25 s) and the 1-s check fit,
+        // the 10-s pair does not.
+        assert_eq!(adaptive_pass(sets.clone(), costs, 10.0), vec![0, 1, 4]);
+        // 60 s left: everything (11.25 s) fits in a quarter (15 s).
+        assert_eq!(adaptive_pass(sets, costs, 60.0), vec![0, 1, 4, 2, 3]);
+    }
+
+    #[test]
+    fn a_dear_check_alone_is_still_measured_while_it_fits_the_budget() {
+        assert_eq!(adaptive_pass(vec![vec![2, 3]], costs, 12.0), vec![2, 3]);
+        assert!(adaptive_pass(vec![vec![2, 3]], costs, 9.0).is_empty());
+        assert!(adaptive_pass(Vec::new(), costs, 100.0).is_empty());
+    }
+
+    #[test]
+    fn sets_sharing_a_variant_count_it_once() {
+        // {0, 4} costs 1.1 s, {4} 1 s: together 1.1 s, within a quarter of 5 s (1.25 s).
+        assert_eq!(
+            adaptive_pass(vec![vec![0, 4], vec![4]], costs, 5.0),
+            vec![4, 0]
+        );
+    }
 
     #[test]
     fn linked_variants_share_a_group_through_chains() {

@@ -5,7 +5,7 @@ use crate::machine::Machine;
 use crate::monitor::Monitor;
 use crate::plan::RunPlan;
 use crate::runner::RoundRunner;
-use crate::schedule::{groups, order};
+use crate::schedule::{adaptive_pass, groups, order};
 use crate::settle::{settle, Settled};
 use concbench_analysis::published::{published, Published};
 use concbench_analysis::verdicts;
@@ -214,8 +214,9 @@ impl Run<'_> {
 
     /// Passes over the variants of undecided checks until they are decided, capped or out of
     /// budget. A check gains a pair of rounds only when all its variants are measured in one
-    /// pass, so a pass takes whole checks — the cheapest first, as many as the budget left
-    /// allows — rather than giving up when every open check together would not fit.
+    /// pass, so a pass takes whole checks, the cheapest first, within a share of the budget
+    /// left ([`adaptive_pass`]): the cheap checks get many passes, the dear ones join
+    /// while the budget is large.
     fn verdict_passes(&mut self) {
         loop {
             let mut sets = self.undecided_checks();
@@ -225,7 +226,8 @@ impl Run<'_> {
                     !self.slots[i].done && self.slots[i].rounds.len() < self.plan.max_rounds
                 })
             });
-            let wanted = self.cheapest_within_budget(sets);
+            let left = self.plan.budget.as_secs_f64() - self.elapsed().as_secs_f64();
+            let wanted = adaptive_pass(sets, |i| self.slots[i].mean_wall(), left);
             if wanted.is_empty() {
                 return;
             }
@@ -234,21 +236,6 @@ impl Run<'_> {
                 return;
             }
         }
-    }
-
-    /// The union of whole sets, cheapest set first, whose pass ends within the budget.
-    fn cheapest_within_budget(&self, mut sets: Vec<Vec<usize>>) -> Vec<usize> {
-        let cost = |set: &[usize]| -> f64 { set.iter().map(|&i| self.slots[i].mean_wall()).sum() };
-        sets.sort_by(|a, b| cost(a).total_cmp(&cost(b)));
-        let left = self.plan.budget.as_secs_f64() - self.elapsed().as_secs_f64();
-        let mut chosen: Vec<usize> = Vec::new();
-        for set in sets {
-            let extra: Vec<usize> = set.into_iter().filter(|i| !chosen.contains(i)).collect();
-            if cost(&chosen) + cost(&extra) <= left {
-                chosen.extend(extra);
-            }
-        }
-        chosen
     }
 
     /// Cheap variants without a verdict, topped up to an interval while the budget allows.
