@@ -133,6 +133,18 @@ pub trait Experiment: Send {
         None
     }
 
+    /// Build, before the run starts, what this variant compiles on first use (a probe in
+    /// another language), calling `say` right before a build begins.
+    ///
+    /// Why ahead: a build inside the first round (seconds; a minute for Go's `net/http` on a
+    /// cold build cache) counts in that round's time and in the run's budget, so the first run
+    /// after a fresh clone got fewer adaptive rounds than the next one — and could decide
+    /// differently. A variant not built ahead is built by its round as before, and an error
+    /// here is left for the round to report as its failure.
+    fn build_ahead(&self, _say: &mut dyn FnMut(&str)) -> anyhow::Result<()> {
+        Ok(())
+    }
+
     /// Prepare: spawn partners, allocate buffers, create files. Not timed.
     fn setup(&mut self, _ctx: &RunContext) -> anyhow::Result<()> {
         Ok(())

@@ -123,6 +123,7 @@ pub fn measure(
         settings.insert("io_dir".into(), io.path().display().to_string().into());
     }
     let cancel = signals::install_cancel_handler().context("installing the Ctrl-C handler")?;
+    build_ahead(&variants, &|| cancel.is_cancelled());
     let scratch = tempfile::Builder::new()
         .prefix("concbench-")
         .tempdir()
@@ -192,6 +193,18 @@ pub fn measure(
         rounds_per_verdict(&doc)
     );
     Ok(doc)
+}
+
+/// Build the probes the run compiles on first use before its clock starts, saying what is
+/// built (see `Experiment::build_ahead`). A failed build is not reported here: the variant's
+/// round builds again and records the failure with its own context, as it would without this.
+fn build_ahead(variants: &[Variant], cancelled: &dyn Fn() -> bool) {
+    for (_, e) in variants {
+        if cancelled() {
+            return;
+        }
+        let _ = e.build_ahead(&mut |what| errln!("concbench: {what}"));
+    }
 }
 
 /// Claims whose rule names a result this build does not register: a build defect (a renamed

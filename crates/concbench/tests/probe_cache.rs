@@ -48,3 +48,40 @@ fn an_unwritable_probe_cache_falls_back_with_a_note() {
         );
     }
 }
+
+/// Regression: a cold probe cache was built inside the first round of each probe, so its build
+/// (13 s for Go on a fresh machine) counted in the run's budget and a fresh clone's first run
+/// got fewer adaptive rounds than the next. The build now happens once, before the run, and
+/// says so; a warm cache builds nothing.
+#[test]
+fn regression_a_cold_probe_cache_is_built_before_the_run_not_in_its_first_round() {
+    let dir = tempfile::tempdir().unwrap();
+    let cache = dir.path().join("cache");
+    let run = || {
+        let out = concbench()
+            .env("XDG_CACHE_HOME", &cache)
+            .args([
+                "run",
+                "--smoke",
+                "--no-store",
+                "--only",
+                "probes.c.ring,probes.c.pipe_token",
+                "--json",
+            ])
+            .arg(dir.path().join("out.json"))
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{out:?}");
+        String::from_utf8_lossy(&out.stderr).into_owned()
+    };
+    let first = run();
+    // Two C variants, one build, announced before the run's summary line.
+    assert_eq!(first.matches("building the c probe").count(), 1, "{first}");
+    let built = first.find("building the c probe").unwrap();
+    assert!(built < first.find("rounds in").unwrap(), "{first}");
+    let doc = read_json(&dir.path().join("out.json"));
+    assert_valid(&doc);
+    assert!(doc["failures"].as_array().unwrap().is_empty());
+    let second = run();
+    assert!(!second.contains("building"), "{second}");
+}

@@ -49,7 +49,8 @@ const META: Meta = Meta {
 /// the user's session.
 const NPROC_HEADROOM: u64 = 64;
 
-/// Increments per sample, all threads together: the seed's 1e8 in a full run (0.2-2 s here);
+/// Increments per sample, all threads together: a fifth of the seed's 1e8 in a full run (0.2-2 s
+/// a round here; see [`super::SEED_ROUNDS`]);
 /// 2e6 in `--quick`, still over ten milliseconds, so every thread gets several time slices of
 /// work (the quick suite measures each variant in several rounds); in smoke mode, enough that
 /// each of 100 threads adds a thousand.
@@ -59,7 +60,7 @@ pub fn increments(ctx: &RunContext) -> u64 {
     } else if ctx.quick {
         2_000_000
     } else {
-        super::SEED_COUNT
+        super::SEED_COUNT / super::SEED_ROUNDS
     }
 }
 
@@ -121,7 +122,8 @@ impl<C: Counter> Lock<C> {
 
     /// This variant's N: [`increments`], a tenth of it for a spinlock with more threads than
     /// CPUs — each increment there costs a preempted holder's time slice shared among spinners
-    /// (~250 ns here), so the seed's 1e8 takes 25 s a round and says nothing more than 1e7.
+    /// (~250 ns here), so the full run's 2e7 would take 5 s a round and say nothing more than
+    /// 2e6.
     fn count(&self, ctx: &RunContext) -> u64 {
         if self.spins_oversubscribed() && !ctx.smoke {
             increments(ctx) / 10
@@ -171,10 +173,10 @@ impl<C: Counter> Experiment for Lock<C> {
         Plan::Fixed(self.count(ctx))
     }
 
-    /// A full run counts to the seed's 1e8 once per round (0.2-2 s, a spinlock at 100 threads
-    /// far longer: holders preempted while the others spin); the rounds, fresh workers, are the
-    /// replicates — five samples of 1e8 in one worker would cost five times as much and say
-    /// little about a rerun. A quick round's 2e6 is short enough for several samples, except
+    /// A full run counts once per round to its fifth of the seed's 1e8 (0.2-2 s, a spinlock at
+    /// 100 threads far longer: holders preempted while the others spin); the rounds, fresh
+    /// workers, are the replicates — five samples in one worker would cost five times as much
+    /// and say little about a rerun. A quick round's 2e6 is short enough for several samples, except
     /// where the spinlock is oversubscribed.
     fn max_repetitions(&self, ctx: &RunContext) -> Option<usize> {
         (!ctx.quick || self.spins_oversubscribed()).then_some(1)
@@ -225,9 +227,7 @@ impl<C: Counter> Experiment for Lock<C> {
         if let Some(handovers) = tally.handovers {
             out = out.metric(METRIC_HANDOVERS, handovers as f64 / iterations as f64);
         }
-        if iterations != super::SEED_COUNT {
-            out.warnings.push(super::scaled_warning(iterations));
-        }
+        out.warnings.extend(super::short_of_seed(iterations));
         Ok(out)
     }
 

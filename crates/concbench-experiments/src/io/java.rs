@@ -145,6 +145,12 @@ impl Experiment for JavaRead {
         Some(1)
     }
 
+    fn build_ahead(&self, say: &mut dyn FnMut(&str)) -> Result<()> {
+        let tc = discover(Runtime::Java, &Search::from_env())
+            .map_err(|why| anyhow::anyhow!("java probe: {why}"))?;
+        build::prepare_announced(&build::Recipe::plain(&tc), &[], say).map(|_| ())
+    }
+
     fn setup(&mut self, ctx: &RunContext) -> Result<()> {
         let set = DataSet::new(&data_dir(ctx)?, file_bytes(&self.cfg, ctx));
         set.ensure(self.cfg.files, &ctx.cancel)

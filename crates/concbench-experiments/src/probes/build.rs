@@ -218,10 +218,32 @@ pub fn prepare(tc: &Toolchain, flags: &[&str]) -> Result<Prepared> {
 
 /// [`prepare`] for any recipe (the Netty build of the Java probe).
 pub fn prepare_recipe(recipe: &Recipe<'_>, flags: &[&str]) -> Result<Prepared> {
+    prepare_announced(recipe, flags, &mut |_| {})
+}
+
+/// [`prepare_recipe`], telling `say` what it builds right before a build (not when the cached
+/// build is reused): a build takes seconds to a minute, and a silent wait looks like a hang.
+pub fn prepare_announced(
+    recipe: &Recipe<'_>,
+    flags: &[&str],
+    say: &mut dyn FnMut(&str),
+) -> Result<Prepared> {
     let files = sources(recipe.toolchain, recipe.addon);
     let (root, note) = usable_cache(&cache_root(), &fallback_root())?;
-    let dir = root.join(build_key(recipe, &files));
+    let key = build_key(recipe, &files);
+    let dir = root.join(&key);
     if !dir.exists() {
+        // Scripts are only written into the cache; compiled probes are built.
+        let (verb, by) = match recipe.toolchain.runtime {
+            Runtime::Python | Runtime::Php => ("writing", "for"),
+            _ => ("building", "with"),
+        };
+        say(&format!(
+            "{verb} the {} probe {by} {} (first use; cached in {})",
+            key.rsplit_once('-').map_or(key.as_str(), |(name, _)| name),
+            recipe.toolchain.tool.display(),
+            root.display()
+        ));
         build_into(recipe, &files, &dir, &root)?;
     }
     Ok(Prepared {

@@ -270,6 +270,14 @@ impl Experiment for ProbeExperiment {
         matches!(self.variant.size, Size::Batch { .. }).then_some(BATCH_REPETITIONS)
     }
 
+    fn build_ahead(&self, say: &mut dyn FnMut(&str)) -> Result<()> {
+        if self.launch.is_some() {
+            return Ok(());
+        }
+        let tc = self.toolchain().map_err(anyhow::Error::msg)?;
+        build::prepare_announced(&build::Recipe::plain(&tc), self.variant.flags, say).map(|_| ())
+    }
+
     fn setup(&mut self, ctx: &RunContext) -> Result<()> {
         let launch = match &self.launch {
             Some(l) => l.clone(),

@@ -287,6 +287,10 @@ impl Experiment for Ab {
         false
     }
 
+    fn build_ahead(&self, say: &mut dyn FnMut(&str)) -> anyhow::Result<()> {
+        self.system.build_ahead(say)
+    }
+
     fn supported(&self, _host: &Host) -> Support {
         let search = Search::from_env();
         match self

@@ -124,6 +124,10 @@ impl Experiment for Steady {
         Placement::CrossCpu
     }
 
+    fn build_ahead(&self, say: &mut dyn FnMut(&str)) -> anyhow::Result<()> {
+        self.target.build_ahead(say)
+    }
+
     fn in_quick(&self) -> bool {
         match self.target {
             Target::Design(d) => {

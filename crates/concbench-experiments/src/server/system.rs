@@ -173,6 +173,19 @@ impl System {
         Ok((tc, maven))
     }
 
+    /// Build it now if its build is not cached (see `Experiment::build_ahead`).
+    pub fn build_ahead(self, say: &mut dyn FnMut(&str)) -> Result<()> {
+        let (tc, maven) = self
+            .recipe_parts(&Search::from_env())
+            .map_err(anyhow::Error::msg)?;
+        let recipe = Recipe {
+            toolchain: &tc,
+            addon: self.addon(),
+            maven,
+        };
+        build::prepare_announced(&recipe, &[], say).map(|_| ())
+    }
+
     /// Build (first use) and start the server pinned to `cpus`, with `blocking` per request.
     pub fn start(
         self,

@@ -63,6 +63,14 @@ impl Target {
         }
     }
 
+    /// Build an article system's server ahead of the run (concbench's designs need none).
+    pub fn build_ahead(self, say: &mut dyn FnMut(&str)) -> Result<()> {
+        match self {
+            Target::Design(_) => Ok(()),
+            Target::System(s) => s.build_ahead(say),
+        }
+    }
+
     /// Start it on the server CPUs; the second value is a warning to carry (a design that fell
     /// back, a probe cache that had to move).
     pub fn start(self, ctx: &RunContext, handler: Handler) -> Result<(Running, Option<String>)> {
