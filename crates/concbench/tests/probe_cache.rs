@@ -4,6 +4,16 @@
 mod common;
 
 use common::*;
+use std::path::Path;
+
+/// `run --smoke` of the `only` variants with the probe cache under `cache`, writing `out`.
+fn smoke_run(cache: &Path, only: &str, out: &Path) -> assert_cmd::Command {
+    let mut cmd = concbench();
+    cmd.env("XDG_CACHE_HOME", cache)
+        .args(["run", "--smoke", "--no-store", "--only", only, "--json"])
+        .arg(out);
+    cmd
+}
 
 #[test]
 fn an_unwritable_probe_cache_falls_back_with_a_note() {
@@ -12,17 +22,7 @@ fn an_unwritable_probe_cache_falls_back_with_a_note() {
     let cache = dir.path().join("cache-is-a-file");
     std::fs::write(&cache, "").unwrap();
     let out = dir.path().join("out.json");
-    concbench()
-        .env("XDG_CACHE_HOME", &cache)
-        .args([
-            "run",
-            "--smoke",
-            "--no-store",
-            "--only",
-            "probes.c.ring,probes.python.create",
-            "--json",
-        ])
-        .arg(&out)
+    smoke_run(&cache, "probes.c.ring,probes.python.create", &out)
         .assert()
         .success();
     let doc = read_json(&out);
@@ -58,19 +58,13 @@ fn regression_a_cold_probe_cache_is_built_before_the_run_not_in_its_first_round(
     let dir = tempfile::tempdir().unwrap();
     let cache = dir.path().join("cache");
     let run = || {
-        let out = concbench()
-            .env("XDG_CACHE_HOME", &cache)
-            .args([
-                "run",
-                "--smoke",
-                "--no-store",
-                "--only",
-                "probes.c.ring,probes.c.pipe_token",
-                "--json",
-            ])
-            .arg(dir.path().join("out.json"))
-            .output()
-            .unwrap();
+        let out = smoke_run(
+            &cache,
+            "probes.c.ring,probes.c.pipe_token",
+            &dir.path().join("out.json"),
+        )
+        .output()
+        .unwrap();
         assert!(out.status.success(), "{out:?}");
         String::from_utf8_lossy(&out.stderr).into_owned()
     };
