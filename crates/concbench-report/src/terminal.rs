@@ -395,8 +395,17 @@ fn verdict_row(v: &Verdict) -> [String; 4] {
         v.source.clone(),
         sections::verdict_word(v.verdict).to_string(),
         figure,
-        v.rounds.map_or_else(String::new, |r| format!("{r} rounds")),
+        rounds_cell(v),
     ]
+}
+
+/// "22 rounds, 97% robust"; without a robustness figure (an older document), the rounds alone.
+fn rounds_cell(v: &Verdict) -> String {
+    match (v.rounds, v.robustness) {
+        (Some(r), Some(_)) => format!("{r} rounds, {} robust", sections::robustness_cell(v)),
+        (Some(r), None) => format!("{r} rounds"),
+        (None, _) => String::new(),
+    }
 }
 
 /// `text`, and how many checks it leaves out.
@@ -452,5 +461,34 @@ mod tests {
             text.contains("switches (block reader): 2.00x") && text.contains("(direct reader)"),
             "{text}"
         );
+    }
+
+    #[test]
+    fn every_verdict_row_shows_its_rounds_and_robustness() {
+        let mut v = Verdict {
+            claim: "a process switch costs more than a thread switch".into(),
+            source: "S2.switch_order".into(),
+            verdict: VerdictKind::Confirmed,
+            evidence: Vec::new(),
+            explanation: String::new(),
+            checks: vec![check(
+                "same CPU",
+                "p / t >= 1.15",
+                1.2,
+                VerdictKind::Confirmed,
+            )],
+            rounds: Some(22),
+            robustness: Some(0.97),
+        };
+        let row = verdict_row(&v);
+        assert_eq!(row[3], "22 rounds, 97% robust");
+        assert!(
+            row[2].contains("p / t >= 1.15: 1.20x [1.08, 1.32]"),
+            "{}",
+            row[2]
+        );
+        // A document from before robustness was recorded shows the rounds alone.
+        v.robustness = None;
+        assert_eq!(verdict_row(&v)[3], "22 rounds");
     }
 }
