@@ -176,8 +176,8 @@ impl<C: Counter> Experiment for Lock<C> {
     /// A full run counts once per round to its fifth of the seed's 1e8 (0.2-2 s, a spinlock at
     /// 100 threads far longer: holders preempted while the others spin); the rounds, fresh
     /// workers, are the replicates — five samples in one worker would cost five times as much
-    /// and say little about a rerun. A quick round's 2e6 is short enough for several samples, except
-    /// where the spinlock is oversubscribed.
+    /// and say little about a rerun. A quick round's 2e6 is short enough for several samples,
+    /// except where the spinlock is oversubscribed.
     fn max_repetitions(&self, ctx: &RunContext) -> Option<usize> {
         (!ctx.quick || self.spins_oversubscribed()).then_some(1)
     }

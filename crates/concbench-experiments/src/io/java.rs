@@ -101,6 +101,13 @@ impl JavaRead {
     }
 }
 
+/// The Java probe's build (made now on first use, `say` told before), and how to start it.
+fn prepare_probe(say: &mut dyn FnMut(&str)) -> Result<build::Prepared> {
+    let tc = discover(Runtime::Java, &Search::from_env())
+        .map_err(|why| anyhow::anyhow!("java probe: {why}"))?;
+    build::prepare(&build::Recipe::plain(&tc), &[], say)
+}
+
 /// Bytes a process fetched from the device so far (`/proc/<pid>/io` `read_bytes`; its exited
 /// threads included), `None` without IO accounting.
 fn process_read_bytes(pid: i32) -> Option<u64> {
@@ -146,9 +153,7 @@ impl Experiment for JavaRead {
     }
 
     fn build_ahead(&self, say: &mut dyn FnMut(&str)) -> Result<()> {
-        let tc = discover(Runtime::Java, &Search::from_env())
-            .map_err(|why| anyhow::anyhow!("java probe: {why}"))?;
-        build::prepare_announced(&build::Recipe::plain(&tc), &[], say).map(|_| ())
+        prepare_probe(say).map(|_| ())
     }
 
     fn setup(&mut self, ctx: &RunContext) -> Result<()> {
@@ -156,9 +161,7 @@ impl Experiment for JavaRead {
         set.ensure(self.cfg.files, &ctx.cancel)
             .context("creating the data files")?;
         self.data = Some(set);
-        let tc = discover(Runtime::Java, &Search::from_env())
-            .map_err(|why| anyhow::anyhow!("java probe: {why}"))?;
-        let built = build::prepare(&tc, &[])?;
+        let built = prepare_probe(&mut |_| {})?;
         self.build_note = built.note;
         let stderr = ctx
             .scratch_dir

@@ -210,24 +210,11 @@ fn build_key(recipe: &Recipe<'_>, files: &[(&str, &str)]) -> String {
     format!("{}{addon}-{:016x}", tc.runtime.name(), h.finish())
 }
 
-/// Build the probe for `tc` (or reuse the cached build) and say how to start it. `flags` are
-/// runtime options of the variant (JVM heap settings); only Java takes any.
-pub fn prepare(tc: &Toolchain, flags: &[&str]) -> Result<Prepared> {
-    prepare_recipe(&Recipe::plain(tc), flags)
-}
-
-/// [`prepare`] for any recipe (the Netty build of the Java probe).
-pub fn prepare_recipe(recipe: &Recipe<'_>, flags: &[&str]) -> Result<Prepared> {
-    prepare_announced(recipe, flags, &mut |_| {})
-}
-
-/// [`prepare_recipe`], telling `say` what it builds right before a build (not when the cached
-/// build is reused): a build takes seconds to a minute, and a silent wait looks like a hang.
-pub fn prepare_announced(
-    recipe: &Recipe<'_>,
-    flags: &[&str],
-    say: &mut dyn FnMut(&str),
-) -> Result<Prepared> {
+/// Build the probe for `recipe` (or reuse the cached build) and say how to start it, telling
+/// `say` what it builds right before a build (not when the cached build is reused): a build
+/// takes seconds to a minute, and a silent wait looks like a hang. `flags` are runtime options
+/// of the variant (JVM heap settings); only Java takes any.
+pub fn prepare(recipe: &Recipe<'_>, flags: &[&str], say: &mut dyn FnMut(&str)) -> Result<Prepared> {
     let files = sources(recipe.toolchain, recipe.addon);
     let (root, note) = usable_cache(&cache_root(), &fallback_root())?;
     let key = build_key(recipe, &files);

@@ -62,6 +62,12 @@ impl ProbeExperiment {
     }
 
     /// The toolchain, or the one-line reason this variant cannot run here.
+    /// The probe's build (made now on first use, `say` told before), and how to start it.
+    fn prepare(&self, say: &mut dyn FnMut(&str)) -> Result<build::Prepared> {
+        let tc = self.toolchain().map_err(anyhow::Error::msg)?;
+        build::prepare(&build::Recipe::plain(&tc), self.variant.flags, say)
+    }
+
     fn toolchain(&self) -> Result<Toolchain, String> {
         let runtime = self.variant.runtime;
         let tc = discover(runtime, &self.search)
@@ -274,16 +280,14 @@ impl Experiment for ProbeExperiment {
         if self.launch.is_some() {
             return Ok(());
         }
-        let tc = self.toolchain().map_err(anyhow::Error::msg)?;
-        build::prepare_announced(&build::Recipe::plain(&tc), self.variant.flags, say).map(|_| ())
+        self.prepare(say).map(|_| ())
     }
 
     fn setup(&mut self, ctx: &RunContext) -> Result<()> {
         let launch = match &self.launch {
             Some(l) => l.clone(),
             None => {
-                let tc = self.toolchain().map_err(anyhow::Error::msg)?;
-                let built = build::prepare(&tc, self.variant.flags)?;
+                let built = self.prepare(&mut |_| {})?;
                 self.build_note = built.note;
                 built.launch
             }

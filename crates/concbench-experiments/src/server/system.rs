@@ -175,6 +175,11 @@ impl System {
 
     /// Build it now if its build is not cached (see `Experiment::build_ahead`).
     pub fn build_ahead(self, say: &mut dyn FnMut(&str)) -> Result<()> {
+        self.prepare(say).map(|_| ())
+    }
+
+    /// Its build (made now on first use, `say` told before), and how to start it.
+    fn prepare(self, say: &mut dyn FnMut(&str)) -> Result<build::Prepared> {
         let (tc, maven) = self
             .recipe_parts(&Search::from_env())
             .map_err(anyhow::Error::msg)?;
@@ -183,7 +188,7 @@ impl System {
             addon: self.addon(),
             maven,
         };
-        build::prepare_announced(&recipe, &[], say).map(|_| ())
+        build::prepare(&recipe, &[], say)
     }
 
     /// Build (first use) and start the server pinned to `cpus`, with `blocking` per request.
@@ -193,14 +198,7 @@ impl System {
         cpus: &[usize],
         blocking: Option<Duration>,
     ) -> Result<ExternalServer> {
-        let search = Search::from_env();
-        let (tc, maven) = self.recipe_parts(&search).map_err(anyhow::Error::msg)?;
-        let recipe = Recipe {
-            toolchain: &tc,
-            addon: self.addon(),
-            maven,
-        };
-        let built = build::prepare_recipe(&recipe, &[])?;
+        let built = self.prepare(&mut |_| {})?;
         let label = format!("the {} server", self.name());
         let stderr = ctx.scratch_dir.join(stderr_name(self));
         let mut probe = ProbeProcess::start(&label, &built.launch, cpus, stderr, &ctx.cancel)?;
