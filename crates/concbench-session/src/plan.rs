@@ -2,11 +2,11 @@
 //!
 //! Variants a verdict uses start with enough rounds for a 95% interval (six is the least that
 //! gives one) and get more, a pass at a time, while a check they feed is undecided — up to a cap
-//! per variant and a budget for the whole run. The others get one round; cheap ones are
-//! topped up to an interval when the verdicts leave budget for it. Why these numbers: a round of a cheap
-//! variant costs about 20 ms (a fresh worker, calibration, warm-up, three samples), so six are
-//! affordable for every cheap variant; the long batches (io, servers, print workloads) dominate
-//! the run's time and get what their verdicts need.
+//! per variant and a budget for the whole run. The others get one round; cheap ones are topped
+//! up to an interval when the verdicts leave budget for it. Why these numbers: a round of a
+//! cheap variant costs about 20 ms (a fresh worker, calibration, warm-up, three samples), so six
+//! are affordable for every cheap variant; the long batches (io, servers, print workloads)
+//! dominate the run's time and get what their verdicts need.
 //!
 //! A full run measures the articles' sizes, where one round of a variant can take seconds (a
 //! 100-thread cold read of 5 GiB, a server under 1000 connections): every variant once is about

@@ -61,13 +61,13 @@ impl ProbeExperiment {
         format!("the {} probe", self.variant.runtime.name())
     }
 
-    /// The toolchain, or the one-line reason this variant cannot run here.
     /// The probe's build (made now on first use, `say` told before), and how to start it.
     fn prepare(&self, say: &mut dyn FnMut(&str)) -> Result<build::Prepared> {
         let tc = self.toolchain().map_err(anyhow::Error::msg)?;
         build::prepare(&build::Recipe::plain(&tc), self.variant.flags, say)
     }
 
+    /// The toolchain, or the one-line reason this variant cannot run here.
     fn toolchain(&self) -> Result<Toolchain, String> {
         let runtime = self.variant.runtime;
         let tc = discover(runtime, &self.search)
