@@ -1,11 +1,12 @@
 #!/usr/bin/env python3
 """Replay the adaptive rounds' stopping rules on measured rounds: how often would runs agree?
 
-For six checks that sit near their margins, the rounds of every given run are pooled; each
+For eight checks that sit near their margins, the rounds of every given run are pooled; each
 simulated run draws six rounds, then one more per look until its interval (the same
 interpolated order-statistic interval and rule as concbench) decides the check, the cap is
 reached, or a futility rule stops it. Printed per rule: the share of simulated runs confirming,
-refuting and undecided, the chance that five runs all agree, and the mean rounds spent.
+refuting and undecided, the chance that five runs all agree, and the mean rounds spent; last,
+the chance that five runs agree on all eight at once.
 
 The rules: `projection` (the rule before: the interval expected at four times the rounds,
 centred on the estimate, must clear the margin), `chance 5%` (concbench's: the rounds still
@@ -13,7 +14,7 @@ allowed must have at least a 5% chance to decide it), `none` (no futility stop).
 Pooling leaves out drift between runs and the run's budget: a run's budget ends some checks
 earlier than the cap. It compares rules; it is not a forecast of a run.
 
-Usage: bench/futility/replay.py [--cap N] RUN.json...   (quick runs: --cap 20, full: --cap 30)
+Usage: bench/futility/replay.py [--cap N] RUN.json...   (the run's cap: `settings.max_rounds`)
 """
 import argparse
 import json
@@ -123,10 +124,14 @@ def one_run(pop, region, futile, cap, rng):
         xs.append(rng.choice(pop))
 
 
-def get(doc, id, **params):
+def get(doc, id, less_baseline=False, **params):
+    """One variant's clean rounds by pass. `less_baseline`: the figure a verdict reads for a
+    result with a subtracted method overhead (`switch.alone.*`: the hand-over less its pipe
+    transport), which the round stores as `value` and `baseline`."""
     for r in doc["results"]:
         if r["id"] == id and all(str(r["params"].get(k)) == str(v) for k, v in params.items()):
-            return {x["pass"]: x["value"] for x in r["rounds"] if not x.get("excluded")}
+            return {x["pass"]: x["value"] - ((x.get("baseline") or 0) if less_baseline else 0)
+                    for x in r["rounds"] if not x.get("excluded")}
     return {}
 
 
@@ -139,7 +144,15 @@ def stevens(d):
     return [f[p] / max(a[p], b[p]) for p in f if p in a and p in b]
 
 
+PRINT_255 = dict(workers=255, count=1000, sink="pipe", placement="same-cpu", writer="write")
+
 CHECKS = [
+    ("switch alone: process / thread, same CPU >= 1.15 (read by four claims)", (1.15, INF),
+     ratio(lambda d: get(d, "switch.alone.process", True, placement="same-cpu"),
+           lambda d: get(d, "switch.alone.thread", True, placement="same-cpu"))),
+    ("S0.table.memory_cpu CPU: process / thread, 255 x 1000 lines >= 1.15", (1.15, INF),
+     ratio(lambda d: get(d, "workload.print", model="process", **PRINT_255),
+           lambda d: get(d, "workload.print", model="thread", **PRINT_255))),
     ("S0.create.per_process: fork probe (ns) vs the table's 0.087 ms x/ 2", (43.4e3, 174e3),
      lambda d: list(get(d, "probes.c.process_100k").values())),
     ("S0.table.sharing: shm / thread at 4 MiB <= 1.15", (-INF, 1.15),
@@ -160,11 +173,14 @@ CHECKS = [
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--cap", type=int, default=20)
+    ap.add_argument("--cap", type=int, help="the round cap (default: the first run's max_rounds)")
     ap.add_argument("--sims", type=int, default=3000)
     ap.add_argument("runs", nargs="+")
     args = ap.parse_args()
     docs = [json.load(open(f)) for f in args.runs]
+    if args.cap is None:
+        args.cap = docs[0].get("settings", {}).get("max_rounds", 20)
+    joint = {rule: 1.0 for rule, _ in RULES}
     for name, region, values in CHECKS:
         pop = [x for d in docs for x in values(d)]
         if len(pop) < 6:
@@ -181,8 +197,13 @@ def main():
                 rounds += n
             p = {k: v / args.sims for k, v in counts.items()}
             agree = sum(v ** 5 for v in p.values())
+            joint[rule] *= agree
             print(f"   {rule:11} confirmed {p['C']:.2f} refuted {p['R']:.2f} undecided {p['I']:.2f}"
                   f"   five runs agree {agree:.2f}   mean rounds {rounds / args.sims:.1f}")
+    # Checks drawn independently, so the chance that five runs agree on all of them is the
+    # product: what the done-when line "five runs, the same decision on every claim" asks.
+    print("== five runs agree on every check above: "
+          + ", ".join(f"{rule} {p:.4f}" for rule, p in joint.items()))
 
 
 if __name__ == "__main__":

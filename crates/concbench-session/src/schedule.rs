@@ -61,6 +61,16 @@ pub fn order(groups: &[Vec<usize>], wanted: &[usize], seed: u64, pass: usize) ->
     gs.into_iter().flatten().collect()
 }
 
+/// `shuffled` (a pass's order) rearranged by expected round time, cheapest first; equal costs
+/// keep their shuffled order. For the round of each variant no verdict uses, given while the
+/// budget lasts: what the budget leaves out is then the few dear figures, not a random third.
+///
+/// Invariants: a permutation of `shuffled`; `cost` is non-decreasing along it; deterministic.
+pub fn cheapest_first(mut shuffled: Vec<usize>, cost: impl Fn(usize) -> f64) -> Vec<usize> {
+    shuffled.sort_by(|&a, &b| cost(a).total_cmp(&cost(b)));
+    shuffled
+}
+
 /// A pass of adaptive rounds spends at most this share of the budget left (or, when even the
 /// cheapest open check costs more, that one check).
 ///
@@ -106,6 +116,17 @@ mod tests {
 
     fn costs(i: usize) -> f64 {
         [0.1, 0.15, 5.0, 5.0, 1.0][i]
+    }
+
+    #[test]
+    fn cheapest_first_sorts_by_cost_and_keeps_the_shuffle_among_equals() {
+        // Costs 0.1, 0.15, 5, 5, 1: the two 5-s variants keep their order (3 before 2).
+        assert_eq!(
+            cheapest_first(vec![3, 2, 4, 1, 0], costs),
+            vec![0, 1, 4, 3, 2]
+        );
+        assert_eq!(cheapest_first(vec![2, 3], costs), vec![2, 3]);
+        assert!(cheapest_first(Vec::new(), costs).is_empty());
     }
 
     #[test]

@@ -5,7 +5,7 @@ use crate::machine::Machine;
 use crate::monitor::Monitor;
 use crate::plan::RunPlan;
 use crate::runner::RoundRunner;
-use crate::schedule::{adaptive_pass, groups, order};
+use crate::schedule::{adaptive_pass, cheapest_first, groups, order};
 use crate::settle::{settle, Settled};
 use concbench_analysis::published::{published, Published};
 use concbench_analysis::verdicts;
@@ -102,6 +102,11 @@ struct Run<'a> {
     passes: usize,
     planned: usize,
     started: Duration,
+    /// How long the base passes took: when they spend the whole budget, no check gets a round
+    /// beyond its first six, and the run says so.
+    base_took: Duration,
+    /// Variants no verdict reads that the budget left without a round (reported skipped).
+    unmeasured: usize,
 }
 
 /// Run the session: settle, measure in passes, judge, and return the document's parts.
@@ -153,9 +158,12 @@ pub fn run(
         passes: 0,
         planned: 0,
         started: machine.now(),
+        base_took: Duration::ZERO,
+        unmeasured: 0,
     };
     run.monitor.mark(machine);
     run.base_passes();
+    run.base_took = run.elapsed();
     run.verdict_passes();
     run.top_up_passes();
     run.finish(settled)
@@ -180,19 +188,83 @@ impl Run<'_> {
         }
     }
 
-    /// Everyone gets its first rounds: `other_rounds` passes of all, then passes of the judged
-    /// variants up to `claim_rounds`.
+    /// Everyone gets its first rounds: `claim_rounds` passes of the variants a verdict uses, then
+    /// `other_rounds` passes of the others while the budget lasts. Why the verdicts' first and
+    /// only theirs unconditionally: without six rounds a verdict has no interval, while a figure
+    /// no verdict reads can wait for another run. Measured on 2026-11-26, a full run's base
+    /// passes (every variant once, then the judged ones five more times) took 557 and 602 s of
+    /// its 540-s budget on a slowed host, and the run 604 s: over the ten minutes it promises.
     fn base_passes(&mut self) {
-        let passes = self.plan.claim_rounds.max(self.plan.other_rounds);
-        let total = (0..self.slots.len()).map(|i| self.base_rounds(i)).sum();
-        self.plan_more(total);
-        for p in 0..passes {
-            let wanted: Vec<usize> = (0..self.slots.len())
-                .filter(|&i| p < self.base_rounds(i))
-                .collect();
-            if !self.pass(&wanted) {
+        let judged: Vec<usize> = (0..self.slots.len())
+            .filter(|&i| self.slots[i].judged)
+            .collect();
+        let others: Vec<usize> = (0..self.slots.len())
+            .filter(|&i| !self.slots[i].judged)
+            .collect();
+        self.plan_more(judged.len() * self.plan.claim_rounds);
+        for _ in 0..self.plan.claim_rounds {
+            if !self.pass(&judged) {
                 return;
             }
+        }
+        self.plan_more(others.len() * self.plan.other_rounds);
+        for _ in 0..self.plan.other_rounds {
+            if !self.pass_within_budget(&others) {
+                return;
+            }
+        }
+        self.skip_unmeasured(&others);
+    }
+
+    /// A pass over `wanted`, cheapest first, that takes no round once the budget is spent.
+    fn pass_within_budget(&mut self, wanted: &[usize]) -> bool {
+        let shuffled = order(&self.groups, wanted, self.plan.seed, self.passes);
+        let ordered = cheapest_first(shuffled, |i| self.expected_wall(i));
+        let budget = self.plan.budget;
+        self.pass_in(ordered, &|run: &Self| run.elapsed() < budget)
+    }
+
+    /// Variant `i`'s expected round time: its own rounds' mean, or else that of the measured
+    /// variants of its experiment, or else of its family, or else of everything measured.
+    /// Why guess: before its first round only its kin say what a round of it costs (a
+    /// `switch` round is 0.02 s, an `io` one seconds).
+    fn expected_wall(&self, i: usize) -> f64 {
+        let mean_of = |same: &dyn Fn(usize) -> bool| -> Option<f64> {
+            let walls: Vec<f64> = (0..self.slots.len())
+                .filter(|&j| !self.slots[j].rounds.is_empty() && same(j))
+                .map(|j| self.slots[j].mean_wall())
+                .collect();
+            (!walls.is_empty()).then(|| walls.iter().sum::<f64>() / walls.len() as f64)
+        };
+        let meta = &self.variants[i].meta;
+        mean_of(&|j| j == i)
+            .or_else(|| mean_of(&|j| self.variants[j].meta.id == meta.id))
+            .or_else(|| mean_of(&|j| self.variants[j].meta.family == meta.family))
+            .or_else(|| mean_of(&|_| true))
+            .unwrap_or(0.0)
+    }
+
+    /// Variants of `wanted` the budget left without a round, reported skipped with the reason
+    /// and the way to measure them.
+    fn skip_unmeasured(&mut self, wanted: &[usize]) {
+        for &i in wanted {
+            let s = &mut self.slots[i];
+            if s.done || !s.rounds.is_empty() || self.cancel.is_cancelled() {
+                continue;
+            }
+            s.done = true;
+            self.unmeasured += 1;
+            let v = &self.variants[i];
+            self.skipped.push(Skipped {
+                id: v.meta.id.into(),
+                params: v.params.clone(),
+                reason: format!(
+                    "not measured: the run's budget ({:.0} s) was spent before its round, and \
+                     no verdict reads it; `--only {}` (or a larger --budget) measures it",
+                    self.plan.budget.as_secs_f64(),
+                    v.meta.id
+                ),
+            });
         }
     }
 
@@ -325,13 +397,22 @@ impl Run<'_> {
 
     /// One pass over `wanted` in the scheduled order. False when the run was interrupted.
     fn pass(&mut self, wanted: &[usize]) -> bool {
+        let ordered = order(&self.groups, wanted, self.plan.seed, self.passes);
+        self.pass_in(ordered, &|_| true)
+    }
+
+    /// One pass in the order `ordered`, taking a round only while `go` holds.
+    fn pass_in(&mut self, ordered: Vec<usize>, go: &dyn Fn(&Self) -> bool) -> bool {
+        if ordered.is_empty() {
+            return !self.cancel.is_cancelled();
+        }
         let pass = self.passes;
         self.passes += 1;
-        for i in order(&self.groups, wanted, self.plan.seed, pass) {
+        for i in ordered {
             if self.cancel.is_cancelled() {
                 return false;
             }
-            if self.slots[i].done {
+            if self.slots[i].done || !go(self) {
                 self.observer.round_ended();
                 continue;
             }
@@ -383,6 +464,32 @@ impl Run<'_> {
         }
     }
 
+    /// The warning for a run whose base passes spent its whole budget while `open` claims were
+    /// undecided. Why say it apart from the open checks: the remedy differs. An open check after
+    /// adaptive rounds is a close call; here no check had a round beyond its first six (whose
+    /// 95% interval is [min, max]), because the machine was slower than the budget assumes —
+    /// measured on 2026-11-26, a full run's base passes took 545-557 s of its 540 s.
+    fn base_overran(&self, open: usize) -> Option<String> {
+        let (took, budget) = (self.base_took.as_secs_f64(), self.plan.budget.as_secs_f64());
+        if open == 0 || took < budget || self.cancel.is_cancelled() {
+            return None;
+        }
+        // A budget that leaves the undecided checks a quarter of it beyond the base passes,
+        // rounded up to a minute.
+        let suggested = ((took / 0.75) / 60.0).ceil() * 60.0;
+        let n = self.plan.claim_rounds;
+        let span = if n <= 6 {
+            " (a 95% interval of six rounds spans their min to max)"
+        } else {
+            ""
+        };
+        Some(format!(
+            "the base passes alone took {took:.0} s of the {budget:.0}-s budget, so no undecided \
+             check got a round beyond its first {n}{span}; on a quieter machine, or with \
+             --budget {suggested:.0}, they get rounds to decide"
+        ))
+    }
+
     fn finish(self, settled: Option<Settled>) -> SessionOutput {
         let measured = self.measured();
         let (results, invalid) = assemble(&measured, self.host);
@@ -407,6 +514,20 @@ impl Run<'_> {
         };
         let open = claims(&|j| !j.undecided_checks.is_empty());
         let on_margin = claims(&|j| !j.undecided.is_empty() && j.undecided_checks.is_empty());
+        if let Some(w) = self.base_overran(open.len()) {
+            warnings.push(w);
+        }
+        if self.unmeasured > 0 {
+            let (n, was) = match self.unmeasured {
+                1 => ("1 figure".to_string(), "was"),
+                n => (format!("{n} figures"), "were"),
+            };
+            warnings.push(format!(
+                "{n} no verdict reads {was} not measured: the budget ({:.0} s) was spent first; \
+                 each is listed as skipped with the way to measure it",
+                self.plan.budget.as_secs_f64()
+            ));
+        }
         if !open.is_empty() && !self.cancel.is_cancelled() {
             warnings.push(format!(
                 "a check was still inconclusive when the budget ({:.0} s) or the round cap ({}) \
