@@ -203,7 +203,7 @@ def main():
     # Checks drawn independently, so the chance that five runs agree on all of them is the
     # product: what the done-when line "five runs, the same decision on every claim" asks.
     print("== five runs agree on every check above: "
-          + ", ".join(f"{rule} {p:.4f}" for rule, p in joint.items()))
+          + ", ".join(f"{rule} {p:.2g}" for rule, p in joint.items()))
 
 
 if __name__ == "__main__":

@@ -55,7 +55,10 @@ impl RunPlan {
                 interval_rounds: 1,
                 cheap_round: Duration::ZERO,
                 max_rounds: 1,
-                budget: Duration::ZERO,
+                // Every variant once, whatever the time: the budget also bounds the rounds of
+                // variants no verdict uses, and a smoke run is there to run each of them. The
+                // cap of one round already rules out extra rounds.
+                budget: Duration::from_secs(24 * 3600),
                 settle: Duration::ZERO,
                 interference_limit: f64::INFINITY,
                 seed: 1,

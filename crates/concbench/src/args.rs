@@ -109,12 +109,14 @@ pub struct MeasureArgs {
     pub repeat: Option<u32>,
     /// Rounds every variant gets at least — each a fresh worker process, interleaved with the
     /// variants it is compared with. The unit of evidence: intervals and verdicts are across
-    /// rounds (default: 6 for variants a verdict uses, more while a verdict is undecided; 3 for
-    /// the others, or 1 in a full run when one round takes over 0.3 s).
+    /// rounds (default: 6 for variants a verdict uses, more while a verdict is undecided; 1 for
+    /// the others, topped up to 6 when a round is cheap and the budget allows).
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=1000))]
     pub rounds: Option<u32>,
-    /// Seconds after which no more rounds are added for undecided verdicts (default 540; 55
-    /// with --quick). The first rounds of every variant always run.
+    /// Seconds the run's rounds may take (default 540; 55 with --quick). The first rounds of
+    /// every variant a verdict uses always run; then each other variant's round, cheapest first,
+    /// and extra rounds for undecided verdicts while it lasts. A variant it leaves without a
+    /// round is listed as skipped.
     #[arg(long, value_name = "SECONDS", value_parser = clap::value_parser!(u64).range(0..=86_400))]
     pub budget: Option<u64>,
     /// Seconds to wait, at most, for other processes to leave the CPUs before measuring

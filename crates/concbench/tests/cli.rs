@@ -289,7 +289,11 @@ fn rounds_are_fresh_workers_each_kept_in_the_result() {
             .iter()
             .map(|x| x["pass"].as_u64().unwrap())
             .collect();
-        assert_eq!(passes, vec![0, 1, 2], "{}", r["id"]);
+        // Three passes in a row: the verdicts' variants take the first three, the others the
+        // next three.
+        assert_eq!(passes.len(), 3, "{}", r["id"]);
+        assert!(passes.windows(2).all(|w| w[1] == w[0] + 1), "{passes:?}");
+        assert!(passes[0] == 0 || passes[0] == 3, "{passes:?}");
     }
     assert_eq!(doc["results"].as_array().unwrap().len(), 2);
 }
