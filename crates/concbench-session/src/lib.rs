@@ -4,12 +4,14 @@
 //! sampling one variant. A run is a sequence of passes; each pass measures one round of every
 //! variant it includes, in a shuffled order that keeps the variants a verdict compares next to
 //! each other ([`schedule`]), so a ratio can be taken pass by pass and the machine's slow drift
-//! cancels. After the base passes the verdicts are judged; the variants of every undecided check
-//! get more passes until it is decided, a variant reaches its cap, or the run's budget is spent
-//! ([`plan`]). Before the first pass the run waits, bounded, for the machine to settle
-//! ([`settle`]); every round records how much CPU other processes and the hypervisor took around
-//! it, and a round taken under interference is left out and replaced ([`monitor`]). Finally
-//! every variant's rounds are summarised, passed through the validation gate, and judged.
+//! cancels. The base passes give the variants a verdict uses their first rounds, then the others
+//! one each while the budget lasts, cheapest first; then the verdicts are judged, and the
+//! variants of every undecided check get more passes until it is decided, a variant reaches its
+//! cap, or the run's budget is spent ([`plan`]). Before the first pass the run waits, bounded,
+//! for the machine to settle ([`settle`]); every round records how much CPU other processes and
+//! the hypervisor took around it, and a round taken under interference is left out and replaced
+//! ([`monitor`]). Finally every variant's rounds are summarised, passed through the validation
+//! gate, and judged.
 //!
 //! Nothing here needs the command line: [`RoundRunner`] measures one round (a worker process in
 //! production, a fake in tests), [`Machine`] reads the clock and the CPU counters.
