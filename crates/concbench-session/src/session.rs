@@ -478,7 +478,7 @@ impl Run<'_> {
         // rounded up to a minute.
         let suggested = ((took / 0.75) / 60.0).ceil() * 60.0;
         let n = self.plan.claim_rounds;
-        let span = if n <= 6 {
+        let span = if n == 6 {
             " (a 95% interval of six rounds spans their min to max)"
         } else {
             ""
