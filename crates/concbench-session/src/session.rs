@@ -528,7 +528,11 @@ impl Run<'_> {
                 self.plan.budget.as_secs_f64()
             ));
         }
-        if !open.is_empty() && !self.cancel.is_cancelled() {
+        // Only when the plan allowed extra rounds at all: a smoke run (one round, a cap of
+        // one) stopped nothing at a budget or a cap, and "a longer run may decide it" would be
+        // noise under a run that is not a measurement.
+        let could_add = self.plan.max_rounds > self.plan.claim_rounds;
+        if !open.is_empty() && could_add && !self.cancel.is_cancelled() {
             warnings.push(format!(
                 "a check was still inconclusive when the budget ({:.0} s) or the round cap ({}) \
                  was reached in: {}; a longer run (--budget, or without --quick) may decide it",

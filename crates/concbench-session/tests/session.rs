@@ -595,3 +595,22 @@ fn regression_a_full_run_on_a_slow_host_took_over_ten_minutes() {
     );
     assert_eq!(m.now(), Duration::from_secs(12));
 }
+
+#[test]
+fn a_smoke_run_measures_every_variant_once_and_says_nothing_of_budgets() {
+    // Regression: with the budget bounding the others' rounds, a smoke plan's zero budget
+    // skipped every variant no verdict uses; and its one-round cap made every verdict "still
+    // inconclusive when the budget or the round cap was reached", a warning with no remedy.
+    let m = FakeMachine::default();
+    let mut r = runner(&m, 4.0, &[0.0]);
+    let p = RunPlan::new(true, true);
+    let out = run_with(&p, &variants(), &mut r, &m);
+    assert_eq!(out.results.len(), 3);
+    assert!(out.results.iter().all(|e| e.rounds.len() == 1));
+    assert!(out.skipped.is_empty(), "{:?}", out.skipped);
+    assert!(
+        out.warnings.iter().all(|w| !w.contains("budget")),
+        "{:?}",
+        out.warnings
+    );
+}
