@@ -229,6 +229,9 @@ impl Run<'_> {
     /// Why guess: before its first round only its kin say what a round of it costs (a
     /// `switch` round is 0.02 s, an `io` one seconds).
     fn expected_wall(&self, i: usize) -> f64 {
+        if !self.slots[i].rounds.is_empty() {
+            return self.slots[i].mean_wall();
+        }
         let mean_of = |same: &dyn Fn(usize) -> bool| -> Option<f64> {
             let walls: Vec<f64> = (0..self.slots.len())
                 .filter(|&j| !self.slots[j].rounds.is_empty() && same(j))
@@ -237,8 +240,7 @@ impl Run<'_> {
             (!walls.is_empty()).then(|| walls.iter().sum::<f64>() / walls.len() as f64)
         };
         let meta = &self.variants[i].meta;
-        mean_of(&|j| j == i)
-            .or_else(|| mean_of(&|j| self.variants[j].meta.id == meta.id))
+        mean_of(&|j| self.variants[j].meta.id == meta.id)
             .or_else(|| mean_of(&|j| self.variants[j].meta.family == meta.family))
             .or_else(|| mean_of(&|_| true))
             .unwrap_or(0.0)
