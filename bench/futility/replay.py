@@ -11,10 +11,15 @@ the chance that five runs agree on all eight at once.
 The rules: `projection` (the rule before: the interval expected at four times the rounds,
 centred on the estimate, must clear the margin), `chance 5%` (concbench's: the rounds still
 allowed must have at least a 5% chance to decide it), `none` (no futility stop).
+`--level L` decides at every look with an L interval instead of concbench's 95% (a stricter
+level is the simplest guard against repeated looks, as a Pocock boundary is; at 99% a first
+look needs eight rounds, the fewest whose [min, max] covers 99%), and prints the expected
+number of these checks a run leaves undecided.
 Pooling leaves out drift between runs and the run's budget: a run's budget ends some checks
 earlier than the cap. It compares rules; it is not a forecast of a run.
 
-Usage: bench/futility/replay.py [--cap N] RUN.json...   (the run's cap: `settings.max_rounds`)
+Usage: bench/futility/replay.py [--cap N] [--level L] RUN.json...
+       (the run's cap: `settings.max_rounds`)
 """
 import argparse
 import json
@@ -113,10 +118,15 @@ def no_stop(region, xs, cap):
 RULES = [("projection", projection), ("chance 5%", chance), ("none", no_stop)]
 
 
-def one_run(pop, region, futile, cap, rng):
-    xs = [rng.choice(pop) for _ in range(6)]
+def first_look(level):
+    """The fewest rounds with a finite `level` interval: six at 95%, eight at 99%."""
+    return next(n for n in range(2, 64) if coverage(n, 1) >= level)
+
+
+def one_run(pop, region, futile, cap, rng, level=0.95):
+    xs = [rng.choice(pop) for _ in range(first_look(level))]
     while True:
-        d = decide(region, interval(xs))
+        d = decide(region, interval(xs, level))
         if d != "I":
             return d, len(xs)
         if len(xs) >= cap or (len(xs) >= 10 and futile(region, xs, cap)):
@@ -175,12 +185,15 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--cap", type=int, help="the round cap (default: the first run's max_rounds)")
     ap.add_argument("--sims", type=int, default=3000)
+    ap.add_argument("--level", type=float, default=0.95,
+                    help="the interval's level at every look (concbench: 0.95)")
     ap.add_argument("runs", nargs="+")
     args = ap.parse_args()
     docs = [json.load(open(f)) for f in args.runs]
     if args.cap is None:
         args.cap = docs[0].get("settings", {}).get("max_rounds", 20)
     joint = {rule: 1.0 for rule, _ in RULES}
+    undecided = {rule: 0.0 for rule, _ in RULES}
     for name, region, values in CHECKS:
         pop = [x for d in docs for x in values(d)]
         if len(pop) < 6:
@@ -192,18 +205,21 @@ def main():
             counts = {"C": 0, "R": 0, "I": 0}
             rounds = 0
             for _ in range(args.sims):
-                d, n = one_run(pop, region, futile, args.cap, rng)
+                d, n = one_run(pop, region, futile, args.cap, rng, args.level)
                 counts[d] += 1
                 rounds += n
             p = {k: v / args.sims for k, v in counts.items()}
             agree = sum(v ** 5 for v in p.values())
             joint[rule] *= agree
+            undecided[rule] += p["I"]
             print(f"   {rule:11} confirmed {p['C']:.2f} refuted {p['R']:.2f} undecided {p['I']:.2f}"
                   f"   five runs agree {agree:.2f}   mean rounds {rounds / args.sims:.1f}")
     # Checks drawn independently, so the chance that five runs agree on all of them is the
     # product: what the done-when line "five runs, the same decision on every claim" asks.
     print("== five runs agree on every check above: "
           + ", ".join(f"{rule} {p:.2g}" for rule, p in joint.items()))
+    print("== of these checks, a run leaves undecided on average: "
+          + ", ".join(f"{rule} {n:.1f}" for rule, n in undecided.items()))
 
 
 if __name__ == "__main__":
