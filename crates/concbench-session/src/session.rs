@@ -498,14 +498,8 @@ impl Run<'_> {
         let doc = self.doc(results.clone());
         let judged = verdicts::judge_all(&doc, &self.published);
         let mut warnings = Vec::new();
-        if let Some(s) = settled.filter(|s| !s.quiet) {
-            warnings.push(format!(
-                "other processes still used {:.1} CPUs after waiting {:.0} s for the machine to \
-                 settle; rounds taken under interference are left out and replaced, but close \
-                 other programs for figures you can trust",
-                s.others.unwrap_or(0.0),
-                s.waited.as_secs_f64()
-            ));
+        if let Some(w) = settled.and_then(settle_warning) {
+            warnings.push(w);
         }
         let claims = |f: &dyn Fn(&verdicts::Judged<'_>) -> bool| -> Vec<&str> {
             judged
@@ -563,5 +557,54 @@ impl Run<'_> {
             skipped: self.skipped,
             failures: self.failures,
         }
+    }
+}
+
+/// What a run says when the machine was not known to be quiet before it measured.
+fn settle_warning(s: Settled) -> Option<String> {
+    if s.quiet {
+        return None;
+    }
+    Some(match s.others {
+        Some(others) => format!(
+            "other processes still used {others:.1} CPUs after waiting {:.0} s for the machine \
+             to settle; rounds taken under interference are left out and replaced, but close \
+             other programs for figures you can trust",
+            s.waited.as_secs_f64()
+        ),
+        None => "whether other programs used the CPUs could not be told (/proc/stat could not \
+                 be read), so rounds taken under interference cannot be found and left out; \
+                 close other programs for figures you can trust"
+            .to_string(),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::time::Duration;
+
+    /// Regression: an unreadable `/proc/stat` counted as a quiet machine, with no word said.
+    #[test]
+    fn regression_an_unreadable_proc_stat_is_said_not_taken_for_quiet() {
+        let unknown = Settled {
+            waited: Duration::from_millis(300),
+            others: None,
+            quiet: false,
+        };
+        let w = settle_warning(unknown).expect("a warning");
+        assert!(w.contains("could not be told"), "{w}");
+        let quiet = Settled {
+            others: Some(0.01),
+            quiet: true,
+            ..unknown
+        };
+        assert_eq!(settle_warning(quiet), None);
+        let busy = Settled {
+            others: Some(1.2),
+            quiet: false,
+            ..unknown
+        };
+        assert!(settle_warning(busy).unwrap().contains("1.2 CPUs"));
     }
 }

@@ -21,6 +21,8 @@ pub struct Settled {
     pub waited: Duration,
     /// CPUs' worth of other processes at the last look (`None`: `/proc/stat` unreadable).
     pub others: Option<f64>,
+    /// Known to be quiet: false when busy, and false when it could not be told (`others` is
+    /// `None`), so the run says it does not know instead of calling the machine quiet.
     pub quiet: bool,
 }
 
@@ -47,7 +49,7 @@ pub fn settle(
                 return Settled {
                     waited,
                     others,
-                    quiet: others.is_none_or(|o| o < QUIET),
+                    quiet: others.is_some_and(|o| o < QUIET),
                 }
             }
         }

@@ -6,7 +6,9 @@
 //! store): it stores large runs in a loop, printing a line after each commit. After the first
 //! commit the parent waits until the writer is inside its next transaction, kills it, and
 //! reopens the store to check it. The wait differs: SQLite's writer has a rollback journal on
-//! disk; PostgreSQL's shows its result insert running in `pg_stat_activity`.
+//! disk; PostgreSQL's shows its result insert running in `pg_stat_activity`. A kill counts as
+//! landing inside a transaction only on proof: the journal left behind (SQLite), the writer's
+//! open transaction aborted by the server (`pg_xact_status`, PostgreSQL).
 
 mod common;
 
@@ -68,9 +70,17 @@ fn kill(mut child: Child, lines: Lines<BufReader<ChildStdout>>) -> usize {
 /// Poll `inside` until it holds (or 10 s pass), without sleeping: in a release build the
 /// transaction's window is short enough that polling every 200 µs missed it in ten of ten
 /// attempts. Yielding (not spinning) leaves the CPU to the writer on a 2-CPU machine.
-fn wait_until(mut inside: impl FnMut() -> bool) {
+/// Returns whether it held: a wait that timed out proves nothing.
+#[must_use]
+fn wait_until(mut inside: impl FnMut() -> bool) -> bool {
     let deadline = Instant::now() + Duration::from_secs(10);
-    while !inside() && Instant::now() < deadline {
+    loop {
+        if inside() {
+            return true;
+        }
+        if Instant::now() >= deadline {
+            return false;
+        }
         std::thread::yield_now();
     }
 }
@@ -112,11 +122,11 @@ fn kill_during_store_leaves_no_partial_run_in_sqlite() {
             "kill_during_store_leaves_no_partial_run_in_sqlite",
             db.to_str().unwrap(),
         );
-        wait_until(|| journal(&db).exists());
+        let seen = wait_until(|| journal(&db).exists());
         kill(child, lines);
         // The kill landed inside the transaction when the journal was left behind (the commit
         // can finish between the check and the kill).
-        if std::fs::metadata(journal(&db)).is_ok_and(|m| m.len() > 0) {
+        if seen && std::fs::metadata(journal(&db)).is_ok_and(|m| m.len() > 0) {
             mid_transaction += 1;
             assert_no_partial_run(&Location::File(db.clone()), attempt);
             if mid_transaction == 2 {
@@ -143,40 +153,57 @@ fn kill_during_store_leaves_no_partial_run_in_postgres() {
     let url = pg.new_database("killed");
     let writer_url = format!("{url}?application_name={WRITER_APP}");
     let mut admin = postgres::Client::connect(&url, postgres::NoTls).unwrap();
-    let mut inserting = || -> bool {
-        let row = admin
-            .query_one(
-                "SELECT COUNT(*) FROM pg_stat_activity WHERE application_name = $1 \
-                 AND state = 'active' AND query LIKE 'INSERT INTO results%'",
-                &[&WRITER_APP],
-            )
-            .unwrap();
-        row.get::<_, i64>(0) > 0
-    };
     let mut mid_transaction = 0;
-    let mut stored = 0;
     for attempt in 0..10 {
         let (child, lines) = start_writer(
             "kill_during_store_leaves_no_partial_run_in_postgres",
             &writer_url,
         );
-        wait_until(&mut inserting);
-        stored += 1 + kill(child, lines);
+        let mut xid = None;
+        let seen = wait_until(|| {
+            xid = inserting_xid(&mut admin);
+            xid.is_some()
+        });
+        kill(child, lines);
         // Wait until the server noticed the dead client and ended its session.
-        wait_until(|| !inserting());
-        let runs = assert_no_partial_run(&Location::Postgres(url.clone()), attempt);
-        // Runs equal to announced commits: the run being inserted at the kill never appeared
-        // (one more would mean the commit finished just before the kill).
-        if runs == stored {
+        let ended = wait_until(|| inserting_xid(&mut admin).is_none());
+        assert!(
+            ended,
+            "the server kept the killed writer's session for 10 s"
+        );
+        assert_no_partial_run(&Location::Postgres(url.clone()), attempt);
+        let Some(xid) = xid.filter(|_| seen) else {
+            continue;
+        };
+        // The kill landed inside the transaction only when the transaction the writer had open
+        // is now aborted; "committed" means its commit finished between the look and the kill.
+        // (A throw-away cluster is in epoch 0, so a 32-bit xid is also its full id.)
+        let status: Option<String> = admin
+            .query_one("SELECT pg_xact_status($1::text::xid8)", &[&xid])
+            .unwrap()
+            .get(0);
+        if status.as_deref() == Some("aborted") {
             mid_transaction += 1;
             if mid_transaction == 2 {
                 break;
             }
         }
-        stored = runs;
     }
     assert!(
         mid_transaction > 0,
         "no kill landed inside a transaction: the test proved nothing"
     );
+}
+
+/// The transaction id of the writer's session while it inserts results (`None` otherwise).
+fn inserting_xid(admin: &mut postgres::Client) -> Option<String> {
+    admin
+        .query_opt(
+            "SELECT backend_xid::text FROM pg_stat_activity WHERE application_name = $1 \
+             AND state = 'active' AND backend_xid IS NOT NULL \
+             AND query LIKE 'INSERT INTO results%' LIMIT 1",
+            &[&WRITER_APP],
+        )
+        .unwrap()
+        .map(|row| row.get(0))
 }

@@ -113,16 +113,20 @@ pub struct MeasureArgs {
     /// the others, topped up to 6 when a round is cheap and the budget allows).
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=1000))]
     pub rounds: Option<u32>,
-    /// Seconds the run's rounds may take (default 540; 55 with --quick). The first rounds of
-    /// every variant a verdict uses always run; then each other variant's round, cheapest first,
-    /// and extra rounds for undecided verdicts while it lasts. A variant it leaves without a
-    /// round is listed as skipped.
-    #[arg(long, value_name = "SECONDS", value_parser = clap::value_parser!(u64).range(0..=86_400))]
-    pub budget: Option<u64>,
-    /// Seconds to wait, at most, for other processes to leave the CPUs before measuring
-    /// (default 30; 10 with --quick; 0: do not wait).
-    #[arg(long, value_name = "SECONDS", value_parser = clap::value_parser!(u64).range(0..=3600))]
-    pub settle: Option<u64>,
+    /// How long the run's rounds may take: 540s, 9m, or plain seconds (default 540s; 55s with
+    /// --quick). The first rounds of every variant a verdict uses always run; then each other
+    /// variant's round, cheapest first, and extra rounds for undecided verdicts while it lasts.
+    /// A variant it leaves without a round is listed as skipped.
+    #[arg(long, value_name = "DURATION", value_parser = parse_budget)]
+    pub budget: Option<std::time::Duration>,
+    /// How long to wait, at most, for other processes to leave the CPUs before measuring: 30s,
+    /// or plain seconds (default 30s; 10s with --quick; 0: do not wait).
+    #[arg(long, value_name = "DURATION", value_parser = parse_settle)]
+    pub settle: Option<std::time::Duration>,
+    /// Measure even when another concbench run is measuring on this machine (refused by
+    /// default: two runs disturb each other's figures). Both documents record the overlap.
+    #[arg(long)]
+    pub allow_concurrent: bool,
     /// Directory (on a disk, not tmpfs) for the io family's data files (default: a new directory
     /// in $TMPDIR, /var/tmp or the current directory, whichever is disk-backed).
     #[arg(long, value_name = "DIR")]
@@ -271,6 +275,9 @@ pub struct PushArgs {
 
 #[derive(Debug, clap::Args)]
 pub struct FleetArgs {
+    /// Result documents to read (any number); without any, the history database's runs.
+    #[arg(value_name = "FILE", conflicts_with = "db")]
+    pub files: Vec<PathBuf>,
     /// The history database: a file, or a PostgreSQL URL (postgresql://user@host/db). Default:
     /// $CONCBENCH_DB, else $XDG_DATA_HOME/concbench/history.sqlite.
     #[arg(long, value_name = "PATH|URL")]
@@ -413,6 +420,24 @@ pub fn parse_window(s: &str) -> Result<std::time::Duration, String> {
         )),
         d => Ok(d),
     }
+}
+
+/// A duration of at most `max` (a day for a budget, an hour for settling).
+fn parse_bounded(s: &str, max: std::time::Duration) -> Result<std::time::Duration, String> {
+    match parse_duration(s)? {
+        d if d > max => Err(format!("'{s}' is longer than {} s", max.as_secs())),
+        d => Ok(d),
+    }
+}
+
+/// `--budget`: 0 to a day.
+fn parse_budget(s: &str) -> Result<std::time::Duration, String> {
+    parse_bounded(s, std::time::Duration::from_secs(86_400))
+}
+
+/// `--settle`: 0 to an hour.
+fn parse_settle(s: &str) -> Result<std::time::Duration, String> {
+    parse_bounded(s, std::time::Duration::from_secs(3_600))
 }
 
 /// "10s", "500ms", "2m", "1.5s", or plain seconds.

@@ -11,6 +11,7 @@ mod commands;
 mod db;
 mod output;
 mod progress;
+mod run_lock;
 mod session;
 mod stdout;
 
@@ -21,6 +22,8 @@ use std::process::ExitCode;
 fn main() -> ExitCode {
     let args = args::Cli::parse();
     match commands::dispatch(args) {
+        // Output lost to a full disk is a failure even when the command itself succeeded.
+        Ok(code) if code == ExitCode::SUCCESS && stdout::failed() => ExitCode::from(1),
         Ok(code) => code,
         Err(err) => {
             errln!("concbench: error: {err:#}");

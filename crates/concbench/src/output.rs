@@ -43,10 +43,84 @@ pub fn write_or_fallback(label: &str, path: &Path, text: &str) -> Result<PathBuf
     write_or_fallback_in(label, path, text, &std::env::temp_dir())
 }
 
-fn write_or_fallback_in(label: &str, path: &Path, text: &str, fallback: &Path) -> Result<PathBuf> {
-    let Err(first) = write_output(label, path, text) else {
-        return Ok(path.to_path_buf());
+/// Write `text` to a new file at `path`, or beside it as `<stem>-2.<ext>`, `-3`, ... when that
+/// name is taken: a run never overwrites another's document (two runs started in the same
+/// second get the same time stamp). Falls back to `$TMPDIR` as [`write_or_fallback`] does.
+pub fn write_new_or_fallback(label: &str, path: &Path, text: &str) -> Result<PathBuf> {
+    match create_unique(label, path, text) {
+        Ok(written) => Ok(written),
+        Err(first) => fall_back(first, path, text, &std::env::temp_dir()),
+    }
+}
+
+/// Create `path` (or the first free `-N` name beside it) exclusively and write `text` into it.
+fn create_unique(label: &str, path: &Path, text: &str) -> Result<PathBuf> {
+    if let Some(parent) = path.parent().filter(|p| !p.as_os_str().is_empty()) {
+        std::fs::create_dir_all(parent).map_err(|e| {
+            concbench_core::UsageError::new(format!(
+                "{label}: cannot create {}: {e}",
+                parent.display()
+            ))
+        })?;
+    }
+    for n in 1..=1000 {
+        let candidate = if n == 1 {
+            path.to_path_buf()
+        } else {
+            numbered(path, n)
+        };
+        match std::fs::OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .open(&candidate)
+        {
+            Ok(mut f) => {
+                f.write_all(text.as_bytes()).map_err(|e| {
+                    concbench_core::UsageError::new(format!(
+                        "{label}: cannot write {}: {e}",
+                        candidate.display()
+                    ))
+                })?;
+                return Ok(candidate);
+            }
+            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => continue,
+            Err(e) => {
+                return Err(concbench_core::UsageError::new(format!(
+                    "{label}: cannot create {}: {e}",
+                    candidate.display()
+                ))
+                .into())
+            }
+        }
+    }
+    Err(concbench_core::UsageError::new(format!(
+        "{label}: 1000 documents named like {} already exist; clean the folder",
+        path.display()
+    ))
+    .into())
+}
+
+/// `dir/stem-N.ext` for `dir/stem.ext`.
+fn numbered(path: &Path, n: usize) -> PathBuf {
+    let stem = path
+        .file_stem()
+        .map_or("concbench".into(), |s| s.to_string_lossy());
+    let name = match path.extension() {
+        Some(ext) => format!("{stem}-{n}.{}", ext.to_string_lossy()),
+        None => format!("{stem}-{n}"),
     };
+    path.with_file_name(name)
+}
+
+fn write_or_fallback_in(label: &str, path: &Path, text: &str, fallback: &Path) -> Result<PathBuf> {
+    match write_output(label, path, text) {
+        Ok(()) => Ok(path.to_path_buf()),
+        Err(first) => fall_back(first, path, text, fallback),
+    }
+}
+
+/// After `first` failed: write `text` to a new file named like `path` in `fallback`, and say so.
+fn fall_back(first: anyhow::Error, path: &Path, text: &str, fallback: &Path) -> Result<PathBuf> {
     let stem = path
         .file_stem()
         .map_or("concbench".into(), |s| s.to_string_lossy());
@@ -100,6 +174,20 @@ pub(crate) mod tests {
             "{name}"
         );
         assert_eq!(std::fs::read_to_string(&written).unwrap(), "{}");
+    }
+
+    /// Regression: two runs started in the same second both printed "wrote …T230457Z.json" and
+    /// the second overwrote the first's document.
+    #[test]
+    fn regression_two_documents_with_one_name_are_both_kept() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("run-20261126T230457Z.json");
+        let a = write_new_or_fallback("x", &path, "first").unwrap();
+        let b = write_new_or_fallback("x", &path, "second").unwrap();
+        assert_eq!(a, path);
+        assert_eq!(b, dir.path().join("run-20261126T230457Z-2.json"));
+        assert_eq!(std::fs::read_to_string(&a).unwrap(), "first");
+        assert_eq!(std::fs::read_to_string(&b).unwrap(), "second");
     }
 
     #[test]

@@ -6,6 +6,7 @@
 use crate::args::{MeasureArgs, Pin};
 use crate::output;
 use crate::progress::Progress;
+use crate::run_lock;
 use crate::stdout::errln;
 use anyhow::{Context, Result};
 use concbench_core::{Experiment, Params, ResultDoc};
@@ -42,11 +43,11 @@ pub fn run_plan(args: &MeasureArgs) -> RunPlan {
     if let Some(n) = args.rounds {
         plan = plan.with_rounds(n as usize);
     }
-    if let Some(s) = args.budget {
-        plan.budget = Duration::from_secs(s);
+    if let Some(d) = args.budget {
+        plan.budget = d;
     }
-    if let Some(s) = args.settle {
-        plan.settle = Duration::from_secs(s);
+    if let Some(d) = args.settle {
+        plan.settle = d;
     }
     plan
 }
@@ -111,6 +112,9 @@ pub fn measure(
 ) -> Result<ResultDoc> {
     let config = harness_config(args);
     let plan = run_plan(args);
+    // First: a run refused because another measures should not prepare anything.
+    let lock =
+        run_lock::RunLock::acquire(&run_lock::lock_path(), this_run(), args.allow_concurrent)?;
     // The io family's data files: one directory for the whole run, removed when this is dropped
     // (at the end, after Ctrl-C, or on an error) unless --keep-io-files.
     let mut io_data = variants
@@ -178,6 +182,8 @@ pub fn measure(
     if let Some(w) = out.load.and_then(|l| steal_warning(l.steal)) {
         doc.warnings.push(w);
     }
+    record_overlaps(&mut doc, &lock);
+    drop(lock);
     doc.duration_s = machine_elapsed(&machine);
     doc.results = out.results;
     doc.invalid = out.invalid;
@@ -193,6 +199,40 @@ pub fn measure(
         rounds_per_verdict(&doc)
     );
     Ok(doc)
+}
+
+/// This process as a run's owner: what a refused run names.
+fn this_run() -> run_lock::RunOwner {
+    let args: Vec<String> = std::env::args().collect();
+    let name = args
+        .first()
+        .and_then(|a| a.rsplit('/').next())
+        .unwrap_or("concbench");
+    run_lock::RunOwner {
+        pid: std::process::id(),
+        started_at: clock::wall_now_rfc3339(),
+        command: std::iter::once(name)
+            .chain(args.iter().skip(1).map(String::as_str))
+            .collect::<Vec<_>>()
+            .join(" "),
+    }
+}
+
+/// Every run that measured beside this one: in the settings (for tools) and as a warning (for
+/// the first screen).
+fn record_overlaps(doc: &mut ResultDoc, lock: &run_lock::RunLock) {
+    let overlaps = lock.overlaps();
+    if overlaps.is_empty() {
+        return;
+    }
+    for other in &overlaps {
+        let w = run_lock::overlap_warning(other);
+        errln!("concbench: warning: {w}");
+        doc.warnings.push(w);
+    }
+    if let Ok(v) = serde_json::to_value(&overlaps) {
+        doc.settings.insert("overlapping_runs".into(), v);
+    }
 }
 
 /// Build the probes the run compiles on first use before its clock starts, saying what is
@@ -278,12 +318,17 @@ pub fn keep(
     store: Option<&mut Store>,
     command: &str,
 ) -> Result<PathBuf> {
-    let path = args
-        .json
-        .clone()
-        .unwrap_or_else(|| default_json_path(command, &doc.started_at));
     let label = output::document_label(args.json.as_deref());
-    let path = output::write_or_fallback(label, &path, &Json.render(doc)?)?;
+    let text = Json.render(doc)?;
+    // An explicit --json path is the user's to overwrite; the default folder never is.
+    let path = match &args.json {
+        Some(path) => output::write_or_fallback(label, path, &text)?,
+        None => output::write_new_or_fallback(
+            label,
+            &default_json_path(command, &doc.started_at),
+            &text,
+        )?,
+    };
     errln!("concbench: wrote {}", path.display());
     if let Some(store) = store {
         match store.save(doc, command) {

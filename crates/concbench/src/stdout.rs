@@ -17,6 +17,14 @@ use std::sync::atomic::{AtomicBool, Ordering};
 
 /// Set once stdout failed: nothing more is written to it.
 static GONE: AtomicBool = AtomicBool::new(false);
+/// Set when stdout failed for another reason than a reader that went away (a full disk): the
+/// command's output is lost, so it must not exit 0.
+static FAILED: AtomicBool = AtomicBool::new(false);
+
+/// Whether stdout failed other than by a closed pipe (`concbench list > /dev/full`).
+pub fn failed() -> bool {
+    FAILED.load(Ordering::Relaxed)
+}
 
 /// Write `text` to stdout (flushed), unless stdout has already failed. A reader that went away
 /// is not an error; any other failure (a full disk behind a redirect) is said once on stderr.
@@ -28,6 +36,7 @@ pub fn print(text: &str) {
     if let Err(e) = out.write_all(text.as_bytes()).and_then(|()| out.flush()) {
         GONE.store(true, Ordering::Relaxed);
         if e.kind() != ErrorKind::BrokenPipe {
+            FAILED.store(true, Ordering::Relaxed);
             // Not eprintln!: it panics in turn when stderr is gone too.
             let _ = writeln!(
                 std::io::stderr(),

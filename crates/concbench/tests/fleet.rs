@@ -125,6 +125,33 @@ fn report_fleet_reads_files_and_filters_them() {
     assert_usage_error(["fleet", "--where", "rack=b"], &["label=KEY=VALUE"]);
 }
 
+/// Regression: `report --fleet A B` with two documents of one host silently dropped one, and
+/// a host's newest run stood for it even when it measured only `--only switch.pipe`.
+#[test]
+fn regression_fleet_reads_files_prefers_a_complete_run_and_says_what_it_left_out() {
+    let dir = tempfile::tempdir().unwrap();
+    let full = host_document(dir.path(), "alpha", serde_json::json!({}), 1.0);
+    let mut partial = read_json(&full);
+    partial["started_at"] = "2099-01-01T00:00:00Z".into();
+    partial["settings"]["only"] = serde_json::json!(["switch.pipe"]);
+    let partial_path = dir.path().join("partial.json");
+    std::fs::write(&partial_path, partial.to_string()).unwrap();
+    let text = stdout_of(concbench().arg("fleet").arg(&full).arg(&partial_path));
+    assert!(text.contains("1 hosts"), "{text}");
+    assert!(
+        text.contains("left out:")
+            && text.contains("a partial run (--only switch.pipe)")
+            && text.contains(&format!("{} (", full.display())),
+        "the complete run stands for the host, the partial one is listed: {text}"
+    );
+    // Alone, the partial run is shown, and said to be partial.
+    let text = stdout_of(concbench().arg("fleet").arg(&partial_path));
+    assert!(
+        text.contains("note:") && text.contains("is partial"),
+        "{text}"
+    );
+}
+
 /// `assert_usage_error` takes one argument type: strings and paths together.
 struct OsStrArg(std::ffi::OsString);
 impl From<&str> for OsStrArg {
@@ -177,9 +204,13 @@ fn two_runs_started_at_once_on_a_new_database_are_both_stored() {
     for attempt in 0..3 {
         let dir = tempfile::tempdir().unwrap();
         let db = dir.path().join("new.sqlite");
+        // One machine's run lock for both: the second measures beside the first, as asked.
+        let lock = own_lock();
         let start = |n: usize| {
             std::process::Command::new(assert_cmd::cargo::cargo_bin("concbench"))
-                .args(["run", "--smoke", "--only", "syscall.getppid", "--db"])
+                .env("CONCBENCH_LOCK", &lock)
+                .args(["run", "--smoke", "--allow-concurrent"])
+                .args(["--only", "syscall.getppid", "--db"])
                 .arg(&db)
                 .arg("--json")
                 .arg(dir.path().join(format!("{n}.json")))

@@ -76,6 +76,7 @@ fn signals_during(args: &[&str], cmd: &mut Command, signals: &[i32]) {
         .env(k, v)
         .env("CI", "true")
         .env("XDG_DATA_HOME", common::test_data_home())
+        .env("CONCBENCH_LOCK", common::own_lock())
         .stdout(Stdio::null())
         .stderr(Stdio::piped())
         .spawn()

@@ -104,6 +104,7 @@ fn ctrl_c_removes_the_data_files() {
         .arg("--io-dir")
         .arg(dir.path())
         .env("CI", "true")
+        .env("CONCBENCH_LOCK", own_lock())
         .stdout(Stdio::null())
         .stderr(Stdio::null())
         .spawn()

@@ -22,7 +22,9 @@ fn an_unwritable_probe_cache_falls_back_with_a_note() {
     let cache = dir.path().join("cache-is-a-file");
     std::fs::write(&cache, "").unwrap();
     let out = dir.path().join("out.json");
+    // The fallback cache lives in $TMPDIR: this test's own, so it leaves nothing behind.
     smoke_run(&cache, "probes.c.ring,probes.python.create", &out)
+        .env("TMPDIR", dir.path())
         .assert()
         .success();
     let doc = read_json(&out);

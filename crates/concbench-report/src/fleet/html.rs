@@ -23,6 +23,7 @@ struct Page {
     differing: Vec<FactView>,
     same: Vec<(String, String)>,
     excluded: Vec<String>,
+    notes: Vec<String>,
     runs: usize,
 }
 
@@ -122,6 +123,7 @@ fn page(fleet: &Fleet) -> Page {
             })
             .collect(),
         excluded: fleet.excluded.clone(),
+        notes: fleet.notes.clone(),
         runs: fleet.members.iter().map(|m| m.older + 1).sum(),
         headings: names
             .iter()

@@ -54,7 +54,10 @@ pub fn markdown(fleet: &Fleet) -> String {
     for e in &fleet.excluded {
         let _ = writeln!(out, "- left out: {e}");
     }
-    if !fleet.excluded.is_empty() {
+    for n in &fleet.notes {
+        let _ = writeln!(out, "- note: {n}");
+    }
+    if !fleet.excluded.is_empty() || !fleet.notes.is_empty() {
         out.push('\n');
     }
 

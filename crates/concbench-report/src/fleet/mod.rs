@@ -82,8 +82,11 @@ pub struct Fleet {
     pub claims: Vec<ClaimRow>,
     pub figures: Vec<Figure>,
     pub facts: Vec<FactRow>,
-    /// Runs left out, with the reason (smoke tests are not measurements).
+    /// Runs left out, with the reason (smoke tests are not measurements; an older or partial
+    /// run of a host another run stands for).
     pub excluded: Vec<String>,
+    /// What a reader must know of a run shown (a partial run standing for its host).
+    pub notes: Vec<String>,
 }
 
 impl Fleet {
@@ -93,6 +96,7 @@ impl Fleet {
             claims: claims(&members),
             figures: figures(&members),
             facts: facts(&members),
+            notes: members.iter().filter_map(partial_note).collect(),
             members,
             excluded,
         }
@@ -115,7 +119,44 @@ pub fn machine(doc: &ResultDoc) -> String {
         .unwrap_or_else(|| format!("hostname:{}", doc.host.hostname))
 }
 
-/// Group runs into members (newest run of each), leaving smoke tests out.
+/// What a run measured: "everything", or its `--only` and `--where`.
+pub fn selection(doc: &ResultDoc) -> String {
+    let list = |key: &str| -> Vec<String> {
+        doc.settings
+            .get(key)
+            .and_then(|v| v.as_array())
+            .map(|a| {
+                a.iter()
+                    .filter_map(|x| x.as_str().map(String::from))
+                    .collect()
+            })
+            .unwrap_or_default()
+    };
+    let (only, wanted) = (list("only"), list("where"));
+    if only.is_empty() && wanted.is_empty() {
+        return "everything".into();
+    }
+    let mut parts = Vec::new();
+    if !only.is_empty() {
+        parts.push(format!("--only {}", only.join(",")));
+    }
+    parts.extend(wanted.iter().map(|w| format!("--where {w}")));
+    parts.join(" ")
+}
+
+/// A run that measured only part of the suite (a selection, or interrupted).
+fn is_partial(doc: &ResultDoc) -> bool {
+    doc.interrupted || selection(doc) != "everything"
+}
+
+/// Which of two runs of one host stands for it: a complete run before a partial one, then the
+/// newest.
+fn stands_before(a: &ResultDoc, b: &ResultDoc) -> bool {
+    (!is_partial(a), &a.started_at) > (!is_partial(b), &b.started_at)
+}
+
+/// Group runs into members (the newest complete run of each, else the newest partial one),
+/// leaving smoke tests out; every run left out is listed with the run that stands for it.
 fn members(submitted: Vec<Submitted>) -> (Vec<Member>, Vec<String>) {
     let mut excluded = Vec::new();
     let mut by_key: BTreeMap<String, Member> = BTreeMap::new();
@@ -130,10 +171,14 @@ fn members(submitted: Vec<Submitted>) -> (Vec<Member>, Vec<String>) {
         let pin = setting_str(&doc, "pin").unwrap_or("auto").to_string();
         let key = format!("{} {labels:?} {pin}", machine(&doc));
         match by_key.get_mut(&key) {
-            Some(m) if m.doc.started_at >= doc.started_at => m.older += 1,
+            Some(m) if !stands_before(&doc, &m.doc) => {
+                m.older += 1;
+                excluded.push(left_for(&source, &doc, m));
+            }
             Some(m) => {
                 let older = m.older + 1;
-                *m = member(source, doc, labels, &pin, older);
+                let old = std::mem::replace(m, member(source, doc, labels, &pin, older));
+                excluded.push(left_for(&old.source, &old.doc, m));
             }
             None => {
                 by_key.insert(key, member(source, doc, labels, &pin, 0));
@@ -166,6 +211,35 @@ fn member(
         doc,
         older,
     }
+}
+
+/// "B.json: a run of host (…) that A.json stands for".
+fn left_for(source: &str, doc: &ResultDoc, kept: &Member) -> String {
+    let what = if is_partial(doc) {
+        format!("a partial run ({})", selection(doc))
+    } else {
+        "an older run".to_string()
+    };
+    format!(
+        "{source}: {what} of {} started {}; {} ({}) stands for this host",
+        kept.name, doc.started_at, kept.source, kept.doc.started_at
+    )
+}
+
+/// The note a member needs when no complete run of its host was given.
+fn partial_note(m: &Member) -> Option<String> {
+    is_partial(&m.doc).then(|| {
+        let how = if m.doc.interrupted {
+            "interrupted".to_string()
+        } else {
+            selection(&m.doc)
+        };
+        format!(
+            "{}: the run shown ({}) is partial ({how}); no complete run of this host was given, \
+             so its claims not measured show as not judged",
+            m.name, m.source
+        )
+    })
 }
 
 /// Two machines with the same hostname and labels get their machine id's start appended.
@@ -356,7 +430,7 @@ fn figures(members: &[Member]) -> Vec<Figure> {
 /// The facts that can explain why machines differ.
 fn facts(members: &[Member]) -> Vec<FactRow> {
     type Fact = fn(&ResultDoc) -> String;
-    let rows: [(&'static str, Fact); 12] = [
+    let rows: [(&'static str, Fact); 14] = [
         ("kernel", |d| d.host.kernel.clone()),
         ("CPU", |d| d.host.cpu_model.clone()),
         ("logical CPUs", |d| d.host.logical_cpus.to_string()),
@@ -385,6 +459,14 @@ fn facts(members: &[Member]) -> Vec<FactRow> {
                 "quick".into()
             } else {
                 "full".into()
+            }
+        }),
+        ("selection", |d| selection(d)),
+        ("privileges", |d| {
+            if d.host.is_root {
+                "root".into()
+            } else {
+                "ordinary user".into()
             }
         }),
         ("concbench", |d| d.tool.version.clone()),

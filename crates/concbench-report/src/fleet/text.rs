@@ -42,6 +42,9 @@ pub fn text(fleet: &Fleet, width: Option<u16>) -> String {
     for e in &fleet.excluded {
         let _ = writeln!(out, "left out: {e}");
     }
+    for n in &fleet.notes {
+        let _ = writeln!(out, "note: {n}");
+    }
     if !fleet.claims.is_empty() {
         let mut header = vec!["claim".to_string()];
         header.extend(names.iter().cloned());

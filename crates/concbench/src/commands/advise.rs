@@ -90,10 +90,10 @@ fn workload(args: &AdviseArgs) -> Result<Workload> {
     let bad = |flag: &str, fix: &str| -> anyhow::Error {
         UsageError::new(format!("{flag}: {fix}")).into()
     };
-    if !(args.units_per_sec.is_finite() && args.units_per_sec >= 0.0) {
+    if !(args.units_per_sec.is_finite() && args.units_per_sec > 0.0) {
         return Err(bad(
             "--units-per-sec",
-            "give a rate >= 0, e.g. --units-per-sec 1000",
+            "give a rate above 0 (no units, no cost to compare), e.g. --units-per-sec 1000",
         ));
     }
     if !(0.0..1.0).contains(&args.blocked) {

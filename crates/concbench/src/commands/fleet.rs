@@ -1,5 +1,5 @@
-//! `concbench fleet` and `report --fleet`: one report across machines, from the history's runs
-//! (filtered with `--where`) or from result files.
+//! `concbench fleet` and `report --fleet`: one report across machines, from result files or
+//! the history's runs (filtered with `--where`).
 
 use crate::args::{FleetArgs, FleetFilter, ReportArgs};
 use crate::db;
@@ -12,11 +12,15 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 pub fn fleet(args: FleetArgs) -> Result<ExitCode> {
-    let submitted = from_store(args.db.as_deref(), &args.filters)?;
+    let submitted = if args.files.is_empty() {
+        from_store(args.db.as_deref(), &args.filters)?
+    } else {
+        from_files(&args.files, &args.filters)?
+    };
     render(submitted, &args.filters, args.html, args.markdown)
 }
 
-/// `report --fleet [FILE...]`: the files when given, else the history.
+/// `report --fleet [FILE...]` (as `fleet [FILE...]`): the files when given, else the history.
 pub fn report_fleet(args: ReportArgs) -> Result<ExitCode> {
     let submitted = if args.files.is_empty() {
         from_store(args.db.as_deref(), &args.filters)?
@@ -89,7 +93,7 @@ fn from_store(db: Option<&str>, filters: &[FleetFilter]) -> Result<Option<Vec<Su
 fn from_files(files: &[PathBuf], filters: &[FleetFilter]) -> Result<Option<Vec<Submitted>>> {
     let mut out = Vec::new();
     for file in files {
-        let doc = super::report::load(file, "report --fleet")?;
+        let doc = super::report::load(file, "fleet")?;
         if filters
             .iter()
             .all(|f| Facts::of(&doc, &doc.labels()).matches(f))

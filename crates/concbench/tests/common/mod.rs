@@ -12,7 +12,18 @@ pub fn concbench() -> Command {
     let mut c = Command::cargo_bin("concbench").expect("binary built");
     c.env("CI", "true");
     c.env("XDG_DATA_HOME", test_data_home());
+    c.env("CONCBENCH_LOCK", own_lock());
     c
+}
+
+/// A run lock of this invocation's own: tests run side by side, and the machine-wide lock
+/// (`src/run_lock.rs`) would refuse all but one of them. Tests of the lock set it themselves.
+pub fn own_lock() -> PathBuf {
+    static NEXT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+    let n = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("locks");
+    std::fs::create_dir_all(&dir).expect("lock folder");
+    dir.join(format!("{}-{n}.lock", std::process::id()))
 }
 
 /// The binary as a plain process (for tests that wire its stdio or signal it themselves), with
@@ -21,6 +32,7 @@ pub fn concbench_process() -> std::process::Command {
     let mut c = std::process::Command::new(assert_cmd::cargo::cargo_bin("concbench"));
     c.env("CI", "true");
     c.env("XDG_DATA_HOME", test_data_home());
+    c.env("CONCBENCH_LOCK", own_lock());
     c
 }
 
