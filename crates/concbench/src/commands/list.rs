@@ -69,11 +69,10 @@ pub fn list(args: ListArgs) -> anyhow::Result<ExitCode> {
         .collect();
     outln!(
         "\nopt-in families (not in a plain `concbench run`; run them by name, e.g. `concbench run \
-         --only {}`): {}",
+         --only {}`): {}. `concbench list ID` shows each variant's params and run modes.",
         opt_in[0],
         opt_in.join(", ")
     );
-    outln!("`concbench list ID` (or `list --variants`) shows each variant's params and run modes.");
     Ok(ExitCode::SUCCESS)
 }
 
