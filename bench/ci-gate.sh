@@ -70,24 +70,7 @@ fi
 
 fixture=crates/concbench-report/tests/fixtures/synthetic-all-families.json
 # One family's figures times 1.5: what a 50% regression of process creation looks like.
-python3 - "$fixture" "$OUT/slower.json" <<'PY'
-import json, sys
-doc = json.load(open(sys.argv[1]))
-f = 1.5
-for r in doc["results"]:
-    if r["family"] != "create":
-        continue
-    for k in ("median", "min", "max", "mad", "mean"):
-        r[k] *= f
-    if r.get("ci95"):
-        r["ci95"] = [v * f for v in r["ci95"]]
-    r["samples"] = [v * f for v in r["samples"]]
-    for rd in r["rounds"]:
-        rd["value"] *= f
-        if "baseline" in rd:
-            rd["baseline"] *= f
-json.dump(doc, open(sys.argv[2], "w"))
-PY
+python3 bench/scale-family.py "$fixture" create 1.5 "$OUT/slower.json"
 
 code=0; gate "$fixture" "$fixture" same || code=$?
 expect 0 "$code" "A/A compare --fail-if 'slower>10%'"

@@ -185,19 +185,16 @@ pub fn breaches<'a>(
             }
             Gate::VerdictChanged => {
                 for row in verdicts {
-                    let (Some(Some(a)), Some(Some(bv))) = (row.decisions.first(), row.decisions.get(b))
+                    let (Some(Some(a)), Some(Some(bv))) =
+                        (row.decisions.first(), row.decisions.get(b))
                     else {
                         continue;
                     };
-                    let already = out
-                        .iter()
-                        .any(|o| matches!(o, Breach::Verdict { row: r, .. } if r.source == row.source));
+                    let already = out.iter().any(
+                        |o| matches!(o, Breach::Verdict { row: r, .. } if r.source == row.source),
+                    );
                     if a != bv && !already {
-                        out.push(Breach::Verdict {
-                            row,
-                            a: *a,
-                            b: *bv,
-                        });
+                        out.push(Breach::Verdict { row, a: *a, b: *bv });
                     }
                 }
             }
@@ -356,7 +353,11 @@ mod tests {
         }
         let (a, b) = (doc(ra), doc(rb));
         let c = compare_runs(&a, &b);
-        let gates = [gate("slower>10%"), gate("faster>10%"), gate("verdict-changed")];
+        let gates = [
+            gate("slower>10%"),
+            gate("faster>10%"),
+            gate("verdict-changed"),
+        ];
         let rows = verdicts_side_by_side(&[&a, &b]);
         assert!(breaches(&gates, &c, &rows, 1).is_empty());
     }
@@ -380,7 +381,11 @@ mod tests {
         let c = compare_runs(&a, &b);
         let rows = verdicts_side_by_side(&[&a, &b]);
         let found = breaches(
-            &[gate("slower>10%"), gate("slower>20%"), gate("verdict-changed")],
+            &[
+                gate("slower>10%"),
+                gate("slower>20%"),
+                gate("verdict-changed"),
+            ],
             &c,
             &rows,
             1,

@@ -32,7 +32,11 @@ fn unit_of(unit: &str) -> (String, f64) {
 fn go_name(name: &str) -> String {
     let mut chars = name.chars();
     let first = chars.next().map(|c| c.to_ascii_uppercase());
-    format!("Benchmark{}{}", first.map(String::from).unwrap_or_default(), chars.as_str())
+    format!(
+        "Benchmark{}{}",
+        first.map(String::from).unwrap_or_default(),
+        chars.as_str()
+    )
 }
 
 impl Exporter for Benchstat {

@@ -63,7 +63,10 @@ fn unchanged_line(r: &Compared<'_>) -> Option<String> {
     }
     let only = (c.only_in_a.len(), c.only_in_b.len());
     if only != (0, 0) {
-        parts.push(format!("{} only in A, {} only in {}", only.0, only.1, r.name));
+        parts.push(format!(
+            "{} only in A, {} only in {}",
+            only.0, only.1, r.name
+        ));
     }
     (unchanged + not_compared + only.0 + only.1 > 0).then(|| parts.join("; "))
 }
@@ -232,7 +235,11 @@ pub fn gate_lines(set: &CompareSet<'_>) -> Vec<String> {
     for (i, r) in set.runs.iter().enumerate() {
         for b in set.breaches(i) {
             total += 1;
-            lines.push(format!("compare: breach ({} against A): {}", r.name, breach_text(&b)));
+            lines.push(format!(
+                "compare: breach ({} against A): {}",
+                r.name,
+                breach_text(&b)
+            ));
         }
     }
     lines.push(if total == 0 {

@@ -30,7 +30,11 @@ fn scale_family(doc: &mut Value, family: &str, factor: f64) {
         if let Some(ci) = r["ci95"].as_array_mut() {
             ci.iter_mut().for_each(scale);
         }
-        r["samples"].as_array_mut().unwrap().iter_mut().for_each(scale);
+        r["samples"]
+            .as_array_mut()
+            .unwrap()
+            .iter_mut()
+            .for_each(scale);
         for round in r["rounds"].as_array_mut().unwrap() {
             scale(&mut round["value"]);
             if round.get("baseline").is_some() {
@@ -83,7 +87,11 @@ fn validate(doc: &Value, schema: &Path) {
         .iter_errors(doc)
         .map(|e| format!("{e} at {}", e.instance_path))
         .collect();
-    assert!(errors.is_empty(), "schema violations:\n{}", errors.join("\n"));
+    assert!(
+        errors.is_empty(),
+        "schema violations:\n{}",
+        errors.join("\n")
+    );
 }
 
 fn compare_schema() -> PathBuf {
@@ -122,7 +130,10 @@ fn a_family_scaled_by_one_and_a_half_exits_1_naming_each_result_with_its_interva
             .iter()
             .find(|l| l.contains(&format!(" {id} ")))
             .unwrap_or_else(|| panic!("{id} not named:\n{stderr}"));
-        assert!(line.contains("+50.0%") && line.contains("95% CI ["), "{line}");
+        assert!(
+            line.contains("+50.0%") && line.contains("95% CI ["),
+            "{line}"
+        );
     }
     assert!(stderr.contains("failing (exit 1)"), "{stderr}");
     // Faster is the other direction: the same pair passes `faster>10%`.
@@ -190,7 +201,10 @@ fn only_and_where_restrict_the_gate_as_in_run() {
     // --where matches the params as printed; no create result is cross-cpu here.
     let (code, stdout, stderr) = with(&["--only", "create", "--where", "placement=same-cpu"]);
     assert_eq!(code, 1, "{stderr}");
-    assert!(stdout.contains("--only create --where placement=same-cpu"), "{stdout}");
+    assert!(
+        stdout.contains("--only create --where placement=same-cpu"),
+        "{stdout}"
+    );
     for (bad, flag) in [
         (["--only", "nosuch"], "--only"),
         (["--where", "placement=on-the-moon"], "--where"),
@@ -261,14 +275,13 @@ fn json_follows_its_schema_when_passing_and_when_failing() {
 fn markdown_shows_only_the_changed_rows_then_counts_the_rest() {
     let dir = tempfile::tempdir().unwrap();
     let (a, b) = pair(dir.path(), |d| scale_family(d, "create", 1.5));
-    let (code, stdout, _) = compare(
-        &a,
-        &b,
-        &["--fail-if", "slower>10%", "--markdown", "-"],
-    );
+    let (code, stdout, _) = compare(&a, &b, &["--fail-if", "slower>10%", "--markdown", "-"]);
     assert_eq!(code, 1);
     let changed = ids_of(&read_json(&fixture()), "create").len();
-    let rows = stdout.lines().filter(|l| l.starts_with("| create.")).count();
+    let rows = stdout
+        .lines()
+        .filter(|l| l.starts_with("| create."))
+        .count();
     assert_eq!(rows, changed, "{stdout}");
     assert!(!stdout.contains("| switch."), "{stdout}");
     assert!(stdout.contains("results unchanged"), "{stdout}");
@@ -282,10 +295,16 @@ fn the_terminal_is_quiet_by_default_and_all_shows_every_row() {
     let dir = tempfile::tempdir().unwrap();
     let (a, b) = pair(dir.path(), |d| scale_family(d, "create", 1.5));
     let (_, quiet, _) = compare(&a, &b, &[]);
-    assert!(quiet.contains("create.fork") && !quiet.contains("switch."), "{quiet}");
+    assert!(
+        quiet.contains("create.fork") && !quiet.contains("switch."),
+        "{quiet}"
+    );
     assert!(quiet.contains("--all shows every row"), "{quiet}");
     let (_, all, _) = compare(&a, &b, &["--all"]);
-    assert!(all.contains("switch.") && all.contains("syscall.getppid"), "{all}");
+    assert!(
+        all.contains("switch.") && all.contains("syscall.getppid"),
+        "{all}"
+    );
 }
 
 #[test]
@@ -331,7 +350,9 @@ fn parse_go_bench_line(line: &str) -> Option<(String, u32, Vec<(f64, String)>)> 
         assert!(
             !key.is_empty()
                 && key.chars().next().unwrap().is_ascii_lowercase()
-                && !key.chars().any(|c| c.is_whitespace() || c.is_ascii_uppercase()),
+                && !key
+                    .chars()
+                    .any(|c| c.is_whitespace() || c.is_ascii_uppercase()),
             "not a configuration line: {line}"
         );
         return None;
@@ -343,7 +364,10 @@ fn parse_go_bench_line(line: &str) -> Option<(String, u32, Vec<(f64, String)>)> 
     let iterations: u64 = fields[1].parse().expect("iterations");
     assert!(iterations > 0, "{line}");
     let next = name["Benchmark".len()..].chars().next().expect("a name");
-    assert!(!next.is_lowercase(), "Go reads a lower-case letter as another word: {line}");
+    assert!(
+        !next.is_lowercase(),
+        "Go reads a lower-case letter as another word: {line}"
+    );
     let pairs = fields[2..]
         .chunks(2)
         .map(|c| (c[0].parse::<f64>().expect("value"), c[1].to_string()))

@@ -103,9 +103,10 @@ fn restrict(docs: &mut [ResultDoc], args: &CompareArgs) -> Result<String> {
             && super::run::params_match(&e.params, &args.where_params)
     };
     for name in &args.only {
-        let known = docs.iter().flat_map(|d| &d.results).any(|e| {
-            concbench_experiments::name_selects(&e.family, &e.id, name)
-        });
+        let known = docs
+            .iter()
+            .flat_map(|d| &d.results)
+            .any(|e| concbench_experiments::name_selects(&e.family, &e.id, name));
         if !known {
             return Err(UsageError::new(format!(
                 "compare --only: no result of these runs is in '{name}'; `concbench list` shows \

@@ -89,7 +89,10 @@ fn mode(flags: &[&str]) -> MeasureArgs {
 /// The indices of the variants a run in this mode keeps (the run's own rule:
 /// [`session::prepare`]).
 fn kept(flags: &[&str]) -> HashSet<usize> {
-    let every: Vec<Variant> = concbench_experiments::all().into_iter().enumerate().collect();
+    let every: Vec<Variant> = concbench_experiments::all()
+        .into_iter()
+        .enumerate()
+        .collect();
     session::prepare(every, &mode(flags))
         .into_iter()
         .map(|(i, _)| i)
