@@ -270,15 +270,12 @@ pub fn compare_markdown(set: &CompareSet<'_>) -> String {
         } else {
             format!("**failed**, {n} breach(es)")
         };
-        let _ = writeln!(out, "Gate {}: {outcome}.\n", cell(&rules_text(set)));
-        for (i, r) in set.runs.iter().enumerate() {
-            for b in set.breaches(i) {
-                let _ = writeln!(out, "* {}: {}", r.name, cell(&breach_text(&b)));
-            }
-        }
-        if n > 0 {
-            out.push('\n');
-        }
+        let note = if n == 0 {
+            ""
+        } else {
+            " (breaching results in bold; each with its interval on the job's stderr)"
+        };
+        let _ = writeln!(out, "Gate {}: {outcome}{note}.\n", cell(&rules_text(set)));
     }
     let _ = writeln!(out, "A: {}  ", cell(&set.a_source));
     for r in &set.runs {
@@ -288,15 +285,33 @@ pub fn compare_markdown(set: &CompareSet<'_>) -> String {
         let _ = writeln!(out, "Results selected by `{}`.", set.selection);
     }
     out.push('\n');
-    for r in &set.runs {
-        run_markdown(&mut out, r);
+    for i in 0..set.runs.len() {
+        run_markdown(&mut out, set, i);
     }
     verdicts_markdown(&mut out, set);
     out
 }
 
-fn run_markdown(out: &mut String, r: &Compared<'_>) {
-    let rows: Vec<[String; 7]> = shown(r, false).into_iter().map(row).collect();
+fn run_markdown(out: &mut String, set: &CompareSet<'_>, i: usize) {
+    let r = &set.runs[i];
+    let breaches = set.breaches(i);
+    let breached: Vec<&Pair<'_>> = breaches
+        .iter()
+        .filter_map(|b| match b {
+            Breach::Result { pair, .. } => Some(*pair),
+            Breach::Verdict { .. } => None,
+        })
+        .collect();
+    let rows: Vec<[String; 7]> = shown(r, false)
+        .into_iter()
+        .map(|p| {
+            let mut cells = row(p);
+            if breached.iter().any(|b| std::ptr::eq(*b, p)) {
+                cells[4] = format!("**{}**", cells[4]);
+            }
+            cells
+        })
+        .collect();
     let mut header = HEADER;
     header[3] = &r.name;
     let of = format!("{}/A", r.name);
@@ -309,7 +324,8 @@ fn run_markdown(out: &mut String, r: &Compared<'_>) {
     if let Some(line) = unchanged_line(r) {
         let _ = writeln!(
             out,
-            "\n{line} (Benjamini-Hochberg, q < {ALPHA}; `concbench compare --all` lists them).\n"
+            "\n{line}: significance after Benjamini-Hochberg at q < {ALPHA}; `concbench compare \
+             --all` lists every row.\n"
         );
     } else {
         out.push('\n');

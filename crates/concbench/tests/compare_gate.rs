@@ -286,8 +286,12 @@ fn markdown_shows_only_the_changed_rows_then_counts_the_rest() {
     assert!(!stdout.contains("| switch."), "{stdout}");
     assert!(stdout.contains("results unchanged"), "{stdout}");
     assert!(stdout.contains("Gate 'slower>10%': **failed**"), "{stdout}");
+    assert!(
+        stdout.contains("| **1.50x** |"),
+        "breaching rows in bold:\n{stdout}"
+    );
     // Short enough for a review comment: the breaches, the changed rows and a few lines more.
-    assert!(stdout.lines().count() <= 2 * changed + 20, "{stdout}");
+    assert!(stdout.lines().count() <= changed + 15, "{stdout}");
 }
 
 #[test]
@@ -332,11 +336,15 @@ fn bencher_export_follows_the_bencher_metric_format() {
         .iter()
         .find(|r| r["id"] == "create.fork")
         .unwrap();
-    let name = obj
-        .keys()
-        .find(|k| k.starts_with("create.fork/"))
-        .expect("create.fork exported");
-    assert_eq!(bmf[name]["latency"]["value"], fork["median"]);
+    // The name is the id, then each param as /key=value.
+    let params: Vec<String> = fork["params"]
+        .as_object()
+        .unwrap()
+        .iter()
+        .map(|(k, v)| format!("/{k}={}", v.as_str().unwrap()))
+        .collect();
+    let name = format!("create.fork{}", params.concat());
+    assert_eq!(bmf[&name]["latency"]["value"], fork["median"], "{name}");
     assert!(obj.values().any(|m| m.get("throughput").is_some()));
     assert!(obj.values().any(|m| m.get("kib").is_some()));
 }
