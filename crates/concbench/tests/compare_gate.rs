@@ -349,10 +349,17 @@ fn bencher_export_follows_the_bencher_metric_format() {
     assert!(obj.values().any(|m| m.get("kib").is_some()));
 }
 
+/// A benchmark line of Go's format, parsed.
+struct GoLine {
+    name: String,
+    procs: u32,
+    /// (value, unit) pairs.
+    values: Vec<(f64, String)>,
+}
+
 /// One line of Go's benchmark format: `BenchmarkName-N  iterations  value unit [value unit...]`,
-/// or a `key: value` configuration line. Returns the name, procs and (value, unit) pairs of a
-/// benchmark line; panics naming the line when it is neither.
-fn parse_go_bench_line(line: &str) -> Option<(String, u32, Vec<(f64, String)>)> {
+/// or a `key: value` configuration line (`None`). Panics naming the line when it is neither.
+fn parse_go_bench_line(line: &str) -> Option<GoLine> {
     if !line.starts_with("Benchmark") {
         let (key, _) = line.split_once(": ").expect("key: value");
         assert!(
@@ -366,7 +373,7 @@ fn parse_go_bench_line(line: &str) -> Option<(String, u32, Vec<(f64, String)>)> 
         return None;
     }
     let fields: Vec<&str> = line.split_whitespace().collect();
-    assert!(fields.len() >= 4 && fields.len() % 2 == 0, "{line}");
+    assert!(fields.len() >= 4 && fields.len().is_multiple_of(2), "{line}");
     let (name, procs) = fields[0].rsplit_once('-').expect("-N suffix");
     let procs: u32 = procs.parse().expect("GOMAXPROCS suffix");
     let iterations: u64 = fields[1].parse().expect("iterations");
@@ -380,7 +387,11 @@ fn parse_go_bench_line(line: &str) -> Option<(String, u32, Vec<(f64, String)>)> 
         .chunks(2)
         .map(|c| (c[0].parse::<f64>().expect("value"), c[1].to_string()))
         .collect();
-    Some((name.to_string(), procs, pairs))
+    Some(GoLine {
+        name: name.to_string(),
+        procs,
+        values: pairs,
+    })
 }
 
 #[test]
@@ -405,10 +416,13 @@ fn benchstat_export_parses_line_by_line_with_one_line_per_round() {
     assert_eq!(lines.len(), rounds);
     let fork = lines
         .iter()
-        .find(|(n, _, _)| n.starts_with("BenchmarkCreate.fork/"))
+        .find(|l| l.name.starts_with("BenchmarkCreate.fork/"))
         .expect("create.fork exported");
-    assert_eq!(fork.2[0].1, "ns/op");
-    assert!(lines.iter().any(|(_, _, p)| p[0].1 == "req/s"));
+    assert_eq!(fork.values[0].1, "ns/op");
+    assert!(lines.iter().any(|l| l.values[0].1 == "req/s"));
+    // The -N suffix is the machine's CPU count (Go's GOMAXPROCS).
+    let cpus = doc["host"]["logical_cpus"].as_u64().unwrap() as u32;
+    assert!(lines.iter().all(|l| l.procs == cpus));
 }
 
 #[test]
