@@ -172,6 +172,47 @@ pub fn compare_runs<'a>(a: &'a ResultDoc, b: &'a ResultDoc) -> RunComparison<'a>
     }
 }
 
+/// One later run compared with the baseline.
+#[derive(Debug, Clone)]
+pub struct Compared<'a> {
+    /// `B`, or `B1`, `B2`, ... when there are several.
+    pub name: String,
+    /// Where it came from: a file or a stored run, with its host and start time.
+    pub source: String,
+    pub comparison: RunComparison<'a>,
+}
+
+/// Everything `concbench compare` says: each later run against A, every run's verdicts side by
+/// side (A first), and the `--fail-if` thresholds they are held to.
+#[derive(Debug, Clone)]
+pub struct CompareSet<'a> {
+    pub a_source: String,
+    pub runs: Vec<Compared<'a>>,
+    pub verdicts: Vec<VerdictRow>,
+    pub gates: Vec<crate::gate::Gate>,
+    /// The `--only`/`--where` selection the results were restricted to, as typed; empty for all.
+    pub selection: String,
+}
+
+impl CompareSet<'_> {
+    /// The breaches of the thresholds by the `i`-th later run.
+    pub fn breaches(&self, i: usize) -> Vec<crate::gate::Breach<'_>> {
+        crate::gate::breaches(&self.gates, &self.runs[i].comparison, &self.verdicts, i + 1)
+    }
+
+    /// Whether any later run breaks a threshold.
+    pub fn breached(&self) -> bool {
+        (0..self.runs.len()).any(|i| !self.breaches(i).is_empty())
+    }
+
+    /// The names of every run, A first (the columns of the verdicts).
+    pub fn names(&self) -> Vec<String> {
+        std::iter::once("A".to_string())
+            .chain(self.runs.iter().map(|r| r.name.clone()))
+            .collect()
+    }
+}
+
 /// One claim across several runs.
 #[derive(Debug, Clone, PartialEq)]
 pub struct VerdictRow {

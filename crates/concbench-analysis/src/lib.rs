@@ -9,7 +9,8 @@
 //!   to measured results.
 //! * [`verdicts`] judges the seed articles' claims from the measured results.
 //! * [`crossover`] finds where two models swap places along a sweep (S0.print).
-//! * [`comparison`] sets two runs side by side (`concbench compare`).
+//! * [`comparison`] sets two runs side by side (`concbench compare`); [`gate`] says which
+//!   comparisons break a `--fail-if` threshold.
 //! * [`anatomy`] takes a hand-over apart layer by layer, with the victim's slowdown, fork against
 //!   the parent's size and the kernel's evidence.
 //! * [`advice`] answers "which model costs least for this workload" from measured costs.
@@ -21,6 +22,7 @@ pub mod anatomy;
 pub mod comparison;
 pub mod crossover;
 pub mod entry;
+pub mod gate;
 pub mod published;
 pub mod validate;
 pub mod verdicts;

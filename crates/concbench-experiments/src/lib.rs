@@ -21,4 +21,4 @@ pub mod switch;
 pub mod syscall;
 pub mod workload;
 
-pub use registry::{all, at, families, is_opt_in, select, OPT_IN};
+pub use registry::{all, at, families, is_opt_in, name_selects, select, OPT_IN};

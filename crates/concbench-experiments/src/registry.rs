@@ -97,7 +97,14 @@ pub fn select(only: &[String]) -> Result<Vec<(usize, Box<dyn Experiment>)>> {
 
 fn matches(e: &dyn Experiment, name: &str) -> bool {
     let m = e.meta();
-    m.family == name || m.id == name || m.id.starts_with(&format!("{name}."))
+    name_selects(m.family, m.id, name)
+}
+
+/// Whether an `--only` name (a family, a full id, or an id prefix such as `switch.pipe`) selects
+/// a variant of `family` with `id`: the one rule for `run` and for `compare`, which selects
+/// among stored results.
+pub fn name_selects(family: &str, id: &str, name: &str) -> bool {
+    family == name || id == name || id.starts_with(&format!("{name}."))
 }
 
 #[cfg(test)]

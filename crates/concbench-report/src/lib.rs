@@ -1,4 +1,5 @@
-//! Renderers: the same result document as a terminal table, markdown, CSV or JSON.
+//! Renderers: the same result document as a terminal table, markdown, CSV or JSON, and in the
+//! formats other tools read (Bencher's metric JSON, benchstat's text).
 //!
 //! One exporter per file behind the [`Exporter`] trait (hyperfine's layout). Renderers only read
 //! the document: no clock, no measurement, no statistics beyond what the document carries.
@@ -6,7 +7,10 @@
 pub mod advice;
 pub mod anatomy;
 pub mod answer;
+mod bencher;
+mod benchstat;
 pub mod compare;
+pub mod compare_json;
 mod csv;
 mod exporter;
 pub mod fleet;
@@ -20,6 +24,8 @@ mod sections;
 pub mod terminal;
 
 pub use crate::csv::Csv;
+pub use bencher::{benchmark_name, Bencher};
+pub use benchstat::Benchstat;
 pub use exporter::Exporter;
 pub use html::Html;
 pub use json::Json;

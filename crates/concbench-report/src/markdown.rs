@@ -7,11 +7,11 @@ use std::fmt::Write;
 pub struct Markdown;
 
 /// Escape a cell: pipes would end it, newlines would end the row.
-fn cell(s: &str) -> String {
+pub(crate) fn cell(s: &str) -> String {
     s.replace('|', "\\|").replace('\n', "<br>")
 }
 
-fn table<const N: usize>(
+pub(crate) fn table<const N: usize>(
     out: &mut String,
     header: [&str; N],
     rows: &[[String; N]],

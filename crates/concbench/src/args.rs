@@ -19,8 +19,9 @@ pub enum Command {
     /// Measure: print the answer (every table with --all; progress on stderr) and write the
     /// result document.
     Run(RunArgs),
-    /// Every experiment id, one line each, with a one-line description.
-    List,
+    /// Every experiment id, one line each, with a one-line description; with IDs or --variants,
+    /// each variant with its params and the run modes that include it.
+    List(ListArgs),
     /// Re-render a stored result document without measuring again: the answer on the terminal
     /// (every table with --all), or the files --html, --markdown, --csv ask for.
     Report(ReportArgs),
@@ -160,6 +161,25 @@ fn parse_where(s: &str) -> Result<(String, String), String> {
 }
 
 #[derive(Debug, clap::Args)]
+pub struct ListArgs {
+    /// Families or ids (as `run --only`) whose variants to list, e.g. `list server.keepalive`.
+    #[arg(value_name = "FAMILY|ID")]
+    pub names: Vec<String>,
+    /// List every variant (of every family, or of the names given).
+    #[arg(long)]
+    pub variants: bool,
+}
+
+/// A format another tool reads, for `report --format`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum ExportFormat {
+    /// The Bencher Metric Format (JSON for `bencher run --adapter json`).
+    Bencher,
+    /// Go's benchmark text, one line per round, for `benchstat`.
+    Benchstat,
+}
+
+#[derive(Debug, clap::Args)]
 pub struct ReportArgs {
     /// A result document written by `concbench run` (with --fleet: any number, or none to read
     /// the history database).
@@ -183,6 +203,10 @@ pub struct ReportArgs {
     /// Write one self-contained HTML page here (charts inline; opens offline in any browser).
     #[arg(long, value_name = "OUT")]
     pub html: Option<PathBuf>,
+    /// Print the document on stdout in a format another tool reads: `bencher` (Bencher Metric
+    /// Format JSON) or `benchstat` (Go benchmark text).
+    #[arg(long, value_enum, value_name = "FORMAT", conflicts_with_all = ["fleet", "markdown", "csv", "html"])]
+    pub format: Option<ExportFormat>,
     /// Print every table (every result with its notes, published vs measured, the verdicts in
     /// full, skipped, failed and invalid variants) before the summary.
     #[arg(long, short = 'v')]
@@ -235,6 +259,32 @@ pub struct CompareArgs {
     /// $CONCBENCH_DB, else $XDG_DATA_HOME/concbench/history.sqlite.
     #[arg(long, value_name = "PATH|URL")]
     pub db: Option<String>,
+    /// Exit 1 when a comparison breaks this threshold (repeatable): 'slower>X%' (a time or rate
+    /// whose whole 95% interval is more than X% worse, significant after Benjamini-Hochberg),
+    /// 'faster>X%', or 'verdict-changed'. Each breach is named on stderr.
+    #[arg(long = "fail-if", value_name = "EXPR", value_parser = parse_gate)]
+    pub fail_if: Vec<concbench_analysis::gate::Gate>,
+    /// Only these families or experiment ids (comma-separated), as `run --only`.
+    #[arg(long, value_delimiter = ',', value_name = "FAMILY|ID")]
+    pub only: Vec<String>,
+    /// Only results whose params include KEY=VALUE (repeatable; all must match), as `run --where`.
+    #[arg(long = "where", value_name = "KEY=VALUE", value_parser = parse_where)]
+    pub where_params: Vec<(String, String)>,
+    /// Also write the comparison as JSON (schema/compare-v1.schema.json); `-` for stdout.
+    #[arg(long, value_name = "FILE")]
+    pub json: Option<PathBuf>,
+    /// Also write the changed results and verdicts as markdown (for a review comment); `-` for
+    /// stdout.
+    #[arg(long, value_name = "FILE")]
+    pub markdown: Option<PathBuf>,
+    /// Print every result and claim, not only the changed ones.
+    #[arg(long, short = 'v')]
+    pub all: bool,
+}
+
+/// A `compare --fail-if` expression.
+fn parse_gate(s: &str) -> Result<concbench_analysis::gate::Gate, String> {
+    s.parse()
 }
 
 #[derive(Debug, clap::Args)]

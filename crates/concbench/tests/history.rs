@@ -94,7 +94,7 @@ fn runs_are_stored_listed_newest_first_and_compared() {
     assert!(run2 < run1, "newest first:\n{text}");
     assert!(text.contains("quick"));
     concbench()
-        .args(["compare", "1", "2", "--db"])
+        .args(["compare", "1", "2", "--all", "--db"])
         .arg(&db)
         .assert()
         .success()

@@ -1,17 +1,21 @@
 //! `concbench compare A B [C ...]`: B/A per matching result for each later run, and every run's
 //! verdicts side by side (a verdict that changed is flagged), from result files or stored run ids.
+//! Quiet by default (the changed rows, then a count of the others); `--json` and `--markdown`
+//! for machines and review comments; `--fail-if` makes it a CI gate: exit 1 on a breach.
 
 use crate::args::CompareArgs;
 use crate::db;
-use crate::stdout::{out, outln};
+use crate::stdout::{errln, out};
 use anyhow::Result;
-use concbench_analysis::comparison::{compare_runs, verdicts_side_by_side};
-use concbench_core::{ResultDoc, UsageError};
-use concbench_report::compare::{comparison_text, verdicts_text};
+use concbench_analysis::comparison::{compare_runs, verdicts_side_by_side, CompareSet, Compared};
+use concbench_core::{ResultDoc, ResultEntry, UsageError};
+use concbench_report::compare::{compare_markdown, compare_text, gate_lines};
+use concbench_report::compare_json::compare_json;
 use std::path::Path;
 use std::process::ExitCode;
 
 pub fn compare(args: CompareArgs) -> Result<ExitCode> {
+    check_outputs(&args)?;
     let (a, a_label) = resolve(&args.a, "A", args.db.as_deref())?;
     let mut others = Vec::new();
     for (i, arg) in args.b.iter().enumerate() {
@@ -20,26 +24,118 @@ pub fn compare(args: CompareArgs) -> Result<ExitCode> {
         } else {
             format!("B{}", i + 1)
         };
-        others.push((resolve(arg, &side, args.db.as_deref())?, side));
+        let (doc, label) = resolve(arg, &side, args.db.as_deref())?;
+        others.push((doc, label, side));
     }
-    for ((b, b_label), side) in &others {
-        if others.len() > 1 {
-            outln!("== {side} against A");
+    let mut docs: Vec<ResultDoc> = std::iter::once(a)
+        .chain(others.iter().map(|(d, _, _)| d.clone()))
+        .collect();
+    let selection = restrict(&mut docs, &args)?;
+    let (a, later) = docs.split_first().expect("A is always there");
+    let all_docs: Vec<&ResultDoc> = docs.iter().collect();
+    let set = CompareSet {
+        a_source: a_label,
+        runs: later
+            .iter()
+            .zip(&others)
+            .map(|(b, (_, label, side))| Compared {
+                name: side.clone(),
+                source: label.clone(),
+                comparison: compare_runs(a, b),
+            })
+            .collect(),
+        verdicts: verdicts_side_by_side(&all_docs),
+        gates: args.fail_if.clone(),
+        selection,
+    };
+    let mut stdout_taken = false;
+    for (flag, path, text) in [
+        ("--json", &args.json, compare_json(&set)?),
+        ("--markdown", &args.markdown, compare_markdown(&set)),
+    ] {
+        let Some(path) = path else { continue };
+        if path.as_os_str() == "-" {
+            out!("{text}");
+            stdout_taken = true;
+        } else {
+            crate::output::write_output(flag, path, &text)?;
+            errln!("concbench: wrote {}", path.display());
         }
-        out!(
-            "{}",
-            comparison_text(&compare_runs(&a, b), &a_label, b_label)
-        );
     }
-    let docs: Vec<&ResultDoc> = std::iter::once(&a)
-        .chain(others.iter().map(|((d, _), _)| d))
-        .collect();
-    let names: Vec<String> = std::iter::once("A".to_string())
-        .chain(others.iter().map(|(_, side)| side.clone()))
-        .collect();
-    outln!("\nVerdicts, run by run:");
-    out!("{}", verdicts_text(&verdicts_side_by_side(&docs), &names));
-    Ok(ExitCode::SUCCESS)
+    if !stdout_taken {
+        out!("{}", compare_text(&set, args.all));
+    }
+    for line in gate_lines(&set) {
+        errln!("concbench: {line}");
+    }
+    Ok(if set.breached() {
+        ExitCode::FAILURE
+    } else {
+        ExitCode::SUCCESS
+    })
+}
+
+/// Only one output may take stdout.
+fn check_outputs(args: &CompareArgs) -> Result<()> {
+    let dash = |p: &Option<std::path::PathBuf>| p.as_deref().is_some_and(|p| p.as_os_str() == "-");
+    if dash(&args.json) && dash(&args.markdown) {
+        return Err(UsageError::new(
+            "compare: --json - and --markdown - would both print on stdout; write one to a file",
+        )
+        .into());
+    }
+    Ok(())
+}
+
+/// Keep, in every document, the results `--only` and `--where` select (the rules of `run`), and
+/// the verdicts resting on one of them; the selection as typed (empty when there is none).
+/// A selection matching no result of any document is a usage error.
+fn restrict(docs: &mut [ResultDoc], args: &CompareArgs) -> Result<String> {
+    if args.only.is_empty() && args.where_params.is_empty() {
+        return Ok(String::new());
+    }
+    let keep = |e: &ResultEntry| {
+        (args.only.is_empty()
+            || args
+                .only
+                .iter()
+                .any(|n| concbench_experiments::name_selects(&e.family, &e.id, n)))
+            && super::run::params_match(&e.params, &args.where_params)
+    };
+    for name in &args.only {
+        let known = docs
+            .iter()
+            .flat_map(|d| &d.results)
+            .any(|e| concbench_experiments::name_selects(&e.family, &e.id, name));
+        if !known {
+            return Err(UsageError::new(format!(
+                "compare --only: no result of these runs is in '{name}'; `concbench list` shows \
+                 the families and ids"
+            ))
+            .into());
+        }
+    }
+    if !docs.iter().flat_map(|d| &d.results).any(keep) {
+        return Err(UsageError::new(
+            "compare --where: no selected result has these params (a run's table shows each \
+             result's params; `concbench list ID` lists them)",
+        )
+        .into());
+    }
+    for d in docs.iter_mut() {
+        d.results.retain(keep);
+        let ids: Vec<String> = d.results.iter().map(|e| e.id.clone()).collect();
+        d.verdicts
+            .retain(|v| v.evidence.iter().any(|id| ids.contains(id)));
+    }
+    let mut typed = Vec::new();
+    if !args.only.is_empty() {
+        typed.push(format!("--only {}", args.only.join(",")));
+    }
+    for (k, v) in &args.where_params {
+        typed.push(format!("--where {k}={v}"));
+    }
+    Ok(typed.join(" "))
 }
 
 /// A file when one exists at that path; otherwise a stored run id.

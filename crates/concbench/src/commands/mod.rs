@@ -24,7 +24,7 @@ use std::process::ExitCode;
 pub fn dispatch(cli: Cli) -> anyhow::Result<ExitCode> {
     match cli.command {
         Command::Run(a) => run::run(a),
-        Command::List => list::list(),
+        Command::List(a) => list::list(a),
         Command::Report(a) => report::report(a),
         Command::Replicate(a) => replicate::replicate(a),
         Command::History(a) => history::history(a),

@@ -1,12 +1,13 @@
 //! `concbench report FILE.json`: re-render a stored result without measuring — the answer on the
-//! terminal (every table with `--all`), or only the files `--html`, `--markdown`, `--csv` name.
+//! terminal (every table with `--all`), or only the files `--html`, `--markdown`, `--csv` name,
+//! or (`--format`) the document on stdout in a format Bencher or benchstat reads.
 
-use crate::args::ReportArgs;
+use crate::args::{ExportFormat, ReportArgs};
 use crate::stdout::{errln, out};
 use anyhow::Result;
 use concbench_analysis::verdicts;
 use concbench_core::{ResultDoc, UsageError, SCHEMA_ID};
-use concbench_report::{Csv, Exporter, Files, Html, Markdown, Terminal};
+use concbench_report::{Bencher, Benchstat, Csv, Exporter, Files, Html, Markdown, Terminal};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
@@ -26,6 +27,15 @@ pub fn report(args: ReportArgs) -> Result<ExitCode> {
         // The samples are the record; verdicts are a reading of them, which a later build may
         // make better. Nothing measured changes.
         doc.verdicts = verdicts::judge(&doc);
+    }
+    if let Some(format) = args.format {
+        // A conversion for another tool, on stdout (`> bmf.json`): nothing else is printed.
+        let exporter: &dyn Exporter = match format {
+            ExportFormat::Bencher => &Bencher,
+            ExportFormat::Benchstat => &Benchstat,
+        };
+        out!("{}", exporter.render(&doc)?);
+        return Ok(ExitCode::SUCCESS);
     }
     let outputs: [(&str, &Option<PathBuf>, &dyn Exporter); 3] = [
         ("--markdown", &args.markdown, &Markdown),

@@ -100,8 +100,9 @@ fn select(args: &RunArgs) -> Result<Vec<Variant>> {
     Ok(kept)
 }
 
-/// Whether every `KEY=VALUE` is among `params` (values compared as printed: `files=10`).
-fn params_match(params: &Params, wanted: &[(String, String)]) -> bool {
+/// Whether every `KEY=VALUE` is among `params` (values compared as printed: `files=10`); also
+/// `compare --where`'s rule.
+pub(crate) fn params_match(params: &Params, wanted: &[(String, String)]) -> bool {
     wanted.iter().all(|(k, v)| {
         params.get(k).is_some_and(|p| match p {
             serde_json::Value::String(s) => s == v,
