@@ -373,7 +373,10 @@ fn parse_go_bench_line(line: &str) -> Option<GoLine> {
         return None;
     }
     let fields: Vec<&str> = line.split_whitespace().collect();
-    assert!(fields.len() >= 4 && fields.len().is_multiple_of(2), "{line}");
+    assert!(
+        fields.len() >= 4 && fields.len().is_multiple_of(2),
+        "{line}"
+    );
     let (name, procs) = fields[0].rsplit_once('-').expect("-N suffix");
     let procs: u32 = procs.parse().expect("GOMAXPROCS suffix");
     let iterations: u64 = fields[1].parse().expect("iterations");
