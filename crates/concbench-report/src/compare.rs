@@ -273,7 +273,7 @@ pub fn compare_markdown(set: &CompareSet<'_>) -> String {
         let note = if n == 0 {
             ""
         } else {
-            " (breaching results in bold; each with its interval on the job's stderr)"
+            " (the breaching rows in bold)"
         };
         let _ = writeln!(out, "Gate {}: {outcome}{note}.\n", cell(&rules_text(set)));
     }

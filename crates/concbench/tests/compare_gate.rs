@@ -373,7 +373,10 @@ fn parse_go_bench_line(line: &str) -> Option<GoLine> {
         return None;
     }
     let fields: Vec<&str> = line.split_whitespace().collect();
-    assert!(fields.len() >= 4 && fields.len().is_multiple_of(2), "{line}");
+    assert!(
+        fields.len() >= 4 && fields.len().is_multiple_of(2),
+        "{line}"
+    );
     let (name, procs) = fields[0].rsplit_once('-').expect("-N suffix");
     let procs: u32 = procs.parse().expect("GOMAXPROCS suffix");
     let iterations: u64 = fields[1].parse().expect("iterations");
@@ -449,4 +452,29 @@ fn list_of_an_id_shows_each_variant_with_its_params_and_run_modes() {
     assert!(all.lines().filter(|l| l.starts_with("  ")).count() > variants.len());
     assert!(all.contains("[opt-in"), "{all}");
     assert_usage_error(["list", "nosuch"], &["--only", "nosuch"]);
+}
+
+#[test]
+fn json_of_two_real_runs_follows_its_schema() {
+    // Two smoke runs of one family: real documents (few rounds, maybe no interval), not the
+    // fixture. CONCBENCH_COMPARE_JSON names one more `compare --json` output to check (the
+    // closing note's sample of two quick runs).
+    let dir = tempfile::tempdir().unwrap();
+    let runs: Vec<PathBuf> = ["a", "b"]
+        .iter()
+        .map(|n| {
+            let sub = dir.path().join(n);
+            std::fs::create_dir_all(&sub).unwrap();
+            smoke_run(&sub, Some("syscall"));
+            sub.join("out.json")
+        })
+        .collect();
+    let (code, stdout, stderr) = compare(&runs[0], &runs[1], &["--json", "-"]);
+    assert_eq!(code, 0, "{stderr}");
+    let doc: Value = serde_json::from_str(&stdout).unwrap();
+    validate(&doc, &compare_schema());
+    assert!(!doc["runs"][0]["results"].as_array().unwrap().is_empty());
+    if let Some(extra) = std::env::var_os("CONCBENCH_COMPARE_JSON") {
+        validate(&read_json(Path::new(&extra)), &compare_schema());
+    }
 }
