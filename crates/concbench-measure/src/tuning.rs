@@ -61,25 +61,27 @@ impl Setting {
     }
 }
 
-/// What is known about the reader: some files are root-only.
-#[derive(Debug, Clone, Copy, Default)]
+/// What is known about the reader: some files are root-only; the live machine's hypervisor
+/// name comes from CPUID ([`crate::host::hypervisor`]), which no file holds.
+#[derive(Debug, Clone, Default)]
 pub struct Reader {
     pub is_root: bool,
+    pub hypervisor: Option<String>,
 }
 
 /// Every setting, in the order `check` shows them.
 pub fn read(root: &Root, reader: Reader) -> Vec<Setting> {
     let idle = idle::read(root);
-    let virt = hypervisor(root);
+    let virt = reader.hypervisor.clone().or_else(|| hypervisor(root));
     let mut out = idle_settings(root, &idle, virt.is_some());
     out.extend([
-        pm_qos(root, reader),
+        pm_qos(root, &reader),
         cpufreq_governor(root, virt.is_some()),
         boost(root),
         smt(root),
         isolated(root),
         thp(root),
-        perf_paranoid(root, reader),
+        perf_paranoid(root, &reader),
         pmu(root),
         aslr(root),
         irqbalance(root),
@@ -104,6 +106,11 @@ const HOLD_HOW: &str = "hold the CPUs awake for a run: `sudo concbench run --hol
      /dev/cpu_dma_latency at 0); for the machine: `tuned-adm profile latency-performance`, or \
      the kernel parameter idle=poll";
 
+/// Without a cpuidle driver the PM QoS limit never reaches the idle loop.
+const HOLD_HOW_NO_DRIVER: &str = "hold the CPUs awake for a run: `concbench run --hold-awake` \
+     (here a SCHED_IDLE spinner per CPU: without a cpuidle driver /dev/cpu_dma_latency does not \
+     reach the idle loop); for the machine: the kernel parameter idle=poll";
+
 fn idle_settings(root: &Root, info: &IdleInfo, virtualized: bool) -> Vec<Setting> {
     let driver = info.driver.clone();
     let why_wake = "waking a thread on another CPU costs what that CPU's idle state costs to \
@@ -124,7 +131,7 @@ fn idle_settings(root: &Root, info: &IdleInfo, virtualized: bool) -> Vec<Setting
              a few µs"
         ))
         .how(format!(
-            "{HOLD_HOW}; or load the cpuidle-haltpoll driver with guest_halt_poll_ns > 0 (polls \
+            "{HOLD_HOW_NO_DRIVER}; or load the cpuidle-haltpoll driver with guest_halt_poll_ns > 0 (polls \
              before halting)"
         )),
         Some("none") => Setting::new(
@@ -218,7 +225,7 @@ fn idle_settings(root: &Root, info: &IdleInfo, virtualized: bool) -> Vec<Setting
     out
 }
 
-fn pm_qos(root: &Root, reader: Reader) -> Setting {
+fn pm_qos(root: &Root, reader: &Reader) -> Setting {
     let per_cpu: Vec<String> = idle::online(root)
         .into_iter()
         .filter_map(|c| {
@@ -230,12 +237,15 @@ fn pm_qos(root: &Root, reader: Reader) -> Setting {
         })
         .collect();
     let dma = if reader.is_root && root.exists("dev/cpu_dma_latency") {
-        read_dma_latency(root).map(|v| format!("/dev/cpu_dma_latency={v}µs"))
+        // The kernel's default, 2000 s, means no request is held.
+        read_dma_latency(root)
+            .filter(|&v| v < 2_000_000_000)
+            .map(|v| format!("/dev/cpu_dma_latency={v}µs"))
     } else {
         None
     };
     let mut parts: Vec<String> = per_cpu;
-    parts.extend(dma.clone());
+    parts.extend(dma);
     let value = if parts.is_empty() {
         if reader.is_root {
             "no limit".to_string()
@@ -364,7 +374,7 @@ fn thp(root: &Root) -> Setting {
         .how("echo madvise | sudo tee /sys/kernel/mm/transparent_hugepage/enabled")
 }
 
-fn perf_paranoid(root: &Root, reader: Reader) -> Setting {
+fn perf_paranoid(root: &Root, reader: &Reader) -> Setting {
     let why = "above 1 an ordinary user cannot read scheduler tracepoints or per-CPU counters, so concbench skips its switch and cache-miss counters";
     match root.number("proc/sys/kernel/perf_event_paranoid") {
         Some(v) if v > 1 && !reader.is_root => {

@@ -17,7 +17,13 @@ fn root(name: &str) -> Root {
 }
 
 fn settings(name: &str, is_root: bool) -> Vec<Setting> {
-    tuning::read(&root(name), Reader { is_root })
+    tuning::read(
+        &root(name),
+        Reader {
+            is_root,
+            hypervisor: None,
+        },
+    )
 }
 
 fn get<'a>(s: &'a [Setting], key: &str) -> &'a Setting {

@@ -24,7 +24,18 @@ const WAKE_ID: &str = "switch.wake.thread";
 pub fn check(args: CheckArgs) -> Result<ExitCode> {
     let root = Root::new(args.root.clone().unwrap_or_else(|| PathBuf::from("/")));
     let is_root = concbench_measure::awake::is_root();
-    let settings = tuning::read(&root, Reader { is_root });
+    // The live machine's hypervisor also shows in CPUID, which a recorded tree cannot hold.
+    let hypervisor = match args.root {
+        None => concbench_measure::host::hypervisor().1,
+        Some(_) => None,
+    };
+    let settings = tuning::read(
+        &root,
+        Reader {
+            is_root,
+            hypervisor,
+        },
+    );
     let measured = match &args.from {
         Some(path) => Some(read_doc(path)?),
         None => newest_doc_with_wake(Path::new(crate::output::DEFAULT_DIR)),
@@ -40,9 +51,10 @@ pub fn check(args: CheckArgs) -> Result<ExitCode> {
         });
         out!("{}\n", serde_json::to_string_pretty(&doc)?);
     } else {
+        let width = concbench_report::terminal::stdout_width().map_or(100, usize::from);
         out!(
             "{}",
-            render(&settings, measured.as_deref(), is_root, args.all)
+            render(&settings, measured.as_deref(), is_root, args.all, width)
         );
     }
     Ok(if bends {
@@ -54,7 +66,13 @@ pub fn check(args: CheckArgs) -> Result<ExitCode> {
 
 /// The screen: a line per setting; why and how under the ones that bend or limit (under every
 /// one with `--all`).
-pub fn render(settings: &[Setting], measured: Option<&str>, is_root: bool, all: bool) -> String {
+pub fn render(
+    settings: &[Setting],
+    measured: Option<&str>,
+    is_root: bool,
+    all: bool,
+    width: usize,
+) -> String {
     let mut s = String::new();
     let who = if is_root {
         "as root"
@@ -65,22 +83,30 @@ pub fn render(settings: &[Setting], measured: Option<&str>, is_root: bool, all: 
         s,
         "concbench check — what on this machine bends the figures ({who})\n"
     );
-    let width = settings.iter().map(|x| x.key.len()).max().unwrap_or(0);
+    let key_width = settings.iter().map(|x| x.key.len()).max().unwrap_or(0);
+    let pad = " ".repeat(8 + key_width + 2);
+    let text_width = width.saturating_sub(pad.len()).max(40);
     for x in settings {
-        let _ = writeln!(s, "{:<7} {:<width$}  {}", mark(x.effect), x.key, x.value);
-        let details = all || matches!(x.effect, Effect::Bends | Effect::Limits);
-        if details {
-            let pad = " ".repeat(8 + width + 2);
-            let _ = writeln!(s, "{pad}why: {}", x.why);
+        let _ = writeln!(
+            s,
+            "{:<7} {:<key_width$}  {}",
+            mark(x.effect),
+            x.key,
+            x.value
+        );
+        let mut detail = |label: &str, text: &str| {
+            for line in wrap(&format!("{label}: {text}"), text_width) {
+                let _ = writeln!(s, "{pad}{line}");
+            }
+        };
+        if all || matches!(x.effect, Effect::Bends | Effect::Limits) {
+            detail("why", &x.why);
             if !x.how.is_empty() {
-                let _ = writeln!(s, "{pad}how: {}", x.how);
+                detail("how", &x.how);
             }
         }
-        if x.key == "idle.driver" {
-            if let Some(m) = measured {
-                let pad = " ".repeat(8 + width + 2);
-                let _ = writeln!(s, "{pad}measured here: {m}");
-            }
+        if let (Some(m), "idle.driver") = (measured, x.key) {
+            detail("measured here", m);
         }
     }
     let n = settings
@@ -100,6 +126,23 @@ pub fn render(settings: &[Setting], measured: Option<&str>, is_root: bool, all: 
         }
     );
     s
+}
+
+/// `text` in lines of at most `width` characters, broken between words.
+fn wrap(text: &str, width: usize) -> Vec<String> {
+    let mut lines = vec![String::new()];
+    for word in text.split_whitespace() {
+        let line = lines.last_mut().expect("never empty");
+        if !line.is_empty() && line.chars().count() + 1 + word.chars().count() > width {
+            lines.push(word.to_string());
+        } else {
+            if !line.is_empty() {
+                line.push(' ');
+            }
+            line.push_str(word);
+        }
+    }
+    lines
 }
 
 fn mark(e: Effect) -> &'static str {
