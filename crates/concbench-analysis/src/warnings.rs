@@ -211,6 +211,58 @@ mod tests {
         .any(|w| w.starts_with("mechanism not exercised"))
     }
 
+    /// A cross-CPU round whose samples took `value` ns and slept `sleeps` times per hand-over.
+    fn sleepy_round(value: f64, sleeps: f64) -> concbench_core::RoundRaw {
+        let mut raw = switch_raw("cross-cpu", 1.0, 0.0);
+        raw.values = vec![value; 5];
+        raw.metrics
+            .insert(IDLE_SLEEPS_PER_OP.to_string(), vec![sleeps; 5]);
+        concbench_core::RoundRaw {
+            raw,
+            facts: Default::default(),
+        }
+    }
+
+    /// Twelve rounds: half fast with an awake partner, half slow with a sleeping one.
+    fn bimodal_entry() -> ResultEntry {
+        let rounds: Vec<_> = (0..12)
+            .map(|i| match i % 2 {
+                0 => sleepy_round(3000.0 + i as f64, 0.0),
+                _ => sleepy_round(20000.0 + i as f64, 0.8),
+            })
+            .collect();
+        build_entry(&rounds)
+    }
+
+    #[test]
+    fn a_bimodal_hand_over_says_which_mode_found_a_cpu_asleep() {
+        let e = bimodal_entry();
+        assert_eq!(e.modes.len(), 2, "{:?}", e.modes);
+        let w = e
+            .warnings
+            .iter()
+            .find(|w| w.contains("separate modes"))
+            .expect("a bimodal warning");
+        assert!(w.contains("0.00 in the mode near 3"), "{w}");
+        assert!(w.contains("0.80 in the mode near 2"), "{w}");
+    }
+
+    #[test]
+    fn a_run_with_bimodal_wake_ups_suggests_hold_awake_unless_it_held_them() {
+        let mut doc = concbench_core::ResultDoc::new(Default::default(), "now".into());
+        doc.results.push(bimodal_entry());
+        let w = suggest_hold_awake(&doc).expect("a suggestion");
+        assert!(
+            w.contains("--hold-awake") && w.contains("switch.synthetic"),
+            "{w}"
+        );
+        doc.settings.insert(
+            concbench_core::HOLD_AWAKE_SETTING.into(),
+            serde_json::json!({"held": true, "method": "spinner", "note": "n"}),
+        );
+        assert_eq!(suggest_hold_awake(&doc), None);
+    }
+
     #[test]
     fn a_same_cpu_hand_over_without_switches_is_flagged() {
         assert!(warned(&switch_raw("same-cpu", 0.0, 0.0)));
