@@ -98,6 +98,8 @@ fn the_measured_wake_up_figures_are_shown_beside_the_idle_driver() {
     let doc = dir.path().join("wake.json");
     std::fs::write(&doc, WAKE_DOC).unwrap();
     let (_, text) = check_on("vm_no_driver", &["--from", doc.to_str().unwrap()]);
+    // The reasons are wrapped to the terminal: compare the words.
+    let text = text.split_whitespace().collect::<Vec<_>>().join(" ");
     assert!(
         text.contains("measured here: one cross-CPU hand-over: free 21.4 µs (0.80 idle entries per hand-over), spinner 3.9 µs"),
         "{text}"
