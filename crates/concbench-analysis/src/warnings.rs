@@ -47,10 +47,13 @@ pub fn for_entry(rounds: &[RoundRaw], entry: &ResultEntry, stats: &Stats) -> Vec
             .map(|m| format!("{:.0}% near {:.3}", m.share * 100.0, m.median))
             .collect::<Vec<_>>()
             .join(", ");
+        let evidence = idle_evidence_per_mode(entry)
+            .map(|e| format!("; {e}"))
+            .unwrap_or_default();
         out.push(format!(
-            "the rounds fall in {} separate modes ({where_} {}): one median hides which mode a \
-             run lands in; on a VM a wake-up that finds the other vCPU halted costs far more — \
-             compare with the same-cpu placement",
+            "the rounds fall in {} separate modes ({where_} {}){evidence}: one median hides which \
+             mode a run lands in; on a VM a wake-up that finds the other vCPU halted costs far \
+             more — compare with the same-cpu placement",
             entry.modes.len(),
             entry.unit
         ));
@@ -85,6 +88,59 @@ pub fn for_entry(rounds: &[RoundRaw], entry: &ResultEntry, stats: &Stats) -> Vec
         ));
     }
     out
+}
+
+/// The per-round counter of idle-state entries per operation (see concbench-measure's `idle`).
+pub const IDLE_SLEEPS_PER_OP: &str = "idle_sleeps_per_op";
+
+/// "idle-state entries per hand-over: 0.02 in the mode near 3.4, 0.63 in the mode near 19.5":
+/// which mode's rounds found a CPU asleep, when the rounds counted idle-state entries.
+fn idle_evidence_per_mode(entry: &ResultEntry) -> Option<String> {
+    let parts: Vec<String> = entry
+        .modes
+        .iter()
+        .filter_map(|m| {
+            let sleeps: Vec<f64> = entry
+                .rounds
+                .iter()
+                .filter(|r| r.value >= m.low && r.value <= m.high)
+                .filter_map(|r| r.counters.get(IDLE_SLEEPS_PER_OP).copied())
+                .collect();
+            (!sleeps.is_empty()).then(|| {
+                let mean = sleeps.iter().sum::<f64>() / sleeps.len() as f64;
+                format!("{mean:.2} in the mode near {:.3}", m.median)
+            })
+        })
+        .collect();
+    (parts.len() == entry.modes.len()).then(|| {
+        format!(
+            "idle-state entries per operation (a CPU that slept and had to be woken): {}",
+            parts.join(", ")
+        )
+    })
+}
+
+/// A run-level suggestion: the run did not hold the CPUs awake and a cross-CPU or unpinned
+/// switch result fell into separate modes, which is what a wake-up from a sleeping CPU does.
+pub fn suggest_hold_awake(doc: &concbench_core::ResultDoc) -> Option<String> {
+    if doc.held_awake().is_some() {
+        return None;
+    }
+    let bimodal: Vec<&str> = doc
+        .results
+        .iter()
+        .filter(|r| r.family == "switch" && r.modes.len() > 1)
+        .filter(|r| r.params.get_str("placement") != Some("same-cpu"))
+        .map(|r| r.id.as_str())
+        .collect();
+    let first = bimodal.first()?;
+    Some(format!(
+        "{} cross-CPU or unpinned switch result(s) ({first}{}) fall into separate modes: a \
+         wake-up costs more when the other CPU was asleep; `sudo concbench run --hold-awake` \
+         measures them with the CPUs held awake, and `concbench check` shows the idle settings",
+        bimodal.len(),
+        if bimodal.len() > 1 { ", ..." } else { "" }
+    ))
 }
 
 /// The "did it really switch?" check for experiments that state their expected switches.
@@ -153,6 +209,58 @@ mod tests {
         .warnings
         .iter()
         .any(|w| w.starts_with("mechanism not exercised"))
+    }
+
+    /// A cross-CPU round whose samples took `value` ns and slept `sleeps` times per hand-over.
+    fn sleepy_round(value: f64, sleeps: f64) -> concbench_core::RoundRaw {
+        let mut raw = switch_raw("cross-cpu", 1.0, 0.0);
+        raw.values = vec![value; 5];
+        raw.metrics
+            .insert(IDLE_SLEEPS_PER_OP.to_string(), vec![sleeps; 5]);
+        concbench_core::RoundRaw {
+            raw,
+            facts: Default::default(),
+        }
+    }
+
+    /// Twelve rounds: half fast with an awake partner, half slow with a sleeping one.
+    fn bimodal_entry() -> ResultEntry {
+        let rounds: Vec<_> = (0..12)
+            .map(|i| match i % 2 {
+                0 => sleepy_round(3000.0 + i as f64, 0.0),
+                _ => sleepy_round(20000.0 + i as f64, 0.8),
+            })
+            .collect();
+        build_entry(&rounds)
+    }
+
+    #[test]
+    fn a_bimodal_hand_over_says_which_mode_found_a_cpu_asleep() {
+        let e = bimodal_entry();
+        assert_eq!(e.modes.len(), 2, "{:?}", e.modes);
+        let w = e
+            .warnings
+            .iter()
+            .find(|w| w.contains("separate modes"))
+            .expect("a bimodal warning");
+        assert!(w.contains("0.00 in the mode near 3"), "{w}");
+        assert!(w.contains("0.80 in the mode near 2"), "{w}");
+    }
+
+    #[test]
+    fn a_run_with_bimodal_wake_ups_suggests_hold_awake_unless_it_held_them() {
+        let mut doc = concbench_core::ResultDoc::new(Default::default(), "now".into());
+        doc.results.push(bimodal_entry());
+        let w = suggest_hold_awake(&doc).expect("a suggestion");
+        assert!(
+            w.contains("--hold-awake") && w.contains("switch.synthetic"),
+            "{w}"
+        );
+        doc.settings.insert(
+            concbench_core::HOLD_AWAKE_SETTING.into(),
+            serde_json::json!({"held": true, "method": "spinner", "note": "n"}),
+        );
+        assert_eq!(suggest_hold_awake(&doc), None);
     }
 
     #[test]

@@ -27,7 +27,7 @@ pub use raw::{Outcome, RawMeasurement, RoundFacts, RoundRaw};
 pub use result::{usable_rounds, MIN_CLEAN_ROUNDS};
 pub use result::{
     Check, Failure, Invalid, Mode, Overhead, ResultDoc, ResultEntry, Round, Skipped, Spread,
-    Summary, Tool, Verdict, VerdictKind, LABELS_SETTING,
+    Summary, Tool, Verdict, VerdictKind, HOLD_AWAKE_SETTING, LABELS_SETTING,
 };
 pub use usage::Usage;
 

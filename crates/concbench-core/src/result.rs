@@ -12,6 +12,10 @@ use std::collections::BTreeMap;
 /// strings): what a fleet report tells runs of one machine apart by (instance type, rack...).
 pub const LABELS_SETTING: &str = "labels";
 
+/// The `settings` key under which `run --hold-awake` records how the CPUs were held out of deep
+/// idle: `{"held": bool, "method": "cpu_dma_latency" | "spinner" | null, "note": "..."}`.
+pub const HOLD_AWAKE_SETTING: &str = "hold_awake";
+
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ResultDoc {
     /// Always [`crate::SCHEMA_ID`].
@@ -350,6 +354,17 @@ impl ResultDoc {
                     .collect()
             })
             .unwrap_or_default()
+    }
+
+    /// How `run --hold-awake` held the CPUs ("/dev/cpu_dma_latency held at 0 µs ..."), when it
+    /// held them.
+    pub fn held_awake(&self) -> Option<&str> {
+        let h = self.settings.get(HOLD_AWAKE_SETTING)?;
+        if h.get("held")?.as_bool()? {
+            h.get("method")?.as_str()
+        } else {
+            None
+        }
     }
 
     /// Results with this id, in document order.

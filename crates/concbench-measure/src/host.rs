@@ -125,7 +125,7 @@ fn smt_active() -> bool {
 }
 
 /// Whether a hypervisor is present (the CPUID "hypervisor" flag) and its name when visible.
-fn hypervisor() -> (bool, Option<String>) {
+pub fn hypervisor() -> (bool, Option<String>) {
     let flagged = cpu_flags().iter().any(|f| f == "hypervisor");
     let name = cpuid_hypervisor_vendor()
         .or_else(|| read_trim("/sys/hypervisor/type"))

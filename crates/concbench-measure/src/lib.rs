@@ -6,6 +6,9 @@
 //! * [`clock`] is the sample timer and the timestamps experiments may take for per-worker times.
 //! * [`usage`] reads getrusage and `/proc/<pid>` counters; [`tree`] sums them (and PSS) over a
 //!   process tree, such as a server and its workers.
+//! * [`idle`] reads the CPUs' idle states and their entries across a sample; [`awake`] holds
+//!   CPUs out of deep idle (and always lets go); [`tuning`] reads every setting that bends the
+//!   figures, for `concbench check`.
 //! * [`host`] collects the machine's facts and confounders; [`machine_id`] its stable id.
 //! * [`memory`] reads what a process tree holds (PSS, RSS, commit charge) from `/proc`.
 //! * [`headroom`] says how many more tasks, maps and KiB the limits allow, before big batches.
@@ -16,6 +19,7 @@
 //! * [`topology`] classifies CPU pairs (SMT siblings, shared cache, other CCD or socket) and
 //!   [`cpus`] picks the pairs cross-CPU variants run on.
 
+pub mod awake;
 pub mod calibrate;
 pub mod clock;
 pub mod cpus;
@@ -24,6 +28,7 @@ mod forked_check;
 pub mod harness;
 pub mod headroom;
 pub mod host;
+pub mod idle;
 pub mod isolate;
 pub mod machine_id;
 pub mod memory;
@@ -31,6 +36,7 @@ pub mod perf;
 pub mod signals;
 pub mod topology;
 pub mod tree;
+pub mod tuning;
 pub mod usage;
 
 pub use harness::{

@@ -273,8 +273,13 @@ fn short_host_line(doc: &ResultDoc) -> String {
         (true, None) => "virtualized".to_string(),
         (false, _) => "bare metal".to_string(),
     };
+    let held = match doc.held_awake() {
+        Some("cpu_dma_latency") => ", held awake (/dev/cpu_dma_latency at 0)",
+        Some(_) => ", held awake (a SCHED_IDLE spinner per CPU)",
+        None => "",
+    };
     format!(
-        "{}, {} logical CPUs, {machine}, kernel {}, load {:.2}",
+        "{}, {} logical CPUs, {machine}, kernel {}, load {:.2}{held}",
         h.cpu_model, h.logical_cpus, h.kernel, h.load_average[0]
     )
 }

@@ -51,6 +51,10 @@ pub enum Command {
     /// One report across machines: each host's verdicts (hosts x claims), headline figures with
     /// intervals, and what differs between the hosts.
     Fleet(FleetArgs),
+    /// Every setting of this machine that bends the figures (idle states, frequency, SMT, THP,
+    /// perf access, steal, cgroup limits...), with why and how to change it. Exit code 1 when
+    /// one does, 0 when none does.
+    Check(CheckArgs),
     /// Internal: measure one variant for `run` (reads a job on stdin). Not for direct use.
     #[command(name = "__worker", hide = true)]
     Worker,
@@ -83,6 +87,12 @@ pub struct RunArgs {
     /// shows each machine once per set of labels and filters on them.
     #[arg(long = "label", value_name = "KEY=VALUE", value_parser = parse_label)]
     pub labels: Vec<(String, String)>,
+    /// Hold the CPUs out of deep idle for the whole run, so a wake-up on another CPU costs the
+    /// same in every round: /dev/cpu_dma_latency at 0 (root, with a cpuidle driver), else a
+    /// SCHED_IDLE spinner on each CPU. Released at the end, on errors and on Ctrl-C; recorded
+    /// in the document and shown in the header.
+    #[arg(long)]
+    pub hold_awake: bool,
     #[command(flatten)]
     pub measure: MeasureArgs,
 }
@@ -321,6 +331,23 @@ pub struct PushArgs {
     /// $CONCBENCH_DB, else $XDG_DATA_HOME/concbench/history.sqlite.
     #[arg(long, value_name = "PATH|URL")]
     pub db: Option<String>,
+}
+
+#[derive(Debug, clap::Args)]
+pub struct CheckArgs {
+    /// Print the settings as JSON (for tools); the exit code is the same.
+    #[arg(long)]
+    pub json: bool,
+    /// Say why every setting matters and how to change it, not only the ones that bend.
+    #[arg(long, short = 'v')]
+    pub all: bool,
+    /// Show the wake-up figures of this result document (default: the newest document in
+    /// concbench-results/ that measured switch.wake.thread).
+    #[arg(long, value_name = "FILE")]
+    pub from: Option<PathBuf>,
+    /// Read the machine's files below this directory instead of / (recorded trees, for tests).
+    #[arg(long, value_name = "DIR", hide = true)]
+    pub root: Option<PathBuf>,
 }
 
 #[derive(Debug, clap::Args)]

@@ -191,6 +191,8 @@ pub fn measure(
     doc.failures = out.failures;
     doc.verdicts = out.verdicts;
     doc.interrupted = out.interrupted;
+    doc.warnings
+        .extend(concbench_analysis::warnings::suggest_hold_awake(&doc));
     errln!(
         "concbench: {} rounds in {} passes, {:.0} s{}",
         out.rounds,

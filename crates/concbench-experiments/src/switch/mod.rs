@@ -15,6 +15,7 @@ mod pipe_thread;
 mod ring_thread;
 pub(crate) mod sched;
 pub(crate) mod setting;
+mod wake;
 mod working_set;
 mod yield_thread;
 
@@ -29,6 +30,7 @@ pub fn all() -> Vec<Box<dyn Experiment>> {
     v.extend(condvar_thread::variants());
     v.extend(ring_thread::variants());
     v.extend(alone::variants());
+    v.extend(wake::variants());
     v.push(Box::new(yield_thread::Yield::default()));
     v.push(Box::new(coroutine::Coroutine::default()));
     v.push(Box::new(async_task::AsyncTask::default()));

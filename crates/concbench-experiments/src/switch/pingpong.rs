@@ -7,6 +7,10 @@
 //! thousands). When the working set is not empty, reading it once without switching (warm
 //! caches) is measured as the method overhead and subtracted by the harness, so what remains is
 //! the switch plus the cache refill the switch caused.
+//!
+//! Across CPUs each sample also counts the entries into the CPUs' idle states (where cpuidle
+//! publishes them): `idle_sleeps_per_op` says how many hand-overs woke a sleeping CPU, which is
+//! what makes a cross-CPU figure bimodal.
 
 use super::{setting::Setting, working_set::WorkingSet};
 use crate::support::{handover::Endpoint, partner, repeat};
@@ -14,6 +18,7 @@ use anyhow::{bail, Context, Result};
 use concbench_core::{
     Experiment, Host, Meta, Params, Placement, RunContext, RunOutput, SampleTimer, Support, Usage,
 };
+use concbench_measure::idle::{self, Root, UsageSnapshot};
 
 /// What the subtracted overhead is, when the working set is not empty.
 const TOUCH_OVERHEAD: &str = "one side reading its working set once, without a switch (warm)";
@@ -164,18 +169,27 @@ impl<E: Endpoint, P: PartnerKind<E>> Experiment for PingPong<E, P> {
         timer: &mut dyn SampleTimer,
     ) -> Result<RunOutput> {
         let live = self.live()?;
-        // Reading a live process's counters takes tens of microseconds: keep it untimed.
+        // Reading a live process's counters and the idle states' counters takes tens of
+        // microseconds: keep it untimed.
+        let idle_cpus = idle_evidence_cpus(ctx);
+        let idle_before =
+            (!idle_cpus.is_empty()).then(|| UsageSnapshot::read(&Root::default(), &idle_cpus));
         let before = live.partner.live_usage();
-        if before.is_some() {
-            timer.restart();
-        }
+        timer.restart();
         drive(&mut live.main, ctx, round_trips(iterations), &live.ws)?;
         timer.stop();
         let extra_usage = before
             .zip(live.partner.live_usage())
             .map(|(b, a)| a.since(&b));
+        let metrics = idle_before
+            .map(|b| {
+                let d = b.delta(&UsageSnapshot::read(&Root::default(), &idle_cpus));
+                idle::metrics_per_op(&d, iterations)
+            })
+            .unwrap_or_default();
         Ok(RunOutput {
             extra_usage,
+            metrics,
             ..Default::default()
         })
     }
@@ -207,6 +221,22 @@ impl<E: Endpoint, P: PartnerKind<E>> Experiment for PingPong<E, P> {
         };
         let restored = self.setting.sched.leave().context("restoring SCHED_OTHER");
         stopped.and(restored)
+    }
+}
+
+/// The CPUs whose idle-state entries explain a hand-over: both CPUs of a cross-CPU variant,
+/// every allowed CPU of an unpinned one (either may be the sleeper), none on one CPU (the
+/// partner is runnable there, never idle). Empty also when the machine has no cpuidle states.
+fn idle_evidence_cpus(ctx: &RunContext) -> Vec<usize> {
+    let cpus = match ctx.placement {
+        Placement::SameCpu => return Vec::new(),
+        Placement::CrossCpu => ctx.cpus.clone(),
+        Placement::Unpinned => ctx.host.cpus_allowed.clone(),
+    };
+    let root = Root::default();
+    match cpus.first() {
+        Some(&c) if !idle::states_of(&root, c).is_empty() => cpus,
+        _ => Vec::new(),
     }
 }
 

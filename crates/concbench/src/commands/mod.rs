@@ -1,6 +1,7 @@
 //! One file per command.
 
 mod advise;
+mod check;
 mod compare;
 mod completions;
 pub(crate) mod cpus;
@@ -36,6 +37,7 @@ pub fn dispatch(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Man(a) => man::man(a),
         Command::Push(a) => push::push(a),
         Command::Fleet(a) => fleet::fleet(a),
+        Command::Check(a) => check::check(a),
         Command::Worker => worker::worker(),
     }
 }

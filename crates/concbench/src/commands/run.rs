@@ -9,7 +9,9 @@ use crate::output;
 use crate::session::{self, Variant};
 use crate::stdout::{errln, out};
 use anyhow::Result;
-use concbench_core::{Experiment, Params, ResultDoc, UsageError, LABELS_SETTING};
+use concbench_core::{
+    Experiment, Params, ResultDoc, UsageError, HOLD_AWAKE_SETTING, LABELS_SETTING,
+};
 use concbench_report::{Exporter, Files, Html, Markdown, Terminal};
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
@@ -31,7 +33,12 @@ pub fn run(args: RunArgs) -> Result<ExitCode> {
     preflight::check_before_measuring(args.measure.json.as_deref(), &pages)?;
     super::leftovers::sweep_before_measuring();
     let mut store = db::for_writing(&args.measure.store)?;
-    let doc = session::measure(variants, &args.measure, settings(&args))?;
+    let mut settings = settings(&args);
+    let held = hold_awake(&args, &mut settings);
+    let measured = session::measure(variants, &args.measure, settings);
+    // Released as soon as the measuring ends (also when it failed or was interrupted).
+    drop(held);
+    let doc = measured?;
     // The files first, so that the summary can say where they are; it is printed even when a
     // write failed (the error follows it).
     let written = write_files(&doc, &args, store.as_mut());
@@ -113,6 +120,29 @@ pub(crate) fn params_match(params: &Params, wanted: &[(String, String)]) -> bool
             }
         })
     })
+}
+
+/// With `--hold-awake`, hold the CPUs out of deep idle and record how (the key
+/// [`HOLD_AWAKE_SETTING`] of the document's settings); the guard releases them when dropped.
+fn hold_awake(
+    args: &RunArgs,
+    settings: &mut BTreeMap<String, serde_json::Value>,
+) -> Option<concbench_measure::awake::Held> {
+    if !args.hold_awake {
+        return None;
+    }
+    let cpus = concbench_sys::allowed_cpus().unwrap_or_default();
+    let (guard, how) = concbench_measure::awake::hold_for_run(&Default::default(), &cpus);
+    errln!("concbench: --hold-awake: {}", how.note);
+    settings.insert(
+        HOLD_AWAKE_SETTING.into(),
+        serde_json::json!({
+            "held": how.method.is_some(),
+            "method": how.method.map(|m| m.as_str()),
+            "note": how.note,
+        }),
+    );
+    guard
 }
 
 /// What `run` records beside the harness settings.
