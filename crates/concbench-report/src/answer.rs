@@ -7,11 +7,21 @@ use crate::format;
 use concbench_analysis::advice::{self, share, Cost, UnitCosts, Workload};
 use concbench_core::ResultDoc;
 
-pub const UNIT_HEADER: [&str; 4] = [
+pub const UNIT_HEADER: [&str; 5] = [
     "unit",
     "create + destroy",
-    "one switch (same CPU)",
-    "memory per unit",
+    "hand-over (wakes the other)",
+    "bare switch",
+    "memory (PSS + kernel)",
+];
+
+/// What each column of the unit table measures, the same thing for every unit, under it.
+pub const UNIT_DEFINITIONS: [&str; 2] = [
+    "hand-over: one unit passes a value and wakes the other on the same CPU (a pipe between \
+     processes or threads; the runtime's channel between coroutines or tasks)",
+    "bare switch: the switch alone (the pipe ping-pong less its transport; a coroutine resume; a \
+     task yield); memory: what an idle unit costs the machine, PSS plus the kernel's share \
+     (stack, task structures, page tables) for processes and threads",
 ];
 
 /// One measured cost as people read it.
@@ -34,8 +44,14 @@ pub struct UnitRow {
     /// The other way of creating the kind, when it costs far more or less (a coroutine on a
     /// fresh stack against a reused one).
     pub create_other: Option<Figure>,
-    pub switch: Option<Figure>,
+    /// A hand-over that wakes the other unit.
+    pub handover: Option<Figure>,
+    /// The switch alone.
+    pub bare_switch: Option<Figure>,
+    /// What an idle unit costs the machine (PSS plus the kernel's share).
     pub memory: Option<Figure>,
+    /// The PSS part, when the kernel's share is added (processes and threads).
+    pub pss: Option<Figure>,
 }
 
 fn time(cost: &Cost) -> Figure {
@@ -80,8 +96,19 @@ fn row(c: &UnitCosts) -> UnitRow {
         kind: c.kind.name(),
         create: c.create_ns.as_ref().map(time),
         create_other: c.create_other_ns.as_ref().map(time),
-        switch: c.switch_ns.as_ref().map(time),
+        handover: c.handover_ns.as_ref().map(time),
+        bare_switch: c.bare_switch_ns.as_ref().map(time),
         memory: c.memory_kib.as_ref().map(memory),
+        pss: c
+            .pss_kib
+            .as_ref()
+            .filter(|p| Some(*p) != c.memory_kib.as_ref())
+            .map(|p| {
+                let mut f = memory(p);
+                f.text = format!("PSS {}", f.text);
+                f.with_interval = format!("PSS {}", f.with_interval);
+                f
+            }),
     }
 }
 
@@ -92,13 +119,14 @@ pub fn unit_rows(doc: &ResultDoc) -> Vec<UnitRow> {
 
 /// Whether anything in the unit table was measured.
 pub fn any_unit_cost(rows: &[UnitRow]) -> bool {
-    rows.iter()
-        .any(|r| r.create.is_some() || r.switch.is_some() || r.memory.is_some())
+    rows.iter().any(|r| {
+        r.create.is_some() || r.handover.is_some() || r.bare_switch.is_some() || r.memory.is_some()
+    })
 }
 
 /// The unit table as text cells, each figure with its interval; a creation variant far from the
-/// billed one on a second line of its cell.
-pub fn unit_text_rows(rows: &[UnitRow]) -> Vec<[String; 4]> {
+/// billed one, and the PSS part of the memory, on a second line of their cells.
+pub fn unit_text_rows(rows: &[UnitRow]) -> Vec<[String; 5]> {
     let cell = |f: &Option<Figure>| {
         f.as_ref()
             .map_or_else(|| "not measured".to_string(), |f| f.with_interval.clone())
@@ -109,7 +137,17 @@ pub fn unit_text_rows(rows: &[UnitRow]) -> Vec<[String; 4]> {
             if let Some(other) = &r.create_other {
                 create += &format!("\n{}", other.with_interval);
             }
-            [r.kind.to_string(), create, cell(&r.switch), cell(&r.memory)]
+            let mut memory = cell(&r.memory);
+            if let Some(pss) = &r.pss {
+                memory += &format!("\n{}", pss.with_interval);
+            }
+            [
+                r.kind.to_string(),
+                create,
+                cell(&r.handover),
+                cell(&r.bare_switch),
+                memory,
+            ]
         })
         .collect()
 }
@@ -147,8 +185,41 @@ fn thousands(v: f64) -> String {
     out
 }
 
+/// The share of one CPU the cards ask about: how many units per second keep the overhead of
+/// creating and switching them within a tenth of one CPU.
+pub const CPU_SHARE_ASKED: f64 = 0.1;
+
+/// "10% of one CPU fits 140,000/s (next: a thread pool, 25,000/s)": the question the card
+/// answers, for the cheapest model and the next one.
+pub fn capacity_answer(a: &advice::Advice) -> Option<String> {
+    let ranked = a.ranked();
+    let best = ranked.first()?;
+    let fits = |b: &advice::Bill| {
+        a.rate_within(b, CPU_SHARE_ASKED)
+            .map_or_else(|| "any rate".to_string(), |r| format!("{}/s", rounded(r)))
+    };
+    let mut text = format!(
+        "{:.0}% of one CPU fits {}",
+        CPU_SHARE_ASKED * 100.0,
+        fits(best)
+    );
+    if let Some(next) = ranked.get(1) {
+        text += &format!(" (next: {}, {})", next.model.name(), fits(next));
+    }
+    Some(text)
+}
+
+/// A rate for people: three significant digits with thousands separators ("142,000").
+fn rounded(v: f64) -> String {
+    if v < 1000.0 {
+        return format!("{v:.0}");
+    }
+    let magnitude = 10f64.powi(v.log10().floor() as i32 - 2);
+    thousands((v / magnitude).round() * magnitude)
+}
+
 /// One row per typical workload: its name, its terms, the cheapest model, and that model's
-/// overhead (or what is missing for an answer).
+/// overhead with how many units per second fit in a tenth of a CPU (or what is missing).
 pub fn workload_rows(doc: &ResultDoc) -> Vec<[String; 4]> {
     advice::typical_workloads()
         .into_iter()
@@ -174,6 +245,9 @@ pub fn workload_rows(doc: &ResultDoc) -> Vec<[String; 4]> {
             };
             let bill = a.bills.iter().find(|b| b.model == best).expect("billed");
             let mut overhead = bill.overhead_cpu.map(share).unwrap_or_default();
+            if let Some(fits) = capacity_answer(&a) {
+                overhead += &format!("; {fits}");
+            }
             if let Some(note) = a.capacity_note(bill) {
                 overhead += &format!("; {note}");
             }
@@ -233,6 +307,13 @@ mod tests {
         assert_eq!(rows[0][1], "50,000/s, 2.00 µs CPU, never blocked");
         assert_eq!(rows[0][2], "no answer");
         assert_eq!(rows[0][3], "missing: create, memory, switch measurements");
+    }
+
+    #[test]
+    fn rates_are_rounded_to_three_digits() {
+        assert_eq!(rounded(35_087.7), "35,100");
+        assert_eq!(rounded(1_234_567.0), "1,230,000");
+        assert_eq!(rounded(512.4), "512");
     }
 
     #[test]

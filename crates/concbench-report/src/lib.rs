@@ -6,6 +6,7 @@
 pub mod advice;
 pub mod anatomy;
 pub mod answer;
+pub mod cjk_font;
 pub mod compare;
 mod csv;
 mod exporter;

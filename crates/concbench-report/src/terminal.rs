@@ -101,10 +101,15 @@ impl Terminal {
             let mut rows = vec![answer::UNIT_HEADER.map(String::from)];
             rows.extend(answer::unit_text_rows(&units));
             writeln!(out, "{}", columns(&rows, self.width))?;
+            let definitions: Vec<[String; 1]> = answer::UNIT_DEFINITIONS
+                .iter()
+                .map(|d| [d.to_string()])
+                .collect();
+            writeln!(out, "{}", columns(&definitions, self.width))?;
             writeln!(
                 out,
-                "\nCheapest here for typical workloads (CPU spent creating and switching; yours: \
-                 `concbench advise`):"
+                "\nCheapest here for typical workloads (CPU spent creating, handing over and \
+                 switching; yours: `concbench advise`):"
             )?;
             writeln!(out, "{}", columns(&answer::workload_rows(doc), self.width))?;
         }
@@ -146,11 +151,8 @@ impl Terminal {
         if self.all {
             return None;
         }
-        let notes: usize = doc
-            .results
-            .iter()
-            .map(|r| r.warnings.len() + usize::from(r.overhead.is_some()))
-            .sum();
+        // Notes as listed: a warning several results share word for word is one note.
+        let notes = sections::result_rows(doc).1.len();
         let mut parts = vec![format!(
             "{}{}",
             count(doc.results.len(), "result"),
@@ -296,20 +298,33 @@ fn mode(doc: &ResultDoc) -> &'static str {
     }
 }
 
-/// "5 confirmed, 3 refuted, 2 depend, 1 inconclusive".
+/// "5 confirmed, 3 refuted, 2 depend, 1 direction confirmed, size refuted, 1 inconclusive":
+/// by the words the rows say.
 fn tally(verdicts: &[Verdict]) -> String {
-    let count = |k: VerdictKind| verdicts.iter().filter(|v| v.verdict == k).count();
-    [
-        (VerdictKind::Confirmed, "confirmed"),
-        (VerdictKind::Refuted, "refuted"),
-        (VerdictKind::Depends, "depend"),
-        (VerdictKind::Inconclusive, "inconclusive"),
-    ]
-    .into_iter()
-    .filter(|(k, _)| count(*k) > 0)
-    .map(|(k, word)| format!("{} {word}", count(k)))
-    .collect::<Vec<_>>()
-    .join(", ")
+    let mut counts: Vec<(String, usize)> = Vec::new();
+    let order = |label: &str| match label {
+        "confirmed" => 0,
+        "refuted" => 1,
+        "depends" => 2,
+        "inconclusive" => 4,
+        _ => 3,
+    };
+    for v in verdicts {
+        let label = sections::verdict_label(v);
+        match counts.iter_mut().find(|(l, _)| *l == label) {
+            Some((_, n)) => *n += 1,
+            None => counts.push((label, 1)),
+        }
+    }
+    counts.sort_by_key(|(l, _)| order(l));
+    counts
+        .into_iter()
+        .map(|(l, n)| {
+            let word = if l == "depends" { "depend" } else { &l };
+            format!("{n} {word}")
+        })
+        .collect::<Vec<_>>()
+        .join(", ")
 }
 
 /// What a check measured: "5.80x [5.57, 6.15]".
@@ -327,14 +342,19 @@ fn short_condition(c: &Check) -> &str {
         .map_or(c.condition.as_str(), |(head, _)| head)
 }
 
-/// The key figure of a verdict that depends, and how many checks it shows: the first check of
-/// each of two decisions. Checks under one rule are told apart by their condition ("COUNT =
-/// 5"), the rule said once; checks under different rules by the rule itself.
+/// The key figure of a verdict that depends, and how many checks it shows: every check that
+/// decides (confirmed or refuted), or when fewer than two do, one of each decision. Checks under
+/// one rule are told apart by their condition ("COUNT = 5"), the rule said once; checks under
+/// different rules by the rule itself.
 fn depends_figure(checks: &[Check]) -> (String, usize) {
-    let mut shown: Vec<&Check> = Vec::new();
-    for c in checks {
-        if shown.len() < 2 && !shown.iter().any(|s| s.decision == c.decision) {
-            shown.push(c);
+    let deciding = |c: &&Check| matches!(c.decision, VerdictKind::Confirmed | VerdictKind::Refuted);
+    let mut shown: Vec<&Check> = checks.iter().filter(deciding).collect();
+    if shown.len() < 2 {
+        shown.clear();
+        for c in checks {
+            if shown.len() < 2 && !shown.iter().any(|s| s.decision == c.decision) {
+                shown.push(c);
+            }
         }
     }
     let same_rule = shown.iter().all(|c| c.rule == shown[0].rule);
@@ -393,17 +413,21 @@ fn verdict_row(v: &Verdict) -> [String; 4] {
     };
     [
         v.source.clone(),
-        sections::verdict_word(v.verdict).to_string(),
+        sections::verdict_label(v),
         figure,
         rounds_cell(v),
     ]
 }
 
-/// "22 rounds, 97% robust"; without a robustness figure (an older document), the rounds alone.
+/// "22 rounds, 97% robust"; the rounds alone without a robustness figure (an older document)
+/// or without an interval (one round agrees with itself: no robustness to speak of).
 fn rounds_cell(v: &Verdict) -> String {
     match (v.rounds, v.robustness) {
-        (Some(r), Some(_)) => format!("{r} rounds, {} robust", sections::robustness_cell(v)),
-        (Some(r), None) => format!("{r} rounds"),
+        (Some(r), Some(_)) if sections::has_interval(v) => {
+            format!("{r} rounds, {} robust", sections::robustness_cell(v))
+        }
+        (Some(1), _) => "1 round".to_string(),
+        (Some(r), _) => format!("{r} rounds"),
         (None, _) => String::new(),
     }
 }

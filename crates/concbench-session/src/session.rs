@@ -109,6 +109,22 @@ struct Run<'a> {
     unmeasured: usize,
 }
 
+/// "S0.print at COUNT = 500": each inconclusive check of a verdict, named by its claim and its
+/// condition (the claim alone when it has one check, or its conditions read alike).
+fn margin_checks(v: &Verdict) -> Vec<String> {
+    let open: Vec<&concbench_core::Check> = v
+        .checks
+        .iter()
+        .filter(|c| c.decision == concbench_core::VerdictKind::Inconclusive && !c.beside)
+        .collect();
+    if open.is_empty() || v.checks.len() == 1 {
+        return vec![v.source.clone()];
+    }
+    open.iter()
+        .map(|c| format!("{} at {}", v.source, c.condition))
+        .collect()
+}
+
 /// Run the session: settle, measure in passes, judge, and return the document's parts.
 pub fn run(
     variants: &[Variant],
@@ -125,6 +141,12 @@ pub fn run(
     let mut slots: Vec<Slot> = variants.iter().map(|_| Slot::default()).collect();
     for i in links.iter().flatten() {
         slots[*i].judged = true;
+    }
+    // The answer's unit table and the advice's cards read a few variants no verdict may read
+    // (a coroutine's creation, the bare switches): they get a verdict's rounds too, so that
+    // every figure of the first screen has an interval, in a quick run as well.
+    for (slot, v) in slots.iter_mut().zip(variants) {
+        slot.judged |= concbench_analysis::advice::reads_variant(v.meta.id, &v.params);
     }
     // The anatomy's layers are differences of two results taken pass by pass: when it runs,
     // every variant it reads needs its rounds in the same passes, as a verdict's do (topped up
@@ -515,7 +537,13 @@ impl Run<'_> {
                 .collect()
         };
         let open = claims(&|j| !j.undecided_checks.is_empty());
-        let on_margin = claims(&|j| !j.undecided.is_empty() && j.undecided_checks.is_empty());
+        // Named check by check: a verdict decided by its other checks (refuted, depends) keeps
+        // its word, and the warning says which of its checks alone is inconclusive.
+        let on_margin: Vec<String> = judged
+            .iter()
+            .filter(|j| !j.undecided.is_empty() && j.undecided_checks.is_empty())
+            .flat_map(|j| margin_checks(&j.verdict))
+            .collect();
         if let Some(w) = self.base_overran(open.len()) {
             warnings.push(w);
         }

@@ -5,6 +5,7 @@
 
 mod alone;
 mod async_task;
+mod channel_coroutine;
 mod condvar_thread;
 mod coroutine;
 mod eventfd_thread;
@@ -16,6 +17,7 @@ mod ring_thread;
 pub(crate) mod sched;
 pub(crate) mod setting;
 mod working_set;
+mod yield_async_task;
 mod yield_thread;
 
 use concbench_core::Experiment;
@@ -32,5 +34,7 @@ pub fn all() -> Vec<Box<dyn Experiment>> {
     v.push(Box::new(yield_thread::Yield::default()));
     v.push(Box::new(coroutine::Coroutine::default()));
     v.push(Box::new(async_task::AsyncTask::default()));
+    v.push(Box::new(channel_coroutine::ChannelCoroutine::default()));
+    v.push(Box::new(yield_async_task::YieldAsyncTask::default()));
     v
 }
