@@ -10,10 +10,15 @@ use concbench_core::ResultDoc;
 pub const UNIT_HEADER: [&str; 5] = [
     "unit",
     "create + destroy",
-    "hand-over (wakes the other)",
+    "hand-over",
     "bare switch",
     "memory (PSS + kernel)",
 ];
+
+/// What each column of the unit table measures — the same thing for every unit — in one line
+/// under the terminal's table.
+pub const UNIT_DEFINITIONS_SHORT: &str = "hand-over: pass a value and wake the other, one CPU (pipe; \
+     runtime channel); bare: the switch alone; memory: PSS + kernel share";
 
 /// What each column of the unit table measures, the same thing for every unit, under it.
 pub const UNIT_DEFINITIONS: [&str; 2] = [
@@ -192,21 +197,23 @@ pub const CPU_SHARE_ASKED: f64 = 0.1;
 /// "10% of one CPU fits 140,000/s (next: a thread pool, 25,000/s)": the question the card
 /// answers, for the cheapest model and the next one.
 pub fn capacity_answer(a: &advice::Advice) -> Option<String> {
+    let (best, next) = capacity_rates(a)?;
+    let mut text = format!("{:.0}% of one CPU fits {best}", CPU_SHARE_ASKED * 100.0);
+    if let Some((model, rate)) = next {
+        text += &format!(" (next: {model}, {rate})");
+    }
+    Some(text)
+}
+
+/// The cheapest model's rate within [`CPU_SHARE_ASKED`], and the next model's with its name.
+fn capacity_rates(a: &advice::Advice) -> Option<(String, Option<(&'static str, String)>)> {
     let ranked = a.ranked();
-    let best = ranked.first()?;
     let fits = |b: &advice::Bill| {
         a.rate_within(b, CPU_SHARE_ASKED)
             .map_or_else(|| "any rate".to_string(), |r| format!("{}/s", rounded(r)))
     };
-    let mut text = format!(
-        "{:.0}% of one CPU fits {}",
-        CPU_SHARE_ASKED * 100.0,
-        fits(best)
-    );
-    if let Some(next) = ranked.get(1) {
-        text += &format!(" (next: {}, {})", next.model.name(), fits(next));
-    }
-    Some(text)
+    let best = fits(ranked.first()?);
+    Some((best, ranked.get(1).map(|n| (n.model.name(), fits(n)))))
 }
 
 /// A rate for people: three significant digits with thousands separators ("142,000").
@@ -218,15 +225,15 @@ fn rounded(v: f64) -> String {
     thousands((v / magnitude).round() * magnitude)
 }
 
-/// One row per typical workload: its name, its terms, the cheapest model, and that model's
-/// overhead with how many units per second fit in a tenth of a CPU (or what is missing).
-pub fn workload_rows(doc: &ResultDoc) -> Vec<[String; 4]> {
+/// One row per typical workload: its name with its terms under it, the cheapest model, and how
+/// many units per second fit in a tenth of one CPU with it and with the next model (or what is
+/// missing for an answer).
+pub fn workload_rows(doc: &ResultDoc) -> Vec<[String; 3]> {
     advice::typical_workloads()
         .into_iter()
         .map(|(name, w)| {
             let a = advice::advise(doc, w);
-            let workload = short_name(name).to_string();
-            let terms = workload_terms(&w);
+            let workload = format!("{}\n{}", short_name(name), workload_terms(&w));
             let Some(best) = a.best else {
                 let mut needs: Vec<&str> = a
                     .bills
@@ -238,20 +245,20 @@ pub fn workload_rows(doc: &ResultDoc) -> Vec<[String; 4]> {
                 needs.dedup();
                 return [
                     workload,
-                    terms,
                     "no answer".into(),
                     format!("missing: {} measurements", needs.join(", ")),
                 ];
             };
             let bill = a.bills.iter().find(|b| b.model == best).expect("billed");
-            let mut overhead = bill.overhead_cpu.map(share).unwrap_or_default();
-            if let Some(fits) = capacity_answer(&a) {
-                overhead += &format!("; {fits}");
-            }
+            let mut answer = match capacity_rates(&a) {
+                Some((fits, Some((model, rate)))) => format!("{fits} ({model}: {rate})"),
+                Some((fits, None)) => fits,
+                None => String::new(),
+            };
             if let Some(note) = a.capacity_note(bill) {
-                overhead += &format!("; {note}");
+                answer += &format!("; at this rate it {note}");
             }
-            [workload, terms, best.name().to_string(), overhead]
+            [workload, best.name().to_string(), answer]
         })
         .collect()
 }
@@ -303,10 +310,12 @@ mod tests {
     fn workloads_without_measurements_name_what_is_missing() {
         let rows = workload_rows(&doc(vec![]));
         assert_eq!(rows.len(), 4);
-        assert_eq!(rows[0][0], "Throwaway tasks");
-        assert_eq!(rows[0][1], "50,000/s, 2.00 µs CPU, never blocked");
-        assert_eq!(rows[0][2], "no answer");
-        assert_eq!(rows[0][3], "missing: create, memory, switch measurements");
+        assert_eq!(
+            rows[0][0],
+            "Throwaway tasks\n50,000/s, 2.00 µs CPU, never blocked"
+        );
+        assert_eq!(rows[0][1], "no answer");
+        assert_eq!(rows[0][2], "missing: create, memory, switch measurements");
     }
 
     #[test]

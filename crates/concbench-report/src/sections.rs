@@ -286,39 +286,55 @@ pub fn has_interval(v: &concbench_core::Verdict) -> bool {
         .is_some_and(|r| r >= concbench_analysis::MIN_VALUES_95)
 }
 
-/// The verdict as said: its word, except where "depends" would mislead — checks that disagree
-/// on one and the same condition are a loose rule and an exact one on the same figure, so the
-/// claim's direction holds and its size does not ("direction confirmed, size refuted").
-/// "depends" stays for different conditions deciding differently.
+/// The verdict as said: its word, except where "depends" would mislead. Checks that disagree on
+/// one and the same figure (the same estimate and interval) are a loose rule and an exact one
+/// on one number: the claim's direction holds and its size does not ("direction confirmed, size
+/// refuted"). "depends" stays for different figures — different conditions — deciding
+/// differently.
 pub fn verdict_label(v: &concbench_core::Verdict) -> String {
     use concbench_core::VerdictKind::{Confirmed, Depends, Refuted};
+    let word = verdict_word(v.verdict).to_string();
     if v.verdict != Depends {
-        return verdict_word(v.verdict).to_string();
+        return word;
     }
     let decided: Vec<&concbench_core::Check> = v
         .checks
         .iter()
         .filter(|c| !c.beside && matches!(c.decision, Confirmed | Refuted))
         .collect();
-    let one_condition = decided.windows(2).all(|w| w[0].condition == w[1].condition);
-    if decided.is_empty() || !one_condition {
-        return verdict_word(v.verdict).to_string();
+    let same_figure = |a: &concbench_core::Check, b: &concbench_core::Check| {
+        a.estimate == b.estimate && a.ci95 == b.ci95 && a.unit == b.unit
+    };
+    let split = |c: &concbench_core::Check| {
+        decided
+            .iter()
+            .any(|o| same_figure(c, o) && o.decision != c.decision)
+    };
+    // Figures decided one way only, by every rule on them: do two of them disagree?
+    let whole: Vec<&&concbench_core::Check> = decided.iter().filter(|c| !split(c)).collect();
+    let across = whole.iter().any(|c| c.decision == Confirmed)
+        && whole.iter().any(|c| c.decision == Refuted);
+    let within: Vec<&&concbench_core::Check> = decided.iter().filter(|c| split(c)).collect();
+    if across || within.is_empty() {
+        return word;
     }
     // A range ("within [a, b]") states a size; a one-sided bound a direction.
     let aspect = |k| {
-        let rules: Vec<&concbench_core::Check> =
-            decided.iter().copied().filter(|c| c.decision == k).collect();
-        if rules.iter().all(|c| c.rule.contains("within")) {
+        if within
+            .iter()
+            .filter(|c| c.decision == k)
+            .all(|c| c.rule.contains("within"))
+        {
             "size"
         } else {
             "direction"
         }
     };
-    let (yes, no) = (aspect(Confirmed), aspect(Refuted));
-    if yes == no {
-        return verdict_word(v.verdict).to_string();
+    match (aspect(Confirmed), aspect(Refuted)) {
+        ("direction", "size") => "direction confirmed, size refuted".into(),
+        ("size", "direction") => "size confirmed, direction refuted".into(),
+        _ => word,
     }
-    format!("{yes} confirmed, {no} refuted")
 }
 
 pub fn verdict_rows(doc: &ResultDoc) -> Vec<[String; 5]> {

@@ -101,15 +101,15 @@ impl Terminal {
             let mut rows = vec![answer::UNIT_HEADER.map(String::from)];
             rows.extend(answer::unit_text_rows(&units));
             writeln!(out, "{}", columns(&rows, self.width))?;
-            let definitions: Vec<[String; 1]> = answer::UNIT_DEFINITIONS
-                .iter()
-                .map(|d| [d.to_string()])
-                .collect();
-            writeln!(out, "{}", columns(&definitions, self.width))?;
             writeln!(
                 out,
-                "\nCheapest here for typical workloads (CPU spent creating, handing over and \
-                 switching; yours: `concbench advise`):"
+                "{}",
+                columns(&[[answer::UNIT_DEFINITIONS_SHORT.to_string()]], self.width)
+            )?;
+            writeln!(
+                out,
+                "\nCheapest here, and the units per second that fit in 10% of one CPU (creating, \
+                 handing over, switching; yours: `concbench advise`):"
             )?;
             writeln!(out, "{}", columns(&answer::workload_rows(doc), self.width))?;
         }
@@ -343,9 +343,11 @@ fn short_condition(c: &Check) -> &str {
 }
 
 /// The key figure of a verdict that depends, and how many checks it shows: every check that
-/// decides (confirmed or refuted), or when fewer than two do, one of each decision. Checks under
-/// one rule are told apart by their condition ("COUNT = 5"), the rule said once; checks under
-/// different rules by the rule itself.
+/// decides (confirmed or refuted) — or, when fewer than two do, one of each decision — grouped
+/// by rule and decision, so that six conditions under one rule read as two groups: "t / p >=
+/// 0.870 — refuted at COUNT = 5, 10, 50 (0.205x to 0.416x); confirmed at COUNT = 1000:
+/// 0.981x [0.967, 1.00]". Checks under one rule are told apart by their condition, the rule
+/// said once; checks under different rules by the rule itself.
 fn depends_figure(checks: &[Check]) -> (String, usize) {
     let deciding = |c: &&Check| matches!(c.decision, VerdictKind::Confirmed | VerdictKind::Refuted);
     let mut shown: Vec<&Check> = checks.iter().filter(deciding).collect();
@@ -359,22 +361,56 @@ fn depends_figure(checks: &[Check]) -> (String, usize) {
     }
     let same_rule = shown.iter().all(|c| c.rule == shown[0].rule);
     // Conditions that read the same once shortened are named in full.
-    let short_alike = shown
-        .windows(2)
-        .any(|w| short_condition(w[0]) == short_condition(w[1]));
-    let parts: Vec<String> = shown
+    let short_alike = shown.iter().enumerate().any(|(i, a)| {
+        shown[i + 1..]
+            .iter()
+            .any(|b| a.condition != b.condition && short_condition(a) == short_condition(b))
+    });
+    let name = |c: &Check| -> String {
+        if short_alike {
+            c.condition.clone()
+        } else {
+            short_condition(c).to_string()
+        }
+    };
+    let mut groups: Vec<Vec<&Check>> = Vec::new();
+    for c in &shown {
+        match groups
+            .iter_mut()
+            .find(|g| g[0].rule == c.rule && g[0].decision == c.decision)
+        {
+            Some(g) => g.push(c),
+            None => groups.push(vec![c]),
+        }
+    }
+    let parts: Vec<String> = groups
         .iter()
-        .map(|c| {
-            let which = match (same_rule, short_alike) {
-                (true, false) => short_condition(c),
-                (true, true) => &c.condition,
-                (false, _) => &c.rule,
+        .map(|g| {
+            let word = sections::verdict_word(g[0].decision);
+            let figure = if g.len() == 1 {
+                measured(g[0])
+            } else {
+                let estimates: Vec<f64> = g.iter().filter_map(|c| c.estimate).collect();
+                let lo = estimates.iter().copied().fold(f64::INFINITY, f64::min);
+                let hi = estimates.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+                let unit = g[0].unit.as_str();
+                let v = |x: f64| match unit {
+                    "x" => format!("{}x", human::sig3(x)),
+                    _ => human::value(x, unit),
+                };
+                format!("{} to {}", v(lo), v(hi))
             };
-            format!(
-                "{which}: {} {}",
-                measured(c),
-                sections::verdict_word(c.decision)
-            )
+            let conditions: Vec<String> = g.iter().map(|c| name(c)).collect();
+            let listed = match conditions.split_last() {
+                Some((last, rest)) if !rest.is_empty() => format!("{} and {last}", rest.join(", ")),
+                _ => conditions.join(""),
+            };
+            match (same_rule, g.len()) {
+                (true, 1) => format!("{}: {figure} {word}", conditions[0]),
+                (true, _) => format!("{word} at {listed} ({figure})"),
+                (false, 1) => format!("{}: {figure} {word}", g[0].rule),
+                (false, _) => format!("{}: {word} at {listed} ({figure})", g[0].rule),
+            }
         })
         .collect();
     let text = if same_rule {
@@ -413,7 +449,8 @@ fn verdict_row(v: &Verdict) -> [String; 4] {
     };
     [
         v.source.clone(),
-        sections::verdict_label(v),
+        // "direction confirmed,\nsize refuted": two short lines keep the column narrow.
+        sections::verdict_label(v).replace(", ", ",\n"),
         figure,
         rounds_cell(v),
     ]
@@ -459,20 +496,22 @@ mod tests {
     }
 
     #[test]
-    fn a_verdict_that_depends_shows_one_check_of_each_decision_under_its_condition() {
+    fn regression_a_verdict_that_depends_folded_its_deciding_checks_into_more() {
         use VerdictKind::*;
         let checks = [
             check("COUNT = 5 (pipe)", "t / p >= 0.870", 0.2, Refuted),
             check("COUNT = 10 (pipe)", "t / p >= 0.870", 0.3, Refuted),
             check("COUNT = 1000 (pipe)", "t / p >= 0.870", 1.0, Confirmed),
+            check("COUNT = 500 (pipe)", "t / p >= 0.870", 0.87, Inconclusive),
         ];
+        // Every deciding check shown; only the undecided one is left to "(+1 more)".
         assert_eq!(
             depends_figure(&checks),
             (
-                "t / p >= 0.870 — COUNT = 5: 0.200x [0.180, 0.220] refuted; COUNT = 1000: 1.00x \
-                 [0.900, 1.10] confirmed"
+                "t / p >= 0.870 — refuted at COUNT = 5 and COUNT = 10 (0.200x to 0.300x); COUNT \
+                 = 1000: 1.00x [0.900, 1.10] confirmed"
                     .to_string(),
-                2
+                3
             )
         );
         // Conditions alike once shortened are named in full.
@@ -485,6 +524,56 @@ mod tests {
             text.contains("switches (block reader): 2.00x") && text.contains("(direct reader)"),
             "{text}"
         );
+    }
+
+    fn verdict(checks: Vec<Check>, kind: VerdictKind, rounds: usize) -> Verdict {
+        Verdict {
+            claim: "a claim".into(),
+            source: "S1.alternate".into(),
+            verdict: kind,
+            evidence: Vec::new(),
+            explanation: String::new(),
+            checks,
+            rounds: Some(rounds),
+            robustness: Some(1.0),
+        }
+    }
+
+    #[test]
+    fn regression_a_loose_and_an_exact_rule_on_one_figure_said_depends() {
+        use VerdictKind::*;
+        // S1.alternate: the same ratio, ">= 100" confirmed and "within [267, 600]" refuted.
+        let v = verdict(
+            vec![
+                check("alternate (eventfd)", "a / s >= 100", 4977.0, Confirmed),
+                check("alternate (eventfd)", "a / s within [267, 600]", 4977.0, Refuted),
+                check("per switch", "a / w within [2.42 µs, 9.68 µs]", 5.4, Confirmed),
+            ],
+            Depends,
+            6,
+        );
+        assert_eq!(verdict_row(&v)[1], "direction confirmed,\nsize refuted");
+        assert_eq!(tally(&[v]), "1 direction confirmed, size refuted");
+        // Different conditions deciding differently: that is what "depends" means.
+        let v = verdict(
+            vec![
+                check("COUNT = 5", "t / p >= 0.870", 0.2, Refuted),
+                check("COUNT = 1000", "t / p >= 0.870", 1.0, Confirmed),
+            ],
+            Depends,
+            6,
+        );
+        assert_eq!(verdict_row(&v)[1], "depends");
+    }
+
+    #[test]
+    fn regression_a_one_round_result_showed_100_percent_robust() {
+        let v = verdict(
+            vec![check("same CPU", "p / t >= 1.15", 1.2, VerdictKind::Confirmed)],
+            VerdictKind::Confirmed,
+            1,
+        );
+        assert_eq!(verdict_row(&v)[3], "1 round");
     }
 
     #[test]

@@ -56,7 +56,13 @@ fn problems(events: &[Value], page_url: &str) -> Vec<String> {
             {
                 out.push(format!("log: {}", p["entry"]["text"]))
             }
-            "Network.requestWillBeSent" if p["request"]["url"] != page_url => {
+            // The embedded font is a data: URL: in the page, not a request to anywhere.
+            "Network.requestWillBeSent"
+                if p["request"]["url"] != page_url
+                    && !p["request"]["url"]
+                        .as_str()
+                        .is_some_and(|u| u.starts_with("data:")) =>
+            {
                 out.push(format!("network request: {}", p["request"]["url"]))
             }
             "Network.loadingFailed" => out.push(format!("load failed: {p}")),
