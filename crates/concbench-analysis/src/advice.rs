@@ -63,6 +63,17 @@ impl Model {
         }
     }
 
+    /// The name in a narrow table: "thread pool", "fork per unit".
+    pub fn short_name(self) -> &'static str {
+        match self {
+            Model::ProcessPerUnit => "fork per unit",
+            Model::ProcessPool => "process pool",
+            Model::ThreadPerUnit => "thread per unit",
+            Model::ThreadPool => "thread pool",
+            Model::Coroutines => "coroutines",
+        }
+    }
+
     /// Whether each unit is created (and destroyed) for its work rather than reused.
     fn creates_per_unit(self) -> bool {
         matches!(
@@ -475,11 +486,11 @@ pub fn typical_workloads() -> Vec<(&'static str, Workload)> {
             Workload { units_per_sec: 2_000.0, blocked_share: 0.9, cpu_us: 100.0, isolation: false },
         ),
         (
-            "Many mostly idle connections: 20,000 per second, 20 µs of CPU each, 99% blocked",
+            "Idle connections: 20,000 per second, 20 µs of CPU each, 99% blocked",
             Workload { units_per_sec: 20_000.0, blocked_share: 0.99, cpu_us: 20.0, isolation: false },
         ),
         (
-            "Untrusted or crash-prone jobs: 100 per second, 5 ms of CPU each, must be isolated",
+            "Untrusted jobs: 100 per second, 5 ms of CPU each, crash-prone, must be isolated",
             Workload { units_per_sec: 100.0, blocked_share: 0.2, cpu_us: 5_000.0, isolation: true },
         ),
     ]
@@ -825,7 +836,10 @@ mod tests {
             .iter()
             .find(|b| b.model == Model::Coroutines)
             .unwrap();
-        assert!((co.overhead_cpu.unwrap() - 0.00285).abs() < 1e-12, "{co:#?}");
+        assert!(
+            (co.overhead_cpu.unwrap() - 0.00285).abs() < 1e-12,
+            "{co:#?}"
+        );
         assert!(co
             .arithmetic
             .iter()
@@ -1016,9 +1030,15 @@ mod tests {
     #[test]
     fn memory_is_what_a_unit_costs_the_machine_with_pss_beside() {
         let mut d = measured();
-        let thread = d.results.iter_mut().find(|r| r.id == "memory.thread").unwrap();
+        let thread = d
+            .results
+            .iter_mut()
+            .find(|r| r.id == "memory.thread")
+            .unwrap();
         for (i, round) in thread.rounds.iter_mut().enumerate() {
-            round.counters.insert(KERNEL_KIB.into(), 19.0 + i as f64 * 0.1);
+            round
+                .counters
+                .insert(KERNEL_KIB.into(), 19.0 + i as f64 * 0.1);
         }
         thread.counters.insert(KERNEL_KIB.into(), 19.2);
         let costs = unit_costs(&d);

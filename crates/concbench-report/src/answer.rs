@@ -15,10 +15,31 @@ pub const UNIT_HEADER: [&str; 5] = [
     "memory (PSS + kernel)",
 ];
 
-/// What each column of the unit table measures — the same thing for every unit — in one line
-/// under the terminal's table.
-pub const UNIT_DEFINITIONS_SHORT: &str = "hand-over: pass a value and wake the other, one CPU (pipe; \
-     runtime channel); bare: the switch alone; memory: PSS + kernel share";
+/// What each column of the unit table measures — the same thing for every unit — in two lines
+/// under the terminal's table, with the PSS part of each memory figure.
+pub fn unit_definitions(rows: &[UnitRow]) -> [String; 2] {
+    let pss: Vec<String> = rows
+        .iter()
+        .filter_map(|r| {
+            Some(format!(
+                "{} {}",
+                r.kind,
+                r.pss.as_ref()?.text.trim_start_matches("PSS ")
+            ))
+        })
+        .collect();
+    let pss = if pss.is_empty() {
+        String::new()
+    } else {
+        format!(" (PSS alone: {})", pss.join(", "))
+    };
+    [
+        "hand-over: pass a value and wake the other on one CPU (a pipe; the runtime's channel); \
+         bare switch: the switch alone"
+            .to_string(),
+        format!("memory: what an idle unit costs the machine, PSS + the kernel's share{pss}"),
+    ]
+}
 
 /// What each column of the unit table measures, the same thing for every unit, under it.
 pub const UNIT_DEFINITIONS: [&str; 2] = [
@@ -130,7 +151,8 @@ pub fn any_unit_cost(rows: &[UnitRow]) -> bool {
 }
 
 /// The unit table as text cells, each figure with its interval; a creation variant far from the
-/// billed one, and the PSS part of the memory, on a second line of their cells.
+/// billed one on a second line of its cell (the PSS part of the memory is in
+/// [`unit_definitions`], under the table).
 pub fn unit_text_rows(rows: &[UnitRow]) -> Vec<[String; 5]> {
     let cell = |f: &Option<Figure>| {
         f.as_ref()
@@ -142,10 +164,7 @@ pub fn unit_text_rows(rows: &[UnitRow]) -> Vec<[String; 5]> {
             if let Some(other) = &r.create_other {
                 create += &format!("\n{}", other.with_interval);
             }
-            let mut memory = cell(&r.memory);
-            if let Some(pss) = &r.pss {
-                memory += &format!("\n{}", pss.with_interval);
-            }
+            let memory = cell(&r.memory);
             [
                 r.kind.to_string(),
                 create,
@@ -162,7 +181,7 @@ fn short_name(name: &str) -> &str {
     name.split_once(':').map_or(name, |(head, _)| head)
 }
 
-/// "50,000/s, 2.00 µs CPU, never blocked".
+/// "50,000/s × 2.00 µs, never blocked": the rate times the CPU each unit's work takes.
 fn workload_terms(w: &Workload) -> String {
     let blocked = if w.blocked_share > 0.0 {
         format!("{:.0}% blocked", w.blocked_share * 100.0)
@@ -171,7 +190,7 @@ fn workload_terms(w: &Workload) -> String {
     };
     let isolated = if w.isolation { ", isolated" } else { "" };
     format!(
-        "{}/s, {} CPU, {blocked}{isolated}",
+        "{}/s × {}, {blocked}{isolated}",
         thousands(w.units_per_sec),
         format::value(w.cpu_us, "us")
     )
@@ -213,7 +232,7 @@ fn capacity_rates(a: &advice::Advice) -> Option<(String, Option<(&'static str, S
             .map_or_else(|| "any rate".to_string(), |r| format!("{}/s", rounded(r)))
     };
     let best = fits(ranked.first()?);
-    Some((best, ranked.get(1).map(|n| (n.model.name(), fits(n)))))
+    Some((best, ranked.get(1).map(|n| (n.model.short_name(), fits(n)))))
 }
 
 /// A rate for people: three significant digits with thousands separators ("142,000").
@@ -225,15 +244,16 @@ fn rounded(v: f64) -> String {
     thousands((v / magnitude).round() * magnitude)
 }
 
-/// One row per typical workload: its name with its terms under it, the cheapest model, and how
+/// One row per typical workload: its name, its terms, the cheapest model, and how
 /// many units per second fit in a tenth of one CPU with it and with the next model (or what is
 /// missing for an answer).
-pub fn workload_rows(doc: &ResultDoc) -> Vec<[String; 3]> {
+pub fn workload_rows(doc: &ResultDoc) -> Vec<[String; 4]> {
     advice::typical_workloads()
         .into_iter()
         .map(|(name, w)| {
             let a = advice::advise(doc, w);
-            let workload = format!("{}\n{}", short_name(name), workload_terms(&w));
+            let workload = short_name(name).to_string();
+            let terms = workload_terms(&w);
             let Some(best) = a.best else {
                 let mut needs: Vec<&str> = a
                     .bills
@@ -245,6 +265,7 @@ pub fn workload_rows(doc: &ResultDoc) -> Vec<[String; 3]> {
                 needs.dedup();
                 return [
                     workload,
+                    terms,
                     "no answer".into(),
                     format!("missing: {} measurements", needs.join(", ")),
                 ];
@@ -258,7 +279,7 @@ pub fn workload_rows(doc: &ResultDoc) -> Vec<[String; 3]> {
             if let Some(note) = a.capacity_note(bill) {
                 answer += &format!("; at this rate it {note}");
             }
-            [workload, best.name().to_string(), answer]
+            [workload, terms, best.short_name().to_string(), answer]
         })
         .collect()
 }
@@ -310,12 +331,10 @@ mod tests {
     fn workloads_without_measurements_name_what_is_missing() {
         let rows = workload_rows(&doc(vec![]));
         assert_eq!(rows.len(), 4);
-        assert_eq!(
-            rows[0][0],
-            "Throwaway tasks\n50,000/s, 2.00 µs CPU, never blocked"
-        );
-        assert_eq!(rows[0][1], "no answer");
-        assert_eq!(rows[0][2], "missing: create, memory, switch measurements");
+        assert_eq!(rows[0][0], "Throwaway tasks");
+        assert_eq!(rows[0][1], "50,000/s × 2.00 µs, never blocked");
+        assert_eq!(rows[0][2], "no answer");
+        assert_eq!(rows[0][3], "missing: create, memory, switch measurements");
     }
 
     #[test]

@@ -115,7 +115,10 @@ mod tests {
     #[test]
     fn cjk_font_face_is_a_data_url_limited_to_cjk_ranges() {
         let css = font_face_css();
-        assert!(css.contains("src: url(data:font/otf;base64,T1RUTw"), "OTTO magic");
+        assert!(
+            css.contains("src: url(data:font/otf;base64,T1RUTw"),
+            "OTTO magic"
+        );
         assert!(css.contains("unicode-range: U+2E80-9FFF"));
     }
 }

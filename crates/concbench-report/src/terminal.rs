@@ -101,22 +101,19 @@ impl Terminal {
             let mut rows = vec![answer::UNIT_HEADER.map(String::from)];
             rows.extend(answer::unit_text_rows(&units));
             writeln!(out, "{}", columns(&rows, self.width))?;
+            let definitions = answer::unit_definitions(&units).map(|d| [d]);
+            writeln!(out, "{}", columns(&definitions, self.width))?;
             writeln!(
                 out,
-                "{}",
-                columns(&[[answer::UNIT_DEFINITIONS_SHORT.to_string()]], self.width)
-            )?;
-            writeln!(
-                out,
-                "\nCheapest here, and the units per second that fit in 10% of one CPU (creating, \
-                 handing over, switching; yours: `concbench advise`):"
+                "\nCheapest here, and how many units per second fit in 10% of one CPU with it (and \
+                 the next):"
             )?;
             writeln!(out, "{}", columns(&answer::workload_rows(doc), self.width))?;
         }
         if !doc.verdicts.is_empty() {
             writeln!(
                 out,
-                "\nVerdicts ({}) — the rule: what was measured [95% CI]:",
+                "\nVerdicts ({}) — rule: measured [95% CI]; rounds, robustness:",
                 tally(&doc.verdicts)
             )?;
             let rows: Vec<[String; 4]> = doc.verdicts.iter().map(verdict_row).collect();
@@ -383,34 +380,45 @@ fn depends_figure(checks: &[Check]) -> (String, usize) {
             None => groups.push(vec![c]),
         }
     }
-    let parts: Vec<String> = groups
-        .iter()
-        .map(|g| {
-            let word = sections::verdict_word(g[0].decision);
-            let figure = if g.len() == 1 {
-                measured(g[0])
-            } else {
-                let estimates: Vec<f64> = g.iter().filter_map(|c| c.estimate).collect();
-                let lo = estimates.iter().copied().fold(f64::INFINITY, f64::min);
-                let hi = estimates.iter().copied().fold(f64::NEG_INFINITY, f64::max);
-                let unit = g[0].unit.as_str();
-                let v = |x: f64| match unit {
-                    "x" => format!("{}x", human::sig3(x)),
-                    _ => human::value(x, unit),
-                };
-                format!("{} to {}", v(lo), v(hi))
-            };
-            let conditions: Vec<String> = g.iter().map(|c| name(c)).collect();
-            let listed = match conditions.split_last() {
-                Some((last, rest)) if !rest.is_empty() => format!("{} and {last}", rest.join(", ")),
-                _ => conditions.join(""),
-            };
-            match (same_rule, g.len()) {
-                (true, 1) => format!("{}: {figure} {word}", conditions[0]),
-                (true, _) => format!("{word} at {listed} ({figure})"),
-                (false, 1) => format!("{}: {figure} {word}", g[0].rule),
-                (false, _) => format!("{}: {word} at {listed} ({figure})", g[0].rule),
+    // One figure judged by several rules ("a / s >= 100", "a / s within [267, 600]") is said
+    // once: "a / s: 4977x [4832, 4997] — >= 100 confirmed, within [267, 600] refuted".
+    let mut merged: Vec<(String, String, Vec<(String, &str)>)> = Vec::new();
+    let mut parts: Vec<Option<String>> = Vec::new();
+    for g in &groups {
+        let word = sections::verdict_word(g[0].decision);
+        if !same_rule && g.len() == 1 {
+            if let Some((lhs, bound)) = split_rule(&g[0].rule) {
+                let figure = measured(g[0]);
+                match merged
+                    .iter_mut()
+                    .find(|(l, f, _)| *l == lhs && *f == figure)
+                {
+                    Some((_, _, bounds)) => bounds.push((bound.to_string(), word)),
+                    None => {
+                        merged.push((lhs.to_string(), figure, vec![(bound.to_string(), word)]));
+                        parts.push(None);
+                    }
+                }
+                continue;
             }
+        }
+        parts.push(Some(group_text(g, same_rule, &name)));
+    }
+    let mut merged = merged.into_iter();
+    let parts: Vec<String> = parts
+        .into_iter()
+        .map(|p| {
+            p.unwrap_or_else(|| {
+                let (lhs, figure, bounds) = merged.next().expect("one per placeholder");
+                match bounds.as_slice() {
+                    [(bound, word)] => format!("{lhs} {bound}: {figure} {word}"),
+                    _ => {
+                        let judged: Vec<String> =
+                            bounds.iter().map(|(b, w)| format!("{b} {w}")).collect();
+                        format!("{lhs}: {figure} — {}", judged.join(", "))
+                    }
+                }
+            })
         })
         .collect();
     let text = if same_rule {
@@ -419,6 +427,62 @@ fn depends_figure(checks: &[Check]) -> (String, usize) {
         parts.join("; ")
     };
     (text, shown.len())
+}
+
+/// "a / s" and ">= 100" from "a / s >= 100": the measured side of a rule and its bound.
+fn split_rule(rule: &str) -> Option<(&str, &str)> {
+    [" >= ", " <= ", " within ", " > ", " < "]
+        .iter()
+        .filter_map(|op| rule.find(op))
+        .min()
+        .map(|at| (&rule[..at], rule[at..].trim_start()))
+}
+
+/// One group of checks under one rule and decision: "COUNT = 5: 0.2x [..] refuted", or for
+/// several, "refuted at COUNT = 5 and COUNT = 10 (0.2x to 0.3x)".
+fn group_text(g: &[&Check], same_rule: bool, name: &dyn Fn(&Check) -> String) -> String {
+    let word = sections::verdict_word(g[0].decision);
+    let figure = if g.len() == 1 {
+        measured(g[0])
+    } else {
+        let estimates: Vec<f64> = g.iter().filter_map(|c| c.estimate).collect();
+        let lo = estimates.iter().copied().fold(f64::INFINITY, f64::min);
+        let hi = estimates.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+        let unit = g[0].unit.as_str();
+        let v = |x: f64| match unit {
+            "x" => format!("{}x", human::sig3(x)),
+            _ => human::value(x, unit),
+        };
+        if v(lo) == v(hi) {
+            v(lo)
+        } else {
+            format!("{} to {}", v(lo), v(hi))
+        }
+    };
+    let mut conditions: Vec<String> = g.iter().map(|c| name(c)).collect();
+    // "COUNT = 5, 10 and 50" rather than "COUNT = 5, COUNT = 10 and COUNT = 50".
+    let key = |c: &str| c.split_once(" = ").map(|(k, _)| k.to_string());
+    if conditions.len() > 1 {
+        if let Some(k) = key(&conditions[0]).filter(|k| {
+            conditions
+                .iter()
+                .all(|c| key(c).as_ref() == Some(k) && !c[k.len() + 3..].contains(" = "))
+        }) {
+            for c in conditions.iter_mut().skip(1) {
+                *c = c[k.len() + 3..].to_string();
+            }
+        }
+    }
+    let listed = match conditions.split_last() {
+        Some((last, rest)) if !rest.is_empty() => format!("{} and {last}", rest.join(", ")),
+        _ => conditions.join(""),
+    };
+    match (same_rule, g.len()) {
+        (true, 1) => format!("{}: {figure} {word}", conditions[0]),
+        (true, _) => format!("{word} at {listed} ({figure})"),
+        (false, 1) => format!("{}: {figure} {word}", g[0].rule),
+        (false, _) => format!("{}: {word} at {listed} ({figure})", g[0].rule),
+    }
 }
 
 /// claim id, decision, the key figure (the check that decided it; for a verdict that depends,
@@ -449,19 +513,25 @@ fn verdict_row(v: &Verdict) -> [String; 4] {
     };
     [
         v.source.clone(),
-        // "direction confirmed,\nsize refuted": two short lines keep the column narrow.
-        sections::verdict_label(v).replace(", ", ",\n"),
+        // "direction confirmed, size refuted" keeps to its last part in the narrow column: the
+        // figure beside it shows the direction confirmed, the tally says it in full.
+        sections::verdict_label(v)
+            .rsplit(", ")
+            .next()
+            .unwrap_or_default()
+            .to_string(),
         figure,
         rounds_cell(v),
     ]
 }
 
-/// "22 rounds, 97% robust"; the rounds alone without a robustness figure (an older document)
-/// or without an interval (one round agrees with itself: no robustness to speak of).
+/// "22 rounds, 97%" (robustness: the share of resamples agreeing); the rounds alone without a
+/// robustness figure (an older document) or without an interval (one round agrees with itself:
+/// no robustness to speak of).
 fn rounds_cell(v: &Verdict) -> String {
     match (v.rounds, v.robustness) {
         (Some(r), Some(_)) if sections::has_interval(v) => {
-            format!("{r} rounds, {} robust", sections::robustness_cell(v))
+            format!("{r} rounds, {}", sections::robustness_cell(v))
         }
         (Some(1), _) => "1 round".to_string(),
         (Some(r), _) => format!("{r} rounds"),
@@ -508,8 +578,8 @@ mod tests {
         assert_eq!(
             depends_figure(&checks),
             (
-                "t / p >= 0.870 — refuted at COUNT = 5 and COUNT = 10 (0.200x to 0.300x); COUNT \
-                 = 1000: 1.00x [0.900, 1.10] confirmed"
+                "t / p >= 0.870 — refuted at COUNT = 5 and 10 (0.200x to 0.300x); COUNT = 1000: \
+                 1.00x [0.900, 1.10] confirmed"
                     .to_string(),
                 3
             )
@@ -546,13 +616,23 @@ mod tests {
         let v = verdict(
             vec![
                 check("alternate (eventfd)", "a / s >= 100", 4977.0, Confirmed),
-                check("alternate (eventfd)", "a / s within [267, 600]", 4977.0, Refuted),
-                check("per switch", "a / w within [2.42 µs, 9.68 µs]", 5.4, Confirmed),
+                check(
+                    "alternate (eventfd)",
+                    "a / s within [267, 600]",
+                    4977.0,
+                    Refuted,
+                ),
+                check(
+                    "per switch",
+                    "a / w within [2.42 µs, 9.68 µs]",
+                    5.4,
+                    Confirmed,
+                ),
             ],
             Depends,
             6,
         );
-        assert_eq!(verdict_row(&v)[1], "direction confirmed,\nsize refuted");
+        assert_eq!(verdict_row(&v)[1], "size refuted");
         assert_eq!(tally(&[v]), "1 direction confirmed, size refuted");
         // Different conditions deciding differently: that is what "depends" means.
         let v = verdict(
@@ -569,7 +649,12 @@ mod tests {
     #[test]
     fn regression_a_one_round_result_showed_100_percent_robust() {
         let v = verdict(
-            vec![check("same CPU", "p / t >= 1.15", 1.2, VerdictKind::Confirmed)],
+            vec![check(
+                "same CPU",
+                "p / t >= 1.15",
+                1.2,
+                VerdictKind::Confirmed,
+            )],
             VerdictKind::Confirmed,
             1,
         );
@@ -594,7 +679,7 @@ mod tests {
             robustness: Some(0.97),
         };
         let row = verdict_row(&v);
-        assert_eq!(row[3], "22 rounds, 97% robust");
+        assert_eq!(row[3], "22 rounds, 97%");
         assert!(
             row[2].contains("p / t >= 1.15: 1.20x [1.08, 1.32]"),
             "{}",

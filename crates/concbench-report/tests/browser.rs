@@ -247,7 +247,10 @@ fn report_loads_in_headless_chromium_without_errors_and_draws_its_charts() {
 
     // The articles' quotations render as characters, not boxes.
     let (boxes, cjk) = cjk_boxes(&mut b, &session);
-    assert!(cjk > 50, "the page quotes the articles in Chinese ({cjk} CJK characters)");
+    assert!(
+        cjk > 50,
+        "the page quotes the articles in Chinese ({cjk} CJK characters)"
+    );
     assert!(boxes.is_empty(), "CJK characters drawn as boxes: {boxes}");
 
     // The filter script ran and filters.
@@ -381,7 +384,11 @@ fn the_chart_checks_catch_the_defects_they_are_for() {
     // letter every font has.
     eval(&mut b, &session, BOX_CHECK);
     let boxes = eval_async(&mut b, &session, "window.boxes(['\\u0379', 'A'])");
-    assert_eq!(boxes, json!(["\u{0379}"]), "the box check sees a missing glyph");
+    assert_eq!(
+        boxes,
+        json!(["\u{0379}"]),
+        "the box check sees a missing glyph"
+    );
     let outside = eval(&mut b, &session, OUTSIDE_SVG);
     let labels = eval(&mut b, &session, INDISTINCT_LABELS);
     let units = eval(&mut b, &session, UNIT_MISMATCHES);

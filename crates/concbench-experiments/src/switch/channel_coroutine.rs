@@ -168,7 +168,10 @@ mod tests {
     fn every_value_comes_back_and_both_coroutines_finish() {
         let state = Shared::default();
         let stack = || DefaultStack::new(STACK_KIB * 1024).unwrap();
-        let mut cos = [ping(state.clone(), 1000, stack()), echo(state.clone(), stack())];
+        let mut cos = [
+            ping(state.clone(), 1000, stack()),
+            echo(state.clone(), stack()),
+        ];
         state.borrow_mut().ready.extend([ECHO, PING]);
         schedule(&state, &mut cos).unwrap();
         let s = state.borrow();
