@@ -158,8 +158,8 @@ fn measured_cell(m: Option<&Measured<'_>>, figure: &Figure, unit: &str) -> Strin
         return "-".into();
     };
     let mut text = format::value(m.value, unit);
-    if let Some(times) = extrapolated(figure, m.entry) {
-        text += &format!(" (extrapolated: per operation x {})", format::sig3(times));
+    if extrapolated(figure, m.entry).is_some() {
+        text += " (extrapolated)";
     }
     if m.as_published {
         text += ", as published";

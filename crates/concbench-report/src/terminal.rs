@@ -111,11 +111,13 @@ impl Terminal {
             writeln!(out, "{}", columns(&answer::workload_rows(doc), self.width))?;
         }
         if !doc.verdicts.is_empty() {
-            writeln!(
-                out,
-                "\nVerdicts ({}) — rule: measured [95% CI]; rounds, robustness:",
+            // Wrapped: the tally grows with the kinds of verdict.
+            let heading = format!(
+                "Verdicts ({}) — rule: measured [95% CI]; rounds, robustness:",
                 tally(&doc.verdicts)
-            )?;
+            );
+            let heading = columns(&[[heading]], self.width);
+            writeln!(out, "\n{}", heading.trim_start())?;
             let rows: Vec<[String; 4]> = doc.verdicts.iter().map(verdict_row).collect();
             writeln!(out, "{}", columns(&rows, self.width))?;
         }
