@@ -4,7 +4,7 @@
 //! only the wording is here.
 
 use crate::format;
-use concbench_analysis::advice::{self, share, Cost, UnitCosts, Workload};
+use concbench_analysis::advice::{self, Cost, UnitCosts, Workload};
 use concbench_core::ResultDoc;
 
 pub const UNIT_HEADER: [&str; 5] = [

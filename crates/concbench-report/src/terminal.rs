@@ -384,7 +384,7 @@ fn depends_figure(checks: &[Check]) -> (String, usize) {
     }
     // One figure judged by several rules ("a / s >= 100", "a / s within [267, 600]") is said
     // once: "a / s: 4977x [4832, 4997] — >= 100 confirmed, within [267, 600] refuted".
-    let mut merged: Vec<(String, String, Vec<(String, &str)>)> = Vec::new();
+    let mut merged: Vec<Merged<'_>> = Vec::new();
     let mut parts: Vec<Option<String>> = Vec::new();
     for g in &groups {
         let word = sections::verdict_word(g[0].decision);
@@ -430,6 +430,10 @@ fn depends_figure(checks: &[Check]) -> (String, usize) {
     };
     (text, shown.len())
 }
+
+/// One figure judged by several rules: its measured side ("a / s"), the figure, and each rule's
+/// bound with its decision.
+type Merged<'a> = (String, String, Vec<(String, &'a str)>);
 
 /// "a / s" and ">= 100" from "a / s >= 100": the measured side of a rule and its bound.
 fn split_rule(rule: &str) -> Option<(&str, &str)> {
