@@ -563,12 +563,29 @@ impl Run<'_> {
         // noise under a run that is not a measurement.
         let could_add = self.plan.max_rounds > self.plan.claim_rounds;
         if !open.is_empty() && could_add && !self.cancel.is_cancelled() {
+            // Named are the verdicts still inconclusive; those their other checks decided are
+            // counted, so that the warning names no verdict the table calls decided.
+            let undecided = claims(&|j| {
+                !j.undecided_checks.is_empty()
+                    && j.verdict.verdict == concbench_core::VerdictKind::Inconclusive
+            });
+            let decided = open.len() - undecided.len();
+            let also = match decided {
+                0 => String::new(),
+                1 => "1 verdict its other checks decided".to_string(),
+                n => format!("{n} verdicts their other checks decided"),
+            };
+            let named = match (undecided.is_empty(), also.is_empty()) {
+                (true, _) => also,
+                (false, true) => undecided.join(", "),
+                (false, false) => format!("{}, and in {also}", undecided.join(", ")),
+            };
             warnings.push(format!(
                 "a check was still inconclusive when the budget ({:.0} s) or the round cap ({}) \
-                 was reached in: {}; a longer run (--budget, or without --quick) may decide it",
+                 was reached in: {named}; a longer run (--budget, or without --quick) may decide \
+                 it",
                 self.plan.budget.as_secs_f64(),
                 self.plan.max_rounds,
-                open.join(", ")
             ));
         }
         if !on_margin.is_empty() && !self.cancel.is_cancelled() {
@@ -591,5 +608,44 @@ impl Run<'_> {
             skipped: self.skipped,
             failures: self.failures,
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use concbench_core::{Check, VerdictKind};
+
+    fn check(condition: &str, decision: VerdictKind) -> Check {
+        Check {
+            condition: condition.into(),
+            rule: "t / p >= 0.870".into(),
+            estimate: Some(0.9),
+            ci95: Some([0.8, 1.0]),
+            unit: "x".into(),
+            rounds: 6,
+            decision,
+            note: String::new(),
+            beside: false,
+        }
+    }
+
+    #[test]
+    fn regression_the_margin_warning_named_refuted_verdicts_as_inconclusive() {
+        // S0.print: refuted at COUNT = 5, its COUNT = 500 check alone on the margin.
+        let v = Verdict {
+            claim: "threads print faster".into(),
+            source: "S0.print".into(),
+            verdict: VerdictKind::Refuted,
+            evidence: Vec::new(),
+            explanation: String::new(),
+            checks: vec![
+                check("COUNT = 5", VerdictKind::Refuted),
+                check("COUNT = 500", VerdictKind::Inconclusive),
+            ],
+            rounds: Some(6),
+            robustness: Some(1.0),
+        };
+        assert_eq!(margin_checks(&v), ["S0.print at COUNT = 500"]);
     }
 }
