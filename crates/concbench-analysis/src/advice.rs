@@ -5,9 +5,19 @@
 //! * units in flight = rate x lifetime, lifetime = CPU per unit / (1 - blocked share)
 //!   (Little's law);
 //! * per-unit models pay one create+destroy per unit (`create.*`); pools pay none, but each unit
-//!   is handed to a waiting pool worker, which is woken: one switch per unit (`switch.*`);
-//! * a unit that blocks is switched out and back in: two more switches per unit;
-//! * every unit in flight holds its memory (`memory.*`).
+//!   is handed to a waiting pool worker, which is woken: one hand-over per unit;
+//! * a unit that blocks is billed the same path in every model: the kernel's event notification
+//!   (a blocked thread or process is woken by it; a coroutine runtime's reactor thread is woken
+//!   by it, and then hands the event to the coroutine through the runtime), then the switch out
+//!   when it blocks again;
+//! * every unit in flight holds its memory: what it costs the machine, PSS plus the kernel's
+//!   per-task share (stack, task structures, page tables) for processes and threads.
+//!
+//! Two switch figures are kept apart, because they are different things: a *hand-over* passes a
+//! value and wakes the other unit (a pipe ping-pong for processes and threads, the runtime's
+//! channel for coroutines and async tasks), and a *bare switch* is the switch alone (lmbench's
+//! ping-pong less its transport; a coroutine resume; a task yield). Comparing one kind's
+//! hand-over with another's bare switch would measure the methods, not the models.
 //!
 //! The CPU overhead (creation + switches, CPU-seconds per second) ranks the models, memory
 //! breaks ties. Models that cannot isolate units are excluded when isolation is needed.
@@ -50,6 +60,17 @@ impl Model {
             Model::ProcessPerUnit | Model::ProcessPool => Kind::Process,
             Model::ThreadPerUnit | Model::ThreadPool => Kind::Thread,
             Model::Coroutines => Kind::Coroutine,
+        }
+    }
+
+    /// The name in a narrow table: "thread pool", "fork per unit".
+    pub fn short_name(self) -> &'static str {
+        match self {
+            Model::ProcessPerUnit => "fork per unit",
+            Model::ProcessPool => "process pool",
+            Model::ThreadPerUnit => "thread per unit",
+            Model::ThreadPool => "thread pool",
+            Model::Coroutines => "coroutines",
         }
     }
 
@@ -128,8 +149,15 @@ pub struct UnitCosts {
     /// or less than `create_ns` (a coroutine on a fresh stack against a reused one): shown
     /// beside it, never billed.
     pub create_other_ns: Option<Cost>,
-    pub switch_ns: Option<Cost>,
+    /// A hand-over that wakes the other unit (pipe ping-pong; the runtime's channel).
+    pub handover_ns: Option<Cost>,
+    /// The switch alone, without the wake-up's transport.
+    pub bare_switch_ns: Option<Cost>,
+    /// What one idle unit costs the machine: PSS plus, for processes and threads, the kernel's
+    /// per-task share that PSS cannot see.
     pub memory_kib: Option<Cost>,
+    /// The PSS part of `memory_kib` (the whole of it for coroutines and async tasks).
+    pub pss_kib: Option<Cost>,
 }
 
 /// How far apart two creation variants must be for both to be shown.
@@ -170,7 +198,9 @@ fn other_create_sources(
     }
 }
 
-fn switch_sources(
+/// A hand-over that wakes the other unit, same CPU: the plain setting of each kind's ping-pong
+/// (registered first), or the runtime's channel.
+fn handover_sources(
     kind: Kind,
 ) -> &'static [(&'static str, &'static [(&'static str, &'static str)])] {
     const SAME: &[(&str, &str)] = &[(key::PLACEMENT, "same-cpu")];
@@ -184,9 +214,45 @@ fn switch_sources(
             (id::SWITCH_FUTEX_THREAD, SAME),
             (id::SWITCH_PIPE_THREAD, &[]),
         ],
-        Kind::Coroutine => &[(id::SWITCH_COROUTINE, SAME), (id::SWITCH_COROUTINE, &[])],
+        Kind::Coroutine => &[(id::SWITCH_CHANNEL_COROUTINE, &[])],
         Kind::AsyncTask => &[(id::SWITCH_ASYNC_TASK, SAME), (id::SWITCH_ASYNC_TASK, &[])],
     }
+}
+
+/// The switch alone: lmbench's ping-pong less its transport for processes and threads, a
+/// resume or suspend for a coroutine, a yield between two tasks for async tasks.
+fn bare_switch_sources(
+    kind: Kind,
+) -> &'static [(&'static str, &'static [(&'static str, &'static str)])] {
+    match kind {
+        Kind::Process => &[(id::SWITCH_ALONE_PROCESS, &[])],
+        Kind::Thread => &[(id::SWITCH_ALONE_THREAD, &[])],
+        Kind::Coroutine => &[(id::SWITCH_COROUTINE, &[])],
+        Kind::AsyncTask => &[(id::SWITCH_YIELD_ASYNC_TASK, &[])],
+    }
+}
+
+/// Whether the answer's unit table or the advice reads the variant `id` with `params`: the
+/// session gives these the rounds a verdict's variants get, so that every figure of the table
+/// has an interval, in a quick run too.
+pub fn reads_variant(id: &str, params: &concbench_core::Params) -> bool {
+    let matches = |(want, required): &(&str, &[(&str, &str)])| {
+        *want == id && required.iter().all(|(k, v)| params.get_str(k) == Some(*v))
+    };
+    let preferred = |sources: &[(&str, &[(&str, &str)])]| sources.first().is_some_and(matches);
+    let memory = id.starts_with("memory.")
+        && params.get_f64(key::UNITS) == Some(MEMORY_UNITS)
+        && Kind::ALL.iter().any(|k| {
+            id.rsplit('.').next() == Some(k.id_part())
+                || params.get_str(key::MODEL) == Some(k.id_part())
+        });
+    memory
+        || Kind::ALL.iter().any(|&k| {
+            preferred(create_sources(k))
+                || other_create_sources(k).iter().any(matches)
+                || preferred(handover_sources(k))
+                || preferred(bare_switch_sources(k))
+        })
 }
 
 /// The selectors (`--only`) that measure each cost, for "missing" messages.
@@ -234,9 +300,12 @@ fn variant(entry: &ResultEntry) -> Option<String> {
 /// the verdicts'): 100 units carry more of the fixed overhead, 10,000 are not always measured.
 const MEMORY_UNITS: f64 = 1000.0;
 
-/// Memory per unit: a `memory` result whose `model` param (or last id part) names the kind,
-/// in KiB, MiB or B; the one held at [`MEMORY_UNITS`] when there is one, else the first.
-fn memory_cost(doc: &ResultDoc, kind: Kind) -> Option<Cost> {
+/// The kernel's memory per unit, KiB: a metric of the `memory.*` results of kernel tasks.
+const KERNEL_KIB: &str = "kernel_kib_per_unit";
+
+/// A `memory` result whose `model` param (or last id part) names the kind: the one held at
+/// [`MEMORY_UNITS`] when there is one, else the first; with its KiB factor.
+fn memory_entry(doc: &ResultDoc, kind: Kind) -> Option<(&ResultEntry, f64)> {
     let names_kind = |r: &ResultEntry| {
         r.params.get_str(key::MODEL) == Some(kind.id_part())
             || r.id.rsplit('.').next() == Some(kind.id_part())
@@ -256,13 +325,53 @@ fn memory_cost(doc: &ResultDoc, kind: Kind) -> Option<Cost> {
                 "B" | "bytes" => 1.0 / 1024.0,
                 _ => return None,
             };
-            Some(Cost {
-                value: r.summary.median * factor,
-                interval: r.interval().map(|(lo, hi)| (lo * factor, hi * factor)),
-                source: label(r),
-                variant: None,
-            })
+            Some((r, factor))
         })
+}
+
+/// Memory per unit: (what the unit costs the machine, its PSS part), in KiB. The machine's
+/// figure adds the kernel's share round by round, so that its interval is over the same rounds.
+fn memory_costs(doc: &ResultDoc, kind: Kind) -> (Option<Cost>, Option<Cost>) {
+    let Some((r, factor)) = memory_entry(doc, kind) else {
+        return (None, None);
+    };
+    let pss = Cost {
+        value: r.summary.median * factor,
+        interval: r.interval().map(|(lo, hi)| (lo * factor, hi * factor)),
+        source: label(r),
+        variant: None,
+    };
+    let Some(kernel) = r.counters.get(KERNEL_KIB).copied() else {
+        return (Some(pss.clone()), Some(pss));
+    };
+    let usable = concbench_core::usable_rounds(&r.rounds);
+    let per_round: Vec<f64> = usable
+        .iter()
+        .filter_map(|round| Some(round.net() * factor + round.counters.get(KERNEL_KIB)?))
+        .collect();
+    // The rounds are what the summary was computed from, unless the document was edited (a
+    // scaled test fixture): then the kernel's median share is added to the PSS figures.
+    let pss_rounds: Vec<f64> = usable.iter().map(|r| r.net() * factor).collect();
+    let consistent = per_round.len() == usable.len()
+        && !per_round.is_empty()
+        && (concbench_stats::median(&pss_rounds) - pss.value).abs() <= 1e-9 * pss.value.abs();
+    let source = format!("{} + {KERNEL_KIB}", pss.source);
+    let machine = if consistent {
+        Cost {
+            value: concbench_stats::median(&per_round),
+            interval: concbench_stats::median_interval(&per_round, 0.95),
+            source,
+            variant: None,
+        }
+    } else {
+        Cost {
+            value: pss.value + kernel,
+            interval: pss.interval.map(|(lo, hi)| (lo + kernel, hi + kernel)),
+            source,
+            variant: None,
+        }
+    };
+    (Some(machine), Some(pss))
 }
 
 fn label(r: &ResultEntry) -> String {
@@ -286,22 +395,26 @@ pub fn unit_costs(doc: &ResultDoc) -> Vec<UnitCosts> {
                     ratio >= VARIANTS_APART
                 })
             };
+            let (memory_kib, pss_kib) = memory_costs(doc, kind);
             UnitCosts {
                 kind,
                 create_other_ns: find_first(doc, other_create_sources(kind))
                     .and_then(time_cost)
                     .filter(apart),
                 create_ns,
-                switch_ns: find_first(doc, switch_sources(kind)).and_then(time_cost),
-                memory_kib: memory_cost(doc, kind),
+                handover_ns: find_first(doc, handover_sources(kind)).and_then(time_cost),
+                bare_switch_ns: find_first(doc, bare_switch_sources(kind)).and_then(time_cost),
+                memory_kib,
+                pss_kib,
             }
         })
         .collect()
 }
 
 /// The costs a model is billed with: its kind's, and for coroutines an async task's where a
-/// coroutine's is missing (both are user-space units switched without the kernel).
-fn billed_costs(costs: &[UnitCosts], kind: Kind) -> UnitCosts {
+/// coroutine's is missing (both are user-space units switched without the kernel); with the
+/// kernel's event notification its blocked units pay.
+fn billed_costs(costs: &[UnitCosts], kind: Kind) -> Billed {
     let of = |k: Kind| {
         costs
             .iter()
@@ -313,10 +426,28 @@ fn billed_costs(costs: &[UnitCosts], kind: Kind) -> UnitCosts {
     if kind == Kind::Coroutine {
         let stand_in = of(Kind::AsyncTask);
         own.create_ns = own.create_ns.or(stand_in.create_ns);
-        own.switch_ns = own.switch_ns.or(stand_in.switch_ns);
+        own.handover_ns = own.handover_ns.or(stand_in.handover_ns);
+        own.bare_switch_ns = own.bare_switch_ns.or(stand_in.bare_switch_ns);
         own.memory_kib = own.memory_kib.or(stand_in.memory_kib);
+        own.pss_kib = own.pss_kib.or(stand_in.pss_kib);
     }
-    own
+    // A blocked thread or process is woken by the kernel itself: its own hand-over. A
+    // coroutine's event reaches the runtime's reactor thread the same way: a thread's hand-over
+    // (an upper bound: a busy reactor collects several events per wake-up).
+    let kernel_wake = match kind {
+        Kind::Coroutine | Kind::AsyncTask => of(Kind::Thread).handover_ns,
+        _ => own.handover_ns.clone(),
+    };
+    Billed {
+        costs: own,
+        kernel_wake,
+    }
+}
+
+/// A model's costs and the kernel's wake-up its blocked units pay.
+struct Billed {
+    costs: UnitCosts,
+    kernel_wake: Option<Cost>,
 }
 
 /// The workload to advise on.
@@ -362,11 +493,11 @@ pub fn typical_workloads() -> Vec<(&'static str, Workload)> {
             Workload { units_per_sec: 2_000.0, blocked_share: 0.9, cpu_us: 100.0, isolation: false },
         ),
         (
-            "Many mostly idle connections: 20,000 per second, 20 µs of CPU each, 99% blocked",
+            "Idle connections: 20,000 per second, 20 µs of CPU each, 99% blocked",
             Workload { units_per_sec: 20_000.0, blocked_share: 0.99, cpu_us: 20.0, isolation: false },
         ),
         (
-            "Untrusted or crash-prone jobs: 100 per second, 5 ms of CPU each, must be isolated",
+            "Untrusted jobs: 100 per second, 5 ms of CPU each, crash-prone, must be isolated",
             Workload { units_per_sec: 100.0, blocked_share: 0.2, cpu_us: 5_000.0, isolation: true },
         ),
     ]
@@ -406,6 +537,31 @@ impl Advice {
         bill.overhead_cpu.map(|o| o + work)
     }
 
+    /// Units per second whose overhead fits in `cpu` CPU-seconds per second: the overhead grows
+    /// in proportion to the rate, so this answers "how many fit in 10% of one CPU". `None`
+    /// when the bill is incomplete or costs nothing.
+    pub fn rate_within(&self, bill: &Bill, cpu: f64) -> Option<f64> {
+        let overhead = bill.overhead_cpu.filter(|o| *o > 0.0)?;
+        Some(self.workload.units_per_sec * cpu / overhead)
+    }
+
+    /// The eligible, fully measured models, cheapest first (the order that picks `best`).
+    pub fn ranked(&self) -> Vec<&Bill> {
+        let mut eligible: Vec<&Bill> = self
+            .bills
+            .iter()
+            .filter(|b| b.excluded.is_none() && b.overhead_cpu.is_some())
+            .collect();
+        eligible.sort_by(|x, y| {
+            let m = |b: &Bill| b.memory_kib.unwrap_or(f64::INFINITY);
+            x.overhead_cpu
+                .unwrap_or(f64::INFINITY)
+                .total_cmp(&y.overhead_cpu.unwrap_or(f64::INFINITY))
+                .then(m(x).total_cmp(&m(y)))
+        });
+        eligible
+    }
+
     /// A note when a model needs more CPUs than the machine has.
     pub fn capacity_note(&self, bill: &Bill) -> Option<String> {
         let needed = self.cpus_needed(bill)?;
@@ -425,24 +581,14 @@ pub fn advise(doc: &ResultDoc, workload: Workload) -> Advice {
         .iter()
         .map(|&m| bill(m, &billed_costs(&costs, m.kind()), &workload))
         .collect();
-    let best = bills
-        .iter()
-        .filter(|b| b.excluded.is_none())
-        .filter_map(|b| {
-            Some((
-                b.model,
-                b.overhead_cpu?,
-                b.memory_kib.unwrap_or(f64::INFINITY),
-            ))
-        })
-        .min_by(|x, y| x.1.total_cmp(&y.1).then(x.2.total_cmp(&y.2)))
-        .map(|(m, _, _)| m);
-    Advice {
+    let mut advice = Advice {
         workload,
         bills,
-        best,
+        best: None,
         cpus: doc.host.logical_cpus,
-    }
+    };
+    advice.best = advice.ranked().first().map(|b| b.model);
+    advice
 }
 
 /// One CPU term of a bill: `per_unit` events of `cost` for each unit started.
@@ -491,7 +637,8 @@ fn missing_cost(what: &str, kind: Kind) -> String {
     )
 }
 
-fn bill(model: Model, costs: &UnitCosts, w: &Workload) -> Bill {
+fn bill(model: Model, billed: &Billed, w: &Workload) -> Bill {
+    let costs = &billed.costs;
     let mut arithmetic = Vec::new();
     let mut missing = Vec::new();
     let mut overhead = 0.0;
@@ -506,13 +653,31 @@ fn bill(model: Model, costs: &UnitCosts, w: &Workload) -> Bill {
             }
         ));
         if rate > 0.0 {
-            terms.push(("hand-off (wake a pool worker)", &costs.switch_ns, 1.0));
+            terms.push(("hand-off (wake a pool worker)", &costs.handover_ns, 1.0));
         }
     } else if rate > 0.0 {
         terms.push(("create", &costs.create_ns, 1.0));
     }
     if w.blocks() && rate > 0.0 {
-        terms.push(("block (switch out and back in)", &costs.switch_ns, 2.0));
+        if model.kind() == Kind::Coroutine {
+            terms.push((
+                "block: the kernel wakes the reactor (a thread hand-over)",
+                &billed.kernel_wake,
+                1.0,
+            ));
+            terms.push((
+                "block: the runtime hands the event over",
+                &costs.handover_ns,
+                1.0,
+            ));
+        } else {
+            terms.push((
+                "block: the kernel wakes the unit (a hand-over)",
+                &billed.kernel_wake,
+                1.0,
+            ));
+        }
+        terms.push(("block: the switch out", &costs.bare_switch_ns, 1.0));
     }
     for (what, cost, per_unit) in terms {
         match cost {
@@ -633,6 +798,9 @@ mod tests {
             ),
             with("switch.pipe.process", 3000.0, &[], "ns"),
             with("switch.pipe.thread", 2500.0, &[], "ns"),
+            with("switch.alone.process", 1500.0, &[], "ns"),
+            with("switch.alone.thread", 1200.0, &[], "ns"),
+            with("switch.channel.coroutine", 100.0, &[], "ns"),
             with("switch.coroutine", 50.0, &[], "ns"),
             with("memory.process", 400.0, &[], "KiB"),
             with("memory.thread", 64.0, &[], "KiB"),
@@ -655,20 +823,38 @@ mod tests {
             .iter()
             .find(|b| b.model == Model::ProcessPerUnit)
             .unwrap();
-        // 1000/s x 100 us create + 1000/s x 2 x 3 us switch = 0.1 + 0.006 CPU.
-        assert!((fork.overhead_cpu.unwrap() - 0.106).abs() < 1e-12);
-        // A pool: no creation, one hand-off and two block switches: 1000 x 3 x 2.5 us.
+        // 1000/s x 100 us create + 1000/s x (3 us wake-up + 1.5 us switch out) = 0.1045 CPU.
+        assert!((fork.overhead_cpu.unwrap() - 0.1045).abs() < 1e-12);
+        // A pool: no creation; a hand-off, a wake-up and a switch out: 1000 x (2.5 + 2.5 + 1.2)
+        // us.
         let pool = a
             .bills
             .iter()
             .find(|b| b.model == Model::ThreadPool)
             .unwrap();
-        assert!((pool.overhead_cpu.unwrap() - 0.0075).abs() < 1e-12);
+        assert!((pool.overhead_cpu.unwrap() - 0.0062).abs() < 1e-12);
         // lifetime 200 us -> 0.2 units in flight, at least one unit: 400 KiB.
         assert_eq!(fork.memory_kib, Some(400.0));
         assert!(fork.arithmetic[0].contains("1000 units/s x 100 µs (create.fork"));
-        // Coroutines: 1000 x 200 ns + 1000 x 2 x 50 ns = 0.0003 CPU, the least.
+        // Coroutines pay the same kernel wake-up (the reactor's, a thread hand-over), then the
+        // runtime's hand-over and a switch out: 1000 x (200 + 2500 + 100 + 50) ns = 0.00285 CPU.
+        let co = a
+            .bills
+            .iter()
+            .find(|b| b.model == Model::Coroutines)
+            .unwrap();
+        assert!(
+            (co.overhead_cpu.unwrap() - 0.00285).abs() < 1e-12,
+            "{co:#?}"
+        );
+        assert!(co
+            .arithmetic
+            .iter()
+            .any(|l| l.starts_with("block: the kernel wakes the reactor")
+                && l.contains("(switch.pipe.thread")));
         assert_eq!(a.best, Some(Model::Coroutines), "{a:#?}");
+        // 10% of one CPU holds 0.1 / 2.85 us of coroutine overhead per unit: 35,088 units/s.
+        assert_eq!(a.rate_within(co, 0.1).unwrap().round(), 35_088.0);
     }
 
     #[test]
@@ -691,8 +877,9 @@ mod tests {
             .unwrap()
             .contains("more than this machine's 2"));
         let best = a.bills.iter().find(|b| Some(b.model) == a.best).unwrap();
-        // Coroutines: 50,000 x (200 + 2 x 50) ns = 0.015 CPU of overhead + 5 CPUs of work.
-        assert!((a.cpus_needed(best).unwrap() - 5.015).abs() < 1e-9);
+        // Coroutines: 50,000 x (200 + 2500 + 100 + 50) ns = 0.1425 CPU of overhead + 5 CPUs
+        // of work.
+        assert!((a.cpus_needed(best).unwrap() - 5.1425).abs() < 1e-9);
     }
 
     #[test]
@@ -722,10 +909,9 @@ mod tests {
             isolation: false,
         };
         let mut d = measured();
-        d.results
-            .retain(|r| !r.id.starts_with("switch.pipe.thread"));
+        d.results.retain(|r| r.id != "switch.alone.thread");
         let a = advise(&d, w);
-        // The thread models miss their switch cost and cannot be ranked; coroutines win.
+        // The thread models miss their switch-out cost and cannot be ranked; coroutines win.
         assert_eq!(a.best, Some(Model::Coroutines));
         let t = a
             .bills
@@ -799,7 +985,7 @@ mod tests {
             .iter()
             .find(|b| b.model == Model::Coroutines)
             .unwrap();
-        // 1000/s x (10.8 us - 200 ns) more than the billed 0.0003 CPU.
+        // 1000/s x (10.8 us - 200 ns) more than the billed 0.00285 CPU.
         let line = co
             .arithmetic
             .iter()
@@ -809,7 +995,7 @@ mod tests {
             line.contains("a fresh stack costs 10.8 µs (create.coroutine "),
             "{line}"
         );
-        assert!(line.ends_with("1.09% of one CPU with it"), "{line}");
+        assert!(line.ends_with("1.34% of one CPU with it"), "{line}");
     }
 
     #[test]
@@ -846,6 +1032,56 @@ mod tests {
             co.arithmetic[0].contains("900 ns (create.async_task"),
             "{co:?}"
         );
+    }
+
+    #[test]
+    fn memory_is_what_a_unit_costs_the_machine_with_pss_beside() {
+        let mut d = measured();
+        let thread = d
+            .results
+            .iter_mut()
+            .find(|r| r.id == "memory.thread")
+            .unwrap();
+        for (i, round) in thread.rounds.iter_mut().enumerate() {
+            round
+                .counters
+                .insert(KERNEL_KIB.into(), 19.0 + i as f64 * 0.1);
+        }
+        thread.counters.insert(KERNEL_KIB.into(), 19.2);
+        let costs = unit_costs(&d);
+        let t = costs.iter().find(|c| c.kind == Kind::Thread).unwrap();
+        // PSS 64 KiB in every round, plus the kernel's 19.0..19.4: median 83.2.
+        let machine = t.memory_kib.as_ref().unwrap();
+        assert!((machine.value - 83.2).abs() < 1e-9, "{machine:?}");
+        assert!(machine.source.ends_with("+ kernel_kib_per_unit"));
+        assert_eq!(t.pss_kib.as_ref().unwrap().value, 64.0);
+        // A coroutine is no kernel task: its machine cost is its PSS.
+        let c = costs.iter().find(|c| c.kind == Kind::Coroutine).unwrap();
+        assert_eq!(c.memory_kib, c.pss_kib);
+    }
+
+    #[test]
+    fn the_headline_variants_are_the_ones_read() {
+        use concbench_core::Params;
+        let same = Params::new().with("placement", "same-cpu");
+        assert!(reads_variant("switch.pipe.thread", &same));
+        assert!(reads_variant("switch.channel.coroutine", &Params::new()));
+        assert!(reads_variant(
+            "create.coroutine",
+            &Params::new().with("stack_alloc", "fresh")
+        ));
+        assert!(reads_variant(
+            "memory.thread",
+            &Params::new().with("units", 1000u64)
+        ));
+        assert!(!reads_variant(
+            "memory.thread",
+            &Params::new().with("units", 100u64)
+        ));
+        assert!(!reads_variant(
+            "switch.pipe.thread",
+            &Params::new().with("placement", "cross-cpu")
+        ));
     }
 
     #[test]

@@ -23,6 +23,10 @@ pub mod id {
     pub const SWITCH_FUTEX_THREAD: &str = "switch.futex.thread";
     pub const SWITCH_COROUTINE: &str = "switch.coroutine";
     pub const SWITCH_ASYNC_TASK: &str = "switch.async_task";
+    pub const SWITCH_CHANNEL_COROUTINE: &str = "switch.channel.coroutine";
+    pub const SWITCH_ALONE_PROCESS: &str = "switch.alone.process";
+    pub const SWITCH_ALONE_THREAD: &str = "switch.alone.thread";
+    pub const SWITCH_YIELD_ASYNC_TASK: &str = "switch.yield.async_task";
     pub const MEMORY_PROCESS: &str = "memory.process";
     pub const MEMORY_THREAD: &str = "memory.thread";
     pub const MEMORY_COROUTINE: &str = "memory.coroutine";
@@ -57,6 +61,10 @@ pub mod id {
         SWITCH_FUTEX_THREAD,
         SWITCH_COROUTINE,
         SWITCH_ASYNC_TASK,
+        SWITCH_CHANNEL_COROUTINE,
+        SWITCH_ALONE_PROCESS,
+        SWITCH_ALONE_THREAD,
+        SWITCH_YIELD_ASYNC_TASK,
         MEMORY_PROCESS,
         MEMORY_THREAD,
         MEMORY_COROUTINE,

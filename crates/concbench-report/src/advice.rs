@@ -72,9 +72,12 @@ pub fn advice_text(a: &Advice, source: &str) -> String {
                 .capacity_note(bill)
                 .map(|n| format!(" Even so it {n}: spread the load over more machines."))
                 .unwrap_or_default();
+            let fits = crate::answer::capacity_answer(a)
+                .map(|f| format!(" At this workload's shape, {f}."))
+                .unwrap_or_default();
             format!(
                 "Answer: {} costs least on this machine for this workload (the work itself, {} \
-                 per unit, is the same in every model and is not counted).{capacity}",
+                 per unit, is the same in every model and is not counted).{fits}{capacity}",
                 m.name(),
                 format::value(w.cpu_us, "us")
             )
@@ -102,6 +105,8 @@ mod tests {
             create("reused", 14.0),
             create("fresh", 10_800.0),
             entry_with("switch.coroutine", "ns", Params::new(), &[30.0; 8]),
+            entry_with("switch.channel.coroutine", "ns", Params::new(), &[90.0; 8]),
+            entry_with("switch.pipe.thread", "ns", Params::new(), &[2500.0; 8]),
             entry_with("memory.coroutine", "KiB", Params::new(), &[4.0; 8]),
         ]);
         let w = Workload {
@@ -120,5 +125,7 @@ mod tests {
             "{text}"
         );
         assert!(!text.contains(" us ") && !text.contains(" us,"), "{text}");
+        // 1000/s x (14 + 2500 + 90 + 30) ns = 0.26% of one CPU: 10% fits 38,000/s.
+        assert!(text.contains("10% of one CPU fits 38,000/s"), "{text}");
     }
 }

@@ -4,14 +4,50 @@
 //! only the wording is here.
 
 use crate::format;
-use concbench_analysis::advice::{self, share, Cost, UnitCosts, Workload};
+use concbench_analysis::advice::{self, Cost, UnitCosts, Workload};
 use concbench_core::ResultDoc;
 
-pub const UNIT_HEADER: [&str; 4] = [
+pub const UNIT_HEADER: [&str; 5] = [
     "unit",
     "create + destroy",
-    "one switch (same CPU)",
-    "memory per unit",
+    "hand-over",
+    "bare switch",
+    "memory (PSS + kernel)",
+];
+
+/// What each column of the unit table measures — the same thing for every unit — in two lines
+/// under the terminal's table, with the PSS part of each memory figure.
+pub fn unit_definitions(rows: &[UnitRow]) -> [String; 2] {
+    let pss: Vec<String> = rows
+        .iter()
+        .filter_map(|r| {
+            Some(format!(
+                "{} {}",
+                r.kind,
+                r.pss.as_ref()?.text.trim_start_matches("PSS ")
+            ))
+        })
+        .collect();
+    let pss = if pss.is_empty() {
+        String::new()
+    } else {
+        format!(" (PSS alone: {})", pss.join(", "))
+    };
+    [
+        "hand-over: pass a value and wake the other on one CPU (a pipe; the runtime's channel); \
+         bare switch: the switch alone"
+            .to_string(),
+        format!("memory: what an idle unit costs the machine, PSS + the kernel's share{pss}"),
+    ]
+}
+
+/// What each column of the unit table measures, the same thing for every unit, under it.
+pub const UNIT_DEFINITIONS: [&str; 2] = [
+    "hand-over: one unit passes a value and wakes the other on the same CPU (a pipe between \
+     processes or threads; the runtime's channel between coroutines or tasks)",
+    "bare switch: the switch alone (the pipe ping-pong less its transport; a coroutine resume; a \
+     task yield); memory: what an idle unit costs the machine, PSS plus the kernel's share \
+     (stack, task structures, page tables) for processes and threads",
 ];
 
 /// One measured cost as people read it.
@@ -34,8 +70,14 @@ pub struct UnitRow {
     /// The other way of creating the kind, when it costs far more or less (a coroutine on a
     /// fresh stack against a reused one).
     pub create_other: Option<Figure>,
-    pub switch: Option<Figure>,
+    /// A hand-over that wakes the other unit.
+    pub handover: Option<Figure>,
+    /// The switch alone.
+    pub bare_switch: Option<Figure>,
+    /// What an idle unit costs the machine (PSS plus the kernel's share).
     pub memory: Option<Figure>,
+    /// The PSS part, when the kernel's share is added (processes and threads).
+    pub pss: Option<Figure>,
 }
 
 fn time(cost: &Cost) -> Figure {
@@ -80,8 +122,19 @@ fn row(c: &UnitCosts) -> UnitRow {
         kind: c.kind.name(),
         create: c.create_ns.as_ref().map(time),
         create_other: c.create_other_ns.as_ref().map(time),
-        switch: c.switch_ns.as_ref().map(time),
+        handover: c.handover_ns.as_ref().map(time),
+        bare_switch: c.bare_switch_ns.as_ref().map(time),
         memory: c.memory_kib.as_ref().map(memory),
+        pss: c
+            .pss_kib
+            .as_ref()
+            .filter(|p| Some(*p) != c.memory_kib.as_ref())
+            .map(|p| {
+                let mut f = memory(p);
+                f.text = format!("PSS {}", f.text);
+                f.with_interval = format!("PSS {}", f.with_interval);
+                f
+            }),
     }
 }
 
@@ -92,13 +145,15 @@ pub fn unit_rows(doc: &ResultDoc) -> Vec<UnitRow> {
 
 /// Whether anything in the unit table was measured.
 pub fn any_unit_cost(rows: &[UnitRow]) -> bool {
-    rows.iter()
-        .any(|r| r.create.is_some() || r.switch.is_some() || r.memory.is_some())
+    rows.iter().any(|r| {
+        r.create.is_some() || r.handover.is_some() || r.bare_switch.is_some() || r.memory.is_some()
+    })
 }
 
 /// The unit table as text cells, each figure with its interval; a creation variant far from the
-/// billed one on a second line of its cell.
-pub fn unit_text_rows(rows: &[UnitRow]) -> Vec<[String; 4]> {
+/// billed one on a second line of its cell (the PSS part of the memory is in
+/// [`unit_definitions`], under the table).
+pub fn unit_text_rows(rows: &[UnitRow]) -> Vec<[String; 5]> {
     let cell = |f: &Option<Figure>| {
         f.as_ref()
             .map_or_else(|| "not measured".to_string(), |f| f.with_interval.clone())
@@ -109,7 +164,14 @@ pub fn unit_text_rows(rows: &[UnitRow]) -> Vec<[String; 4]> {
             if let Some(other) = &r.create_other {
                 create += &format!("\n{}", other.with_interval);
             }
-            [r.kind.to_string(), create, cell(&r.switch), cell(&r.memory)]
+            let memory = cell(&r.memory);
+            [
+                r.kind.to_string(),
+                create,
+                cell(&r.handover),
+                cell(&r.bare_switch),
+                memory,
+            ]
         })
         .collect()
 }
@@ -119,7 +181,7 @@ fn short_name(name: &str) -> &str {
     name.split_once(':').map_or(name, |(head, _)| head)
 }
 
-/// "50,000/s, 2.00 µs CPU, never blocked".
+/// "50,000/s × 2.00 µs, never blocked": the rate times the CPU each unit's work takes.
 fn workload_terms(w: &Workload) -> String {
     let blocked = if w.blocked_share > 0.0 {
         format!("{:.0}% blocked", w.blocked_share * 100.0)
@@ -128,7 +190,7 @@ fn workload_terms(w: &Workload) -> String {
     };
     let isolated = if w.isolation { ", isolated" } else { "" };
     format!(
-        "{}/s, {} CPU, {blocked}{isolated}",
+        "{}/s × {}, {blocked}{isolated}",
         thousands(w.units_per_sec),
         format::value(w.cpu_us, "us")
     )
@@ -147,8 +209,44 @@ fn thousands(v: f64) -> String {
     out
 }
 
-/// One row per typical workload: its name, its terms, the cheapest model, and that model's
-/// overhead (or what is missing for an answer).
+/// The share of one CPU the cards ask about: how many units per second keep the overhead of
+/// creating and switching them within a tenth of one CPU.
+pub const CPU_SHARE_ASKED: f64 = 0.1;
+
+/// "10% of one CPU fits 140,000/s (next: a thread pool, 25,000/s)": the question the card
+/// answers, for the cheapest model and the next one.
+pub fn capacity_answer(a: &advice::Advice) -> Option<String> {
+    let (best, next) = capacity_rates(a)?;
+    let mut text = format!("{:.0}% of one CPU fits {best}", CPU_SHARE_ASKED * 100.0);
+    if let Some((model, rate)) = next {
+        text += &format!(" (next: {model}, {rate})");
+    }
+    Some(text)
+}
+
+/// The cheapest model's rate within [`CPU_SHARE_ASKED`], and the next model's with its name.
+fn capacity_rates(a: &advice::Advice) -> Option<(String, Option<(&'static str, String)>)> {
+    let ranked = a.ranked();
+    let fits = |b: &advice::Bill| {
+        a.rate_within(b, CPU_SHARE_ASKED)
+            .map_or_else(|| "any rate".to_string(), |r| format!("{}/s", rounded(r)))
+    };
+    let best = fits(ranked.first()?);
+    Some((best, ranked.get(1).map(|n| (n.model.short_name(), fits(n)))))
+}
+
+/// A rate for people: three significant digits with thousands separators ("142,000").
+fn rounded(v: f64) -> String {
+    if v < 1000.0 {
+        return format!("{v:.0}");
+    }
+    let magnitude = 10f64.powi(v.log10().floor() as i32 - 2);
+    thousands((v / magnitude).round() * magnitude)
+}
+
+/// One row per typical workload: its name, its terms, the cheapest model, and how
+/// many units per second fit in a tenth of one CPU with it and with the next model (or what is
+/// missing for an answer).
 pub fn workload_rows(doc: &ResultDoc) -> Vec<[String; 4]> {
     advice::typical_workloads()
         .into_iter()
@@ -173,11 +271,15 @@ pub fn workload_rows(doc: &ResultDoc) -> Vec<[String; 4]> {
                 ];
             };
             let bill = a.bills.iter().find(|b| b.model == best).expect("billed");
-            let mut overhead = bill.overhead_cpu.map(share).unwrap_or_default();
+            let mut answer = match capacity_rates(&a) {
+                Some((fits, Some((model, rate)))) => format!("{fits} ({model}: {rate})"),
+                Some((fits, None)) => fits,
+                None => String::new(),
+            };
             if let Some(note) = a.capacity_note(bill) {
-                overhead += &format!("; {note}");
+                answer += &format!("; at this rate it {note}");
             }
-            [workload, terms, best.name().to_string(), overhead]
+            [workload, terms, best.short_name().to_string(), answer]
         })
         .collect()
 }
@@ -230,9 +332,16 @@ mod tests {
         let rows = workload_rows(&doc(vec![]));
         assert_eq!(rows.len(), 4);
         assert_eq!(rows[0][0], "Throwaway tasks");
-        assert_eq!(rows[0][1], "50,000/s, 2.00 µs CPU, never blocked");
+        assert_eq!(rows[0][1], "50,000/s × 2.00 µs, never blocked");
         assert_eq!(rows[0][2], "no answer");
         assert_eq!(rows[0][3], "missing: create, memory, switch measurements");
+    }
+
+    #[test]
+    fn rates_are_rounded_to_three_digits() {
+        assert_eq!(rounded(35_087.7), "35,100");
+        assert_eq!(rounded(1_234_567.0), "1,230,000");
+        assert_eq!(rounded(512.4), "512");
     }
 
     #[test]

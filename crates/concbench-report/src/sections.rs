@@ -29,9 +29,11 @@ pub fn interval_cell(r: &ResultEntry) -> String {
     }
 }
 
-/// "4.1% / 0.8%": how much the value moves between rounds and within one.
+/// "4.1% / 0.8%": how much the value moves between rounds and within one; "-" without an
+/// interval (one round has no spread between rounds to speak of).
 pub fn spread_cell(r: &ResultEntry) -> String {
     r.spread
+        .filter(|_| r.summary.ci95.is_some())
         .map(|s| {
             format!(
                 "{:.1}% / {:.1}%",
@@ -42,10 +44,14 @@ pub fn spread_cell(r: &ResultEntry) -> String {
         .unwrap_or_else(|| "-".into())
 }
 
-/// One row per result; `notes` refers to numbered warnings.
+/// One row per result; `notes` refers to numbered warnings. A warning that several results
+/// carry word for word is one note, with the count of results it applies to (each row still
+/// refers to it).
 pub fn result_rows(doc: &ResultDoc) -> (Vec<[String; 8]>, Vec<String>) {
+    let shared = shared_warnings(doc);
     let mut rows = Vec::new();
     let mut notes = Vec::new();
+    let mut numbered: std::collections::HashMap<&str, usize> = Default::default();
     for r in &doc.results {
         let mut refs = Vec::new();
         if let Some(o) = &r.overhead {
@@ -53,8 +59,19 @@ pub fn result_rows(doc: &ResultDoc) -> (Vec<[String; 8]>, Vec<String>) {
             refs.push(notes.len());
         }
         for w in &r.warnings {
-            notes.push(format!("{} {}: {w}", r.id, r.params.compact()));
-            refs.push(notes.len());
+            match shared.get(w.as_str()) {
+                Some(&n) => {
+                    let number = *numbered.entry(w.as_str()).or_insert_with(|| {
+                        notes.push(format!("{n} results: {w}"));
+                        notes.len()
+                    });
+                    refs.push(number);
+                }
+                None => {
+                    notes.push(format!("{} {}: {w}", r.id, r.params.compact()));
+                    refs.push(notes.len());
+                }
+            }
         }
         let switches = r.counters.get("voluntary_switches_per_op").map(|v| {
             let inv = r
@@ -79,6 +96,16 @@ pub fn result_rows(doc: &ResultDoc) -> (Vec<[String; 8]>, Vec<String>) {
         ]);
     }
     (rows, notes)
+}
+
+/// Warnings carried word for word by more than one result, with how many carry each.
+fn shared_warnings(doc: &ResultDoc) -> std::collections::HashMap<&str, usize> {
+    let mut counts: std::collections::HashMap<&str, usize> = Default::default();
+    for w in doc.results.iter().flat_map(|r| &r.warnings) {
+        *counts.entry(w.as_str()).or_default() += 1;
+    }
+    counts.retain(|_, n| *n > 1);
+    counts
 }
 
 /// What was subtracted, the raw figure beside the net one, or why nothing was.
@@ -124,13 +151,32 @@ pub const REPLICATION_HEADER: [&str; 7] = [
     "here / published",
 ];
 
-/// A measured figure, marked when it lies within the article's own runs.
-fn measured_cell(m: Option<&Measured<'_>>, unit: &str) -> String {
-    match m {
-        Some(m) if m.as_published => format!("{}, as published", format::value(m.value, unit)),
-        Some(m) => format::value(m.value, unit),
-        None => "-".into(),
+/// A measured figure, marked when it lies within the article's own runs, and when it is a
+/// per-operation result scaled to more operations than one round ran (extrapolated).
+fn measured_cell(m: Option<&Measured<'_>>, figure: &Figure, unit: &str) -> String {
+    let Some(m) = m else {
+        return "-".into();
+    };
+    let mut text = format::value(m.value, unit);
+    if extrapolated(figure, m.entry).is_some() {
+        text += " (extrapolated)";
     }
+    if m.as_published {
+        text += ", as published";
+    }
+    text
+}
+
+/// The factor a per-operation result is scaled by, when one round ran fewer operations than the
+/// figure counts (the article's 1e8 increments from a round of a few million).
+fn extrapolated(figure: &Figure, entry: &ResultEntry) -> Option<f64> {
+    let times = figure.per_op_times.filter(|t| *t > 1.0)?;
+    let ran = entry
+        .rounds
+        .iter()
+        .map(|r| r.iterations as f64 * r.samples as f64)
+        .fold(entry.iterations as f64, f64::max);
+    (ran < times).then_some(times)
 }
 
 fn ratio_cell(m: Option<&Measured<'_>>) -> Option<String> {
@@ -168,8 +214,8 @@ pub fn replication_rows(doc: &ResultDoc) -> Vec<[String; 7]> {
                 what,
                 r.figure.display(),
                 r.figure.machine.clone(),
-                measured_cell(r.native.as_ref(), unit),
-                measured_cell(r.article.as_ref(), unit),
+                measured_cell(r.native.as_ref(), r.figure, unit),
+                measured_cell(r.article.as_ref(), r.figure, unit),
                 if ratios.is_empty() {
                     "-".into()
                 } else {
@@ -225,11 +271,70 @@ pub fn verdict_word(k: concbench_core::VerdictKind) -> &'static str {
     }
 }
 
-/// "97%" of resamples agreeing, or "-" for documents without the figure.
+/// "97%" of resamples agreeing, or "-" for documents without the figure and for verdicts on
+/// too few rounds for an interval (resampling one round agrees with itself: no robustness).
 pub fn robustness_cell(v: &concbench_core::Verdict) -> String {
     v.robustness
+        .filter(|_| has_interval(v))
         .map(|r| format!("{:.0}%", r * 100.0))
         .unwrap_or_else(|| "-".into())
+}
+
+/// Whether the verdict rests on rounds enough for a 95% interval.
+pub fn has_interval(v: &concbench_core::Verdict) -> bool {
+    v.rounds
+        .is_some_and(|r| r >= concbench_analysis::MIN_VALUES_95)
+}
+
+/// The verdict as said: its word, except where "depends" would mislead. Checks that disagree on
+/// one and the same figure (the same estimate and interval) are a loose rule and an exact one
+/// on one number: the claim's direction holds and its size does not ("direction confirmed, size
+/// refuted"). "depends" stays for different figures — different conditions — deciding
+/// differently.
+pub fn verdict_label(v: &concbench_core::Verdict) -> String {
+    use concbench_core::VerdictKind::{Confirmed, Depends, Refuted};
+    let word = verdict_word(v.verdict).to_string();
+    if v.verdict != Depends {
+        return word;
+    }
+    let decided: Vec<&concbench_core::Check> = v
+        .checks
+        .iter()
+        .filter(|c| !c.beside && matches!(c.decision, Confirmed | Refuted))
+        .collect();
+    let same_figure = |a: &concbench_core::Check, b: &concbench_core::Check| {
+        a.estimate == b.estimate && a.ci95 == b.ci95 && a.unit == b.unit
+    };
+    let split = |c: &concbench_core::Check| {
+        decided
+            .iter()
+            .any(|o| same_figure(c, o) && o.decision != c.decision)
+    };
+    // Figures decided one way only, by every rule on them: do two of them disagree?
+    let whole: Vec<&&concbench_core::Check> = decided.iter().filter(|c| !split(c)).collect();
+    let across = whole.iter().any(|c| c.decision == Confirmed)
+        && whole.iter().any(|c| c.decision == Refuted);
+    let within: Vec<&&concbench_core::Check> = decided.iter().filter(|c| split(c)).collect();
+    if across || within.is_empty() {
+        return word;
+    }
+    // A range ("within [a, b]") states a size; a one-sided bound a direction.
+    let aspect = |k| {
+        if within
+            .iter()
+            .filter(|c| c.decision == k)
+            .all(|c| c.rule.contains("within"))
+        {
+            "size"
+        } else {
+            "direction"
+        }
+    };
+    match (aspect(Confirmed), aspect(Refuted)) {
+        ("direction", "size") => "direction confirmed, size refuted".into(),
+        ("size", "direction") => "size confirmed, direction refuted".into(),
+        _ => word,
+    }
 }
 
 pub fn verdict_rows(doc: &ResultDoc) -> Vec<[String; 5]> {
@@ -244,7 +349,7 @@ pub fn verdict_rows(doc: &ResultDoc) -> Vec<[String; 5]> {
             };
             [
                 format!("{} ({})", v.claim, v.source),
-                verdict_word(v.verdict).to_string(),
+                verdict_label(v),
                 detail,
                 v.rounds
                     .map(|r| r.to_string())
@@ -318,12 +423,24 @@ pub struct ClaimRow {
     pub seed: String,
     pub text: String,
     pub verdict: Option<String>,
+    /// The verdict as said ("direction confirmed, size refuted" where "depends" would mislead).
+    pub label: Option<String>,
     pub explanation: String,
     pub evidence: Vec<String>,
     /// The rule checked under each condition, what was measured and the decision.
     pub checks: Vec<String>,
     /// "14 rounds, 97% of resamples agree".
     pub stability: Option<String>,
+}
+
+/// A verdict's explanation without the check lines it opens with: the pages list the checks
+/// themselves, so the evidence is shown once.
+fn prose(v: &concbench_core::Verdict) -> String {
+    let mut text = v.explanation.clone();
+    for c in &v.checks {
+        text = text.replacen(&format!("{}.", check_line(c)), "", 1);
+    }
+    text.trim().to_string()
 }
 
 /// A row of seed S0's six-dimension table with this run's verdict.
@@ -334,6 +451,7 @@ pub struct DimensionRow {
     pub threads: String,
     pub article_verdict: String,
     pub verdict: Option<String>,
+    pub label: Option<String>,
     pub explanation: String,
     pub evidence: Vec<String>,
     pub checks: Vec<String>,
@@ -346,8 +464,9 @@ pub fn claims_and_s0_table(doc: &ResultDoc) -> (Vec<ClaimRow>, Vec<DimensionRow>
     let p = published();
     let judged = |claim: &str| doc.verdicts.iter().find(|v| v.source == claim);
     let verdict = |claim: &str| judged(claim).map(|v| format!("{:?}", v.verdict).to_lowercase());
+    let label = |claim: &str| judged(claim).map(verdict_label);
     let explanation = |claim: &str, needs: Option<&[String]>| match (judged(claim), needs) {
-        (Some(v), _) => v.explanation.clone(),
+        (Some(v), _) => prose(v),
         (None, Some([])) => {
             "Not measurable by a benchmark: it is a matter of practice, not of cost.".into()
         }
@@ -369,11 +488,12 @@ pub fn claims_and_s0_table(doc: &ResultDoc) -> (Vec<ClaimRow>, Vec<DimensionRow>
     };
     let stability = |claim: &str| {
         judged(claim).and_then(|v| {
-            Some(format!(
-                "{} rounds, {} of resamples agree",
-                v.rounds?,
-                robustness_cell(v)
-            ))
+            let rounds = v.rounds?;
+            Some(if has_interval(v) && v.robustness.is_some() {
+                format!("{rounds} rounds, {} of resamples agree", robustness_cell(v))
+            } else {
+                format!("{rounds} round(s): too few for an interval")
+            })
         })
     };
     let in_table = |id: &str| p.dimensions.iter().any(|d| d.claim == id);
@@ -386,6 +506,7 @@ pub fn claims_and_s0_table(doc: &ResultDoc) -> (Vec<ClaimRow>, Vec<DimensionRow>
             seed: c.seed.clone(),
             text: c.text.clone(),
             verdict: verdict(&c.id),
+            label: label(&c.id),
             explanation: explanation(&c.id, None),
             evidence: evidence(&c.id),
             checks: checks(&c.id),
@@ -401,6 +522,7 @@ pub fn claims_and_s0_table(doc: &ResultDoc) -> (Vec<ClaimRow>, Vec<DimensionRow>
             threads: d.threads.clone(),
             article_verdict: d.article_verdict.clone(),
             verdict: verdict(&d.claim),
+            label: label(&d.claim),
             explanation: explanation(&d.claim, Some(&d.needs)),
             evidence: evidence(&d.claim),
             checks: checks(&d.claim),
@@ -435,7 +557,7 @@ pub fn s0_table_rows(doc: &ResultDoc) -> Vec<[String; 6]> {
                 d.processes,
                 d.threads,
                 d.article_verdict,
-                d.verdict.unwrap_or_else(|| "not judged".into()),
+                d.label.unwrap_or_else(|| "not judged".into()),
                 format!("{}{evidence}", d.explanation),
             ]
         })

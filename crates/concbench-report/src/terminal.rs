@@ -101,19 +101,23 @@ impl Terminal {
             let mut rows = vec![answer::UNIT_HEADER.map(String::from)];
             rows.extend(answer::unit_text_rows(&units));
             writeln!(out, "{}", columns(&rows, self.width))?;
+            let definitions = answer::unit_definitions(&units).map(|d| [d]);
+            writeln!(out, "{}", columns(&definitions, self.width))?;
             writeln!(
                 out,
-                "\nCheapest here for typical workloads (CPU spent creating and switching; yours: \
-                 `concbench advise`):"
+                "\nCheapest here, and how many units per second fit in 10% of one CPU with it (and \
+                 the next):"
             )?;
             writeln!(out, "{}", columns(&answer::workload_rows(doc), self.width))?;
         }
         if !doc.verdicts.is_empty() {
-            writeln!(
-                out,
-                "\nVerdicts ({}) — the rule: what was measured [95% CI]:",
+            // Wrapped: the tally grows with the kinds of verdict.
+            let heading = format!(
+                "Verdicts ({}) — rule: measured [95% CI]; rounds, robustness:",
                 tally(&doc.verdicts)
-            )?;
+            );
+            let heading = columns(&[[heading]], self.width);
+            writeln!(out, "\n{}", heading.trim_start())?;
             let rows: Vec<[String; 4]> = doc.verdicts.iter().map(verdict_row).collect();
             writeln!(out, "{}", columns(&rows, self.width))?;
         }
@@ -146,11 +150,8 @@ impl Terminal {
         if self.all {
             return None;
         }
-        let notes: usize = doc
-            .results
-            .iter()
-            .map(|r| r.warnings.len() + usize::from(r.overhead.is_some()))
-            .sum();
+        // Notes as listed: a warning several results share word for word is one note.
+        let notes = sections::result_rows(doc).1.len();
         let mut parts = vec![format!(
             "{}{}",
             count(doc.results.len(), "result"),
@@ -301,20 +302,33 @@ fn mode(doc: &ResultDoc) -> &'static str {
     }
 }
 
-/// "5 confirmed, 3 refuted, 2 depend, 1 inconclusive".
+/// "5 confirmed, 3 refuted, 2 depend, 1 direction confirmed, size refuted, 1 inconclusive":
+/// by the words the rows say.
 fn tally(verdicts: &[Verdict]) -> String {
-    let count = |k: VerdictKind| verdicts.iter().filter(|v| v.verdict == k).count();
-    [
-        (VerdictKind::Confirmed, "confirmed"),
-        (VerdictKind::Refuted, "refuted"),
-        (VerdictKind::Depends, "depend"),
-        (VerdictKind::Inconclusive, "inconclusive"),
-    ]
-    .into_iter()
-    .filter(|(k, _)| count(*k) > 0)
-    .map(|(k, word)| format!("{} {word}", count(k)))
-    .collect::<Vec<_>>()
-    .join(", ")
+    let mut counts: Vec<(String, usize)> = Vec::new();
+    let order = |label: &str| match label {
+        "confirmed" => 0,
+        "refuted" => 1,
+        "depends" => 2,
+        "inconclusive" => 4,
+        _ => 3,
+    };
+    for v in verdicts {
+        let label = sections::verdict_label(v);
+        match counts.iter_mut().find(|(l, _)| *l == label) {
+            Some((_, n)) => *n += 1,
+            None => counts.push((label, 1)),
+        }
+    }
+    counts.sort_by_key(|(l, _)| order(l));
+    counts
+        .into_iter()
+        .map(|(l, n)| {
+            let word = if l == "depends" { "depend" } else { &l };
+            format!("{n} {word}")
+        })
+        .collect::<Vec<_>>()
+        .join(", ")
 }
 
 /// What a check measured: "5.80x [5.57, 6.15]".
@@ -332,34 +346,86 @@ fn short_condition(c: &Check) -> &str {
         .map_or(c.condition.as_str(), |(head, _)| head)
 }
 
-/// The key figure of a verdict that depends, and how many checks it shows: the first check of
-/// each of two decisions. Checks under one rule are told apart by their condition ("COUNT =
-/// 5"), the rule said once; checks under different rules by the rule itself.
+/// The key figure of a verdict that depends, and how many checks it shows: every check that
+/// decides (confirmed or refuted) — or, when fewer than two do, one of each decision — grouped
+/// by rule and decision, so that six conditions under one rule read as two groups: "t / p >=
+/// 0.870 — refuted at COUNT = 5, 10, 50 (0.205x to 0.416x); confirmed at COUNT = 1000:
+/// 0.981x [0.967, 1.00]". Checks under one rule are told apart by their condition, the rule
+/// said once; checks under different rules by the rule itself.
 fn depends_figure(checks: &[Check]) -> (String, usize) {
-    let mut shown: Vec<&Check> = Vec::new();
-    for c in checks {
-        if shown.len() < 2 && !shown.iter().any(|s| s.decision == c.decision) {
-            shown.push(c);
+    let deciding = |c: &&Check| matches!(c.decision, VerdictKind::Confirmed | VerdictKind::Refuted);
+    let mut shown: Vec<&Check> = checks.iter().filter(deciding).collect();
+    if shown.len() < 2 {
+        shown.clear();
+        for c in checks {
+            if shown.len() < 2 && !shown.iter().any(|s| s.decision == c.decision) {
+                shown.push(c);
+            }
         }
     }
     let same_rule = shown.iter().all(|c| c.rule == shown[0].rule);
     // Conditions that read the same once shortened are named in full.
-    let short_alike = shown
-        .windows(2)
-        .any(|w| short_condition(w[0]) == short_condition(w[1]));
-    let parts: Vec<String> = shown
-        .iter()
-        .map(|c| {
-            let which = match (same_rule, short_alike) {
-                (true, false) => short_condition(c),
-                (true, true) => &c.condition,
-                (false, _) => &c.rule,
-            };
-            format!(
-                "{which}: {} {}",
-                measured(c),
-                sections::verdict_word(c.decision)
-            )
+    let short_alike = shown.iter().enumerate().any(|(i, a)| {
+        shown[i + 1..]
+            .iter()
+            .any(|b| a.condition != b.condition && short_condition(a) == short_condition(b))
+    });
+    let name = |c: &Check| -> String {
+        if short_alike {
+            c.condition.clone()
+        } else {
+            short_condition(c).to_string()
+        }
+    };
+    let mut groups: Vec<Vec<&Check>> = Vec::new();
+    for c in &shown {
+        match groups
+            .iter_mut()
+            .find(|g| g[0].rule == c.rule && g[0].decision == c.decision)
+        {
+            Some(g) => g.push(c),
+            None => groups.push(vec![c]),
+        }
+    }
+    // One figure judged by several rules ("a / s >= 100", "a / s within [267, 600]") is said
+    // once: "a / s: 4977x [4832, 4997] — >= 100 confirmed, within [267, 600] refuted".
+    let mut merged: Vec<Merged<'_>> = Vec::new();
+    let mut parts: Vec<Option<String>> = Vec::new();
+    for g in &groups {
+        let word = sections::verdict_word(g[0].decision);
+        if !same_rule && g.len() == 1 {
+            if let Some((lhs, bound)) = split_rule(&g[0].rule) {
+                let figure = measured(g[0]);
+                match merged
+                    .iter_mut()
+                    .find(|(l, f, _)| *l == lhs && *f == figure)
+                {
+                    Some((_, _, bounds)) => bounds.push((bound.to_string(), word)),
+                    None => {
+                        merged.push((lhs.to_string(), figure, vec![(bound.to_string(), word)]));
+                        parts.push(None);
+                    }
+                }
+                continue;
+            }
+        }
+        parts.push(Some(group_text(g, same_rule, &name)));
+    }
+    let mut merged = merged.into_iter();
+    let parts: Vec<String> = parts
+        .into_iter()
+        .map(|p| {
+            p.unwrap_or_else(|| {
+                let (lhs, figure, bounds) = merged.next().expect("one per placeholder");
+                match bounds.as_slice() {
+                    [(bound, word)] => format!("{lhs} {bound}: {figure} {word}"),
+                    _ => {
+                        let judged: Vec<String> =
+                            bounds.iter().map(|(b, w)| format!("{b} {w}")).collect();
+                        format!("{lhs}: {figure} — {}", judged.join(", "))
+                    }
+                }
+            })
         })
         .collect();
     let text = if same_rule {
@@ -368,6 +434,66 @@ fn depends_figure(checks: &[Check]) -> (String, usize) {
         parts.join("; ")
     };
     (text, shown.len())
+}
+
+/// One figure judged by several rules: its measured side ("a / s"), the figure, and each rule's
+/// bound with its decision.
+type Merged<'a> = (String, String, Vec<(String, &'a str)>);
+
+/// "a / s" and ">= 100" from "a / s >= 100": the measured side of a rule and its bound.
+fn split_rule(rule: &str) -> Option<(&str, &str)> {
+    [" >= ", " <= ", " within ", " > ", " < "]
+        .iter()
+        .filter_map(|op| rule.find(op))
+        .min()
+        .map(|at| (&rule[..at], rule[at..].trim_start()))
+}
+
+/// One group of checks under one rule and decision: "COUNT = 5: 0.2x [..] refuted", or for
+/// several, "refuted at COUNT = 5 and COUNT = 10 (0.2x to 0.3x)".
+fn group_text(g: &[&Check], same_rule: bool, name: &dyn Fn(&Check) -> String) -> String {
+    let word = sections::verdict_word(g[0].decision);
+    let figure = if g.len() == 1 {
+        measured(g[0])
+    } else {
+        let estimates: Vec<f64> = g.iter().filter_map(|c| c.estimate).collect();
+        let lo = estimates.iter().copied().fold(f64::INFINITY, f64::min);
+        let hi = estimates.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+        let unit = g[0].unit.as_str();
+        let v = |x: f64| match unit {
+            "x" => format!("{}x", human::sig3(x)),
+            _ => human::value(x, unit),
+        };
+        if v(lo) == v(hi) {
+            v(lo)
+        } else {
+            format!("{} to {}", v(lo), v(hi))
+        }
+    };
+    let mut conditions: Vec<String> = g.iter().map(|c| name(c)).collect();
+    // "COUNT = 5, 10 and 50" rather than "COUNT = 5, COUNT = 10 and COUNT = 50".
+    let key = |c: &str| c.split_once(" = ").map(|(k, _)| k.to_string());
+    if conditions.len() > 1 {
+        if let Some(k) = key(&conditions[0]).filter(|k| {
+            conditions
+                .iter()
+                .all(|c| key(c).as_ref() == Some(k) && !c[k.len() + 3..].contains(" = "))
+        }) {
+            for c in conditions.iter_mut().skip(1) {
+                *c = c[k.len() + 3..].to_string();
+            }
+        }
+    }
+    let listed = match conditions.split_last() {
+        Some((last, rest)) if !rest.is_empty() => format!("{} and {last}", rest.join(", ")),
+        _ => conditions.join(""),
+    };
+    match (same_rule, g.len()) {
+        (true, 1) => format!("{}: {figure} {word}", conditions[0]),
+        (true, _) => format!("{word} at {listed} ({figure})"),
+        (false, 1) => format!("{}: {figure} {word}", g[0].rule),
+        (false, _) => format!("{}: {word} at {listed} ({figure})", g[0].rule),
+    }
 }
 
 /// claim id, decision, the key figure (the check that decided it; for a verdict that depends,
@@ -398,17 +524,28 @@ fn verdict_row(v: &Verdict) -> [String; 4] {
     };
     [
         v.source.clone(),
-        sections::verdict_word(v.verdict).to_string(),
+        // "direction confirmed, size refuted" keeps to its last part in the narrow column: the
+        // figure beside it shows the direction confirmed, the tally says it in full.
+        sections::verdict_label(v)
+            .rsplit(", ")
+            .next()
+            .unwrap_or_default()
+            .to_string(),
         figure,
         rounds_cell(v),
     ]
 }
 
-/// "22 rounds, 97% robust"; without a robustness figure (an older document), the rounds alone.
+/// "22 rounds, 97%" (robustness: the share of resamples agreeing); the rounds alone without a
+/// robustness figure (an older document) or without an interval (one round agrees with itself:
+/// no robustness to speak of).
 fn rounds_cell(v: &Verdict) -> String {
     match (v.rounds, v.robustness) {
-        (Some(r), Some(_)) => format!("{r} rounds, {} robust", sections::robustness_cell(v)),
-        (Some(r), None) => format!("{r} rounds"),
+        (Some(r), Some(_)) if sections::has_interval(v) => {
+            format!("{r} rounds, {}", sections::robustness_cell(v))
+        }
+        (Some(1), _) => "1 round".to_string(),
+        (Some(r), _) => format!("{r} rounds"),
         (None, _) => String::new(),
     }
 }
@@ -440,20 +577,22 @@ mod tests {
     }
 
     #[test]
-    fn a_verdict_that_depends_shows_one_check_of_each_decision_under_its_condition() {
+    fn regression_a_verdict_that_depends_folded_its_deciding_checks_into_more() {
         use VerdictKind::*;
         let checks = [
             check("COUNT = 5 (pipe)", "t / p >= 0.870", 0.2, Refuted),
             check("COUNT = 10 (pipe)", "t / p >= 0.870", 0.3, Refuted),
             check("COUNT = 1000 (pipe)", "t / p >= 0.870", 1.0, Confirmed),
+            check("COUNT = 500 (pipe)", "t / p >= 0.870", 0.87, Inconclusive),
         ];
+        // Every deciding check shown; only the undecided one is left to "(+1 more)".
         assert_eq!(
             depends_figure(&checks),
             (
-                "t / p >= 0.870 — COUNT = 5: 0.200x [0.180, 0.220] refuted; COUNT = 1000: 1.00x \
-                 [0.900, 1.10] confirmed"
+                "t / p >= 0.870 — refuted at COUNT = 5 and 10 (0.200x to 0.300x); COUNT = 1000: \
+                 1.00x [0.900, 1.10] confirmed"
                     .to_string(),
-                2
+                3
             )
         );
         // Conditions alike once shortened are named in full.
@@ -466,6 +605,71 @@ mod tests {
             text.contains("switches (block reader): 2.00x") && text.contains("(direct reader)"),
             "{text}"
         );
+    }
+
+    fn verdict(checks: Vec<Check>, kind: VerdictKind, rounds: usize) -> Verdict {
+        Verdict {
+            claim: "a claim".into(),
+            source: "S1.alternate".into(),
+            verdict: kind,
+            evidence: Vec::new(),
+            explanation: String::new(),
+            checks,
+            rounds: Some(rounds),
+            robustness: Some(1.0),
+        }
+    }
+
+    #[test]
+    fn regression_a_loose_and_an_exact_rule_on_one_figure_said_depends() {
+        use VerdictKind::*;
+        // S1.alternate: the same ratio, ">= 100" confirmed and "within [267, 600]" refuted.
+        let v = verdict(
+            vec![
+                check("alternate (eventfd)", "a / s >= 100", 4977.0, Confirmed),
+                check(
+                    "alternate (eventfd)",
+                    "a / s within [267, 600]",
+                    4977.0,
+                    Refuted,
+                ),
+                check(
+                    "per switch",
+                    "a / w within [2.42 µs, 9.68 µs]",
+                    5.4,
+                    Confirmed,
+                ),
+            ],
+            Depends,
+            6,
+        );
+        assert_eq!(verdict_row(&v)[1], "size refuted");
+        assert_eq!(tally(&[v]), "1 direction confirmed, size refuted");
+        // Different conditions deciding differently: that is what "depends" means.
+        let v = verdict(
+            vec![
+                check("COUNT = 5", "t / p >= 0.870", 0.2, Refuted),
+                check("COUNT = 1000", "t / p >= 0.870", 1.0, Confirmed),
+            ],
+            Depends,
+            6,
+        );
+        assert_eq!(verdict_row(&v)[1], "depends");
+    }
+
+    #[test]
+    fn regression_a_one_round_result_showed_100_percent_robust() {
+        let v = verdict(
+            vec![check(
+                "same CPU",
+                "p / t >= 1.15",
+                1.2,
+                VerdictKind::Confirmed,
+            )],
+            VerdictKind::Confirmed,
+            1,
+        );
+        assert_eq!(verdict_row(&v)[3], "1 round");
     }
 
     #[test]
@@ -486,7 +690,7 @@ mod tests {
             robustness: Some(0.97),
         };
         let row = verdict_row(&v);
-        assert_eq!(row[3], "22 rounds, 97% robust");
+        assert_eq!(row[3], "22 rounds, 97%");
         assert!(
             row[2].contains("p / t >= 1.15: 1.20x [1.08, 1.32]"),
             "{}",

@@ -3,7 +3,9 @@
 //! network request; every chart must be laid out with marks in it, draw everything inside its
 //! SVG, label its bars so that no two read the same (nothing cut), name the unit its axis is
 //! drawn in (never "us" for µs) and put no "0" on a log axis; the result filter (the page's only
-//! script) must work. A full-page screenshot is kept in target/test-artifacts/.
+//! script) must work; every CJK character of the articles' quotations must render as a glyph,
+//! not as the box a missing glyph draws (the pages embed a CJK subset: the test machine may have
+//! no CJK font). A full-page screenshot is kept in target/test-artifacts/.
 //!
 //! Without Chromium the test fails when CI is set (`.ci/run` installs it) and otherwise says
 //! loudly that it skipped.
@@ -54,7 +56,13 @@ fn problems(events: &[Value], page_url: &str) -> Vec<String> {
             {
                 out.push(format!("log: {}", p["entry"]["text"]))
             }
-            "Network.requestWillBeSent" if p["request"]["url"] != page_url => {
+            // The embedded font is a data: URL: in the page, not a request to anywhere.
+            "Network.requestWillBeSent"
+                if p["request"]["url"] != page_url
+                    && !p["request"]["url"]
+                        .as_str()
+                        .is_some_and(|u| u.starts_with("data:")) =>
+            {
                 out.push(format!("network request: {}", p["request"]["url"]))
             }
             "Network.loadingFailed" => out.push(format!("load failed: {p}")),
@@ -92,6 +100,51 @@ fn open(b: &mut Browser, url: &str) -> String {
     b.wait_event("Page.loadEventFired", Duration::from_secs(60));
     b.drain(Duration::from_millis(500));
     session
+}
+
+/// Defines `window.boxes(chars)`: the characters among `chars` that the body's font stack draws
+/// exactly as it draws an unassigned code point — the missing-glyph box — after the page's fonts
+/// have loaded. Drawn on a canvas, so the comparison is of pixels, whatever fonts the machine
+/// has.
+const BOX_CHECK: &str = "window.boxes = async (chars) => { \
+    const font = '40px ' + getComputedStyle(document.body).fontFamily; \
+    await document.fonts.load(font, chars.join('')); \
+    await document.fonts.ready; \
+    const canvas = document.createElement('canvas'); canvas.width = 64; canvas.height = 64; \
+    const ctx = canvas.getContext('2d', { willReadFrequently: true }); \
+    const draw = (c) => { ctx.clearRect(0, 0, 64, 64); ctx.font = font; ctx.fillStyle = '#000'; \
+      ctx.fillText(c, 8, 48); return ctx.getImageData(0, 0, 64, 64).data.join(','); }; \
+    const box = draw('\\u0378'); \
+    return chars.filter((c) => draw(c) === box); }; 0";
+
+/// The CJK characters of the page's text (the quotations), each once.
+const CJK_CHARS: &str = "[...new Set([...document.body.textContent] \
+    .filter((c) => /[\\u2e80-\\u9fff\\uf900-\\ufaff\\uff00-\\uffef]/.test(c)))]";
+
+/// Evaluate a promise-valued `expr` in the page and return what it resolves to.
+fn eval_async(b: &mut Browser, session: &str, expr: &str) -> Value {
+    let r = b.call(
+        Some(session),
+        "Runtime.evaluate",
+        json!({ "expression": expr, "returnByValue": true, "awaitPromise": true }),
+    );
+    assert!(r.get("exceptionDetails").is_none(), "{expr}: {r}");
+    r["result"]["value"].clone()
+}
+
+/// The page's CJK characters that render as boxes, and how many CJK characters it has.
+fn cjk_boxes(b: &mut Browser, session: &str) -> (String, usize) {
+    eval(b, session, BOX_CHECK);
+    let chars = eval(b, session, CJK_CHARS);
+    let n = chars.as_array().map_or(0, Vec::len);
+    let boxes = eval_async(b, session, &format!("window.boxes({chars})"));
+    let boxes: String = boxes
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(Value::as_str)
+        .collect();
+    (boxes, n)
 }
 
 /// A full-page PNG of the tab, for people to look at.
@@ -191,6 +244,14 @@ fn report_loads_in_headless_chromium_without_errors_and_draws_its_charts() {
         let found = eval(&mut b, &session, check);
         assert_eq!(found, json!([]), "{what}");
     }
+
+    // The articles' quotations render as characters, not boxes.
+    let (boxes, cjk) = cjk_boxes(&mut b, &session);
+    assert!(
+        cjk > 50,
+        "the page quotes the articles in Chinese ({cjk} CJK characters)"
+    );
+    assert!(boxes.is_empty(), "CJK characters drawn as boxes: {boxes}");
 
     // The filter script ran and filters.
     let shown = eval(
@@ -319,6 +380,15 @@ fn the_chart_checks_catch_the_defects_they_are_for() {
     let profile = tempfile::tempdir().unwrap();
     let mut b = Browser::launch(&chromium, profile.path()).expect("start chromium");
     let session = open(&mut b, &format!("file://{}", html.display()));
+    // An unassigned code point draws the missing-glyph box: the box check names it, and not a
+    // letter every font has.
+    eval(&mut b, &session, BOX_CHECK);
+    let boxes = eval_async(&mut b, &session, "window.boxes(['\\u0379', 'A'])");
+    assert_eq!(
+        boxes,
+        json!(["\u{0379}"]),
+        "the box check sees a missing glyph"
+    );
     let outside = eval(&mut b, &session, OUTSIDE_SVG);
     let labels = eval(&mut b, &session, INDISTINCT_LABELS);
     let units = eval(&mut b, &session, UNIT_MISMATCHES);
@@ -382,6 +452,8 @@ fn fleet_page_loads_in_headless_chromium_with_every_mark_inside_its_chart() {
     }
     let outside = eval(&mut b, &session, OUTSIDE_SVG);
     assert_eq!(outside, json!([]), "elements drawn outside their chart");
+    let (boxes, _) = cjk_boxes(&mut b, &session);
+    assert!(boxes.is_empty(), "CJK characters drawn as boxes: {boxes}");
 
     // The matrix: a visible badge per host and claim; the differences table is there.
     let badges = eval(

@@ -109,6 +109,22 @@ struct Run<'a> {
     unmeasured: usize,
 }
 
+/// "S0.print at COUNT = 500": each inconclusive check of a verdict, named by its claim and its
+/// condition (the claim alone when it has one check, or its conditions read alike).
+fn margin_checks(v: &Verdict) -> Vec<String> {
+    let open: Vec<&concbench_core::Check> = v
+        .checks
+        .iter()
+        .filter(|c| c.decision == concbench_core::VerdictKind::Inconclusive && !c.beside)
+        .collect();
+    if open.is_empty() || v.checks.len() == 1 {
+        return vec![v.source.clone()];
+    }
+    open.iter()
+        .map(|c| format!("{} at {}", v.source, c.condition))
+        .collect()
+}
+
 /// Run the session: settle, measure in passes, judge, and return the document's parts.
 pub fn run(
     variants: &[Variant],
@@ -125,6 +141,12 @@ pub fn run(
     let mut slots: Vec<Slot> = variants.iter().map(|_| Slot::default()).collect();
     for i in links.iter().flatten() {
         slots[*i].judged = true;
+    }
+    // The answer's unit table and the advice's cards read a few variants no verdict may read
+    // (a coroutine's creation, the bare switches): they get a verdict's rounds too, so that
+    // every figure of the first screen has an interval, in a quick run as well.
+    for (slot, v) in slots.iter_mut().zip(variants) {
+        slot.judged |= concbench_analysis::advice::reads_variant(v.meta.id, &v.params);
     }
     // The anatomy's layers are differences of two results taken pass by pass: when it runs,
     // every variant it reads needs its rounds in the same passes, as a verdict's do (topped up
@@ -509,7 +531,13 @@ impl Run<'_> {
                 .collect()
         };
         let open = claims(&|j| !j.undecided_checks.is_empty());
-        let on_margin = claims(&|j| !j.undecided.is_empty() && j.undecided_checks.is_empty());
+        // Named check by check: a verdict decided by its other checks (refuted, depends) keeps
+        // its word, and the warning says which of its checks alone is inconclusive.
+        let on_margin: Vec<String> = judged
+            .iter()
+            .filter(|j| !j.undecided.is_empty() && j.undecided_checks.is_empty())
+            .flat_map(|j| margin_checks(&j.verdict))
+            .collect();
         if let Some(w) = self.base_overran(open.len()) {
             warnings.push(w);
         }
@@ -529,12 +557,29 @@ impl Run<'_> {
         // noise under a run that is not a measurement.
         let could_add = self.plan.max_rounds > self.plan.claim_rounds;
         if !open.is_empty() && could_add && !self.cancel.is_cancelled() {
+            // Named are the verdicts still inconclusive; those their other checks decided are
+            // counted, so that the warning names no verdict the table calls decided.
+            let undecided = claims(&|j| {
+                !j.undecided_checks.is_empty()
+                    && j.verdict.verdict == concbench_core::VerdictKind::Inconclusive
+            });
+            let decided = open.len() - undecided.len();
+            let also = match decided {
+                0 => String::new(),
+                1 => "1 verdict its other checks decided".to_string(),
+                n => format!("{n} verdicts their other checks decided"),
+            };
+            let named = match (undecided.is_empty(), also.is_empty()) {
+                (true, _) => also,
+                (false, true) => undecided.join(", "),
+                (false, false) => format!("{}, and in {also}", undecided.join(", ")),
+            };
             warnings.push(format!(
                 "a check was still inconclusive when the budget ({:.0} s) or the round cap ({}) \
-                 was reached in: {}; a longer run (--budget, or without --quick) may decide it",
+                 was reached in: {named}; a longer run (--budget, or without --quick) may decide \
+                 it",
                 self.plan.budget.as_secs_f64(),
                 self.plan.max_rounds,
-                open.join(", ")
             ));
         }
         if !on_margin.is_empty() && !self.cancel.is_cancelled() {
@@ -582,7 +627,41 @@ fn settle_warning(s: Settled) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use concbench_core::{Check, VerdictKind};
     use std::time::Duration;
+
+    fn check(condition: &str, decision: VerdictKind) -> Check {
+        Check {
+            condition: condition.into(),
+            rule: "t / p >= 0.870".into(),
+            estimate: Some(0.9),
+            ci95: Some([0.8, 1.0]),
+            unit: "x".into(),
+            rounds: 6,
+            decision,
+            note: String::new(),
+            beside: false,
+        }
+    }
+
+    #[test]
+    fn regression_the_margin_warning_named_refuted_verdicts_as_inconclusive() {
+        // S0.print: refuted at COUNT = 5, its COUNT = 500 check alone on the margin.
+        let v = Verdict {
+            claim: "threads print faster".into(),
+            source: "S0.print".into(),
+            verdict: VerdictKind::Refuted,
+            evidence: Vec::new(),
+            explanation: String::new(),
+            checks: vec![
+                check("COUNT = 5", VerdictKind::Refuted),
+                check("COUNT = 500", VerdictKind::Inconclusive),
+            ],
+            rounds: Some(6),
+            robustness: Some(1.0),
+        };
+        assert_eq!(margin_checks(&v), ["S0.print at COUNT = 500"]);
+    }
 
     /// Regression: an unreadable `/proc/stat` counted as a quiet machine, with no word said.
     #[test]

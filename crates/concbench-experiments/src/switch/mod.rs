@@ -5,6 +5,7 @@
 
 mod alone;
 mod async_task;
+mod channel_coroutine;
 mod condvar_thread;
 mod coroutine;
 mod eventfd_thread;
@@ -17,6 +18,7 @@ pub(crate) mod sched;
 pub(crate) mod setting;
 mod wake;
 mod working_set;
+mod yield_async_task;
 mod yield_thread;
 
 use concbench_core::Experiment;
@@ -34,5 +36,7 @@ pub fn all() -> Vec<Box<dyn Experiment>> {
     v.push(Box::new(yield_thread::Yield::default()));
     v.push(Box::new(coroutine::Coroutine::default()));
     v.push(Box::new(async_task::AsyncTask::default()));
+    v.push(Box::new(channel_coroutine::ChannelCoroutine::default()));
+    v.push(Box::new(yield_async_task::YieldAsyncTask::default()));
     v
 }

@@ -69,7 +69,7 @@ fn page(fleet: &Fleet) -> Page {
     let names: Vec<String> = fleet.members.iter().map(|m| m.name.clone()).collect();
     let (differing, same): (Vec<_>, Vec<_>) = fleet.facts.iter().partition(|f| f.differs);
     Page {
-        style: format!("{STYLE}\n{FLEET_STYLE}"),
+        style: format!("{}{STYLE}\n{FLEET_STYLE}", crate::cjk_font::font_face_css()),
         hosts: fleet
             .members
             .iter()

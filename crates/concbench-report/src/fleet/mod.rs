@@ -412,7 +412,7 @@ fn figures(members: &[Member]) -> Vec<Figure> {
             "Memory per unit",
             "KiB",
             "What one more unit holds (PSS), with 1000 units alive where measured.",
-            per_kind(members, |c| &c.memory_kib),
+            per_kind(members, |c| &c.pss_kib),
         ),
         figure(
             "Best server design",

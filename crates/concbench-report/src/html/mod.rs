@@ -33,7 +33,8 @@ impl Exporter for Html {
 
 #[derive(Serialize)]
 struct Page {
-    style: &'static str,
+    /// The embedded CJK font's rule, then the style sheet.
+    style: String,
     version: String,
     started_at: String,
     duration: String,
@@ -43,6 +44,8 @@ struct Page {
     host: Vec<(String, String)>,
     warnings: Vec<String>,
     costs: Vec<crate::answer::UnitRow>,
+    unit_header: [&'static str; 5],
+    unit_definitions: [&'static str; 2],
     runtimes_header: [&'static str; 6],
     runtimes: Vec<[String; 6]>,
     runtime_notes: Vec<String>,
@@ -95,6 +98,8 @@ impl From<&ResultDoc> for AnatomyTables {
 struct WorkloadAnswer {
     name: &'static str,
     best: Option<&'static str>,
+    /// "10% of one CPU fits 140,000/s (next: ...)".
+    capacity: Option<String>,
     rows: Vec<[String; 4]>,
     arithmetic: Vec<String>,
     missing: Vec<String>,
@@ -105,7 +110,7 @@ impl From<&ResultDoc> for Page {
         let (results, notes) = sections::result_rows(doc);
         let (claims, dimensions) = sections::claims_and_s0_table(doc);
         Page {
-            style: STYLE,
+            style: format!("{}{STYLE}", crate::cjk_font::font_face_css()),
             version: doc.tool.version.clone(),
             started_at: doc.started_at.clone(),
             duration: format::value(doc.duration_s, "s"),
@@ -114,6 +119,8 @@ impl From<&ResultDoc> for Page {
             host: host_facts(doc),
             warnings: doc.warnings.clone(),
             costs: crate::answer::unit_rows(doc),
+            unit_header: crate::answer::UNIT_HEADER,
+            unit_definitions: crate::answer::UNIT_DEFINITIONS,
             runtimes_header: runtimes::RUNTIMES_HEADER,
             runtimes: runtimes::runtime_rows(doc),
             runtime_notes: runtimes::runtime_notes(doc),
@@ -273,6 +280,7 @@ fn workload_answers(doc: &ResultDoc) -> Vec<WorkloadAnswer> {
             WorkloadAnswer {
                 name,
                 best: a.best.map(|m| m.name()),
+                capacity: crate::answer::capacity_answer(&a),
                 rows,
                 arithmetic: a
                     .bills
