@@ -478,6 +478,7 @@ mod tests {
                 VerdictKind::Confirmed,
             )],
             rounds: Some(22),
+            unmeasured: vec![],
             robustness: Some(0.97),
         };
         let row = verdict_row(&v);
