@@ -111,9 +111,10 @@ fn every_rule_gives_its_articles_conclusion_on_the_articles_own_figures() {
         }
         let mut decisions = Vec::new();
         for check in with_figures {
-            let (value, got) = check.on_article_figures().unwrap().unwrap_or_else(|e| {
-                panic!("{} / {}: {e:#}", claim.id, check.condition)
-            });
+            let (value, got) = check
+                .on_article_figures()
+                .unwrap()
+                .unwrap_or_else(|e| panic!("{} / {}: {e:#}", claim.id, check.condition));
             let want = kind(
                 check
                     .article
@@ -132,7 +133,10 @@ fn every_rule_gives_its_articles_conclusion_on_the_articles_own_figures() {
         let want = kind(claim.article_conclusion.as_deref().unwrap_or("confirmed"));
         let got = combine(claim.combine, &decisions).unwrap();
         if got != want {
-            wrong.push(format!("{}: {got:?} on its own figures, not {want:?}", claim.id));
+            wrong.push(format!(
+                "{}: {got:?} on its own figures, not {want:?}",
+                claim.id
+            ));
         }
         covered.push(claim.id.as_str());
     }
@@ -165,7 +169,11 @@ fn regression_the_fdpass_check_refuted_its_own_source() {
     // Stevens's Digital Unix column: passing descriptors 10.9 s, locking around accept 10.0 s
     // (1.09). The old rule (>= 1.15, the global default) refuted the table it came from.
     let p = published();
-    let order = p.claims.iter().find(|c| c.id == "S0.stevens.order").unwrap();
+    let order = p
+        .claims
+        .iter()
+        .find(|c| c.id == "S0.stevens.order")
+        .unwrap();
     let fdpass = order
         .checks
         .iter()
@@ -194,36 +202,99 @@ fn program(check: &CheckSpec) -> BTreeSet<String> {
 #[test]
 fn the_articles_own_program_decides_wherever_it_runs() {
     let expected: BTreeMap<&str, &[&str]> = [
-        ("S0.table.memory_cpu", &["memory.process", "memory.thread", "workload.print"][..]),
+        (
+            "S0.table.memory_cpu",
+            &["memory.process", "memory.thread", "workload.print"][..],
+        ),
         (
             "S0.table.create_switch",
-            &["create.fork", "create.thread", "switch.alone.process", "switch.alone.thread"],
+            &[
+                "create.fork",
+                "create.thread",
+                "switch.alone.process",
+                "switch.alone.thread",
+            ],
         ),
         ("S0.table.reliability", &["isolation.crash"]),
         ("S0.30x", &["memory.process", "memory.thread"]),
-        ("S0.create", &["probes.c.process_100k", "probes.c.thread_100k"]),
-        ("S0.create.pools", &["server.stevens[fork-per-connection]", "server.stevens[prefork]", "server.stevens[prefork-flock]", "server.stevens[prefork-mutex]", "server.stevens[thread-per-connection]", "server.stevens[prethread-mutex]", "server.stevens[prethread-acceptor]"]),
+        (
+            "S0.create",
+            &["probes.c.process_100k", "probes.c.thread_100k"],
+        ),
+        (
+            "S0.create.pools",
+            &[
+                "server.stevens[fork-per-connection]",
+                "server.stevens[prefork]",
+                "server.stevens[prefork-flock]",
+                "server.stevens[prefork-mutex]",
+                "server.stevens[thread-per-connection]",
+                "server.stevens[prethread-mutex]",
+                "server.stevens[prethread-acceptor]",
+            ],
+        ),
         ("S0.print", &["probes.c.print"]),
         ("S0.heavy", &["workload.print"]),
         ("S0.scale.linear", &["workload.print"]),
         ("S0.dualcore.speedup", &["workload.print"]),
-        ("S1.alternate", &["probes.csharp.alternate", "probes.csharp.single"]),
+        (
+            "S1.alternate",
+            &["probes.csharp.alternate", "probes.csharp.single"],
+        ),
         // The lock's switch counts are read from concbench's own run: the C# program's runtime
         // does not report them.
-        ("S1.lock", &["probes.csharp.alternate", "probes.csharp.lock", "contend.lock"]),
-        ("S2.switch_order", &["switch.alone.process", "switch.alone.thread", "switch.coroutine"]),
-        ("S2.blocking", &["server.blocking[swoole]", "server.blocking[netty]"]),
-        ("S2.no_blocking", &["server.keepalive[swoole]", "server.keepalive[netty]"]),
-        ("S2.memory", &["server.keepalive[netty]", "server.keepalive[swoole]"]),
+        (
+            "S1.lock",
+            &[
+                "probes.csharp.alternate",
+                "probes.csharp.lock",
+                "contend.lock",
+            ],
+        ),
+        (
+            "S2.switch_order",
+            &[
+                "switch.alone.process",
+                "switch.alone.thread",
+                "switch.coroutine",
+            ],
+        ),
+        (
+            "S2.blocking",
+            &["server.blocking[swoole]", "server.blocking[netty]"],
+        ),
+        (
+            "S2.no_blocking",
+            &["server.keepalive[swoole]", "server.keepalive[netty]"],
+        ),
+        (
+            "S2.memory",
+            &["server.keepalive[netty]", "server.keepalive[swoole]"],
+        ),
         ("S2.connections", &["limits.connections"]),
-        ("S3.switch", &["probes.c.pipe_token", "syscall.getppid", "probes.c.ring"]),
+        (
+            "S3.switch",
+            &["probes.c.pipe_token", "syscall.getppid", "probes.c.ring"],
+        ),
         ("S3.cold", &["switch.pipe.process"]),
         // The Java reader decides the seed's headline; concbench's readers are conditions of
         // their own (other readers and file sizes), never the seed's point.
         ("S4.one_thread", &["io.read.java", "io.read"]),
         ("S4.degrade", &["io.read.java", "io.read"]),
         ("S4.iowait", &["io.read"]),
-        ("S0.stevens.order", &["server.stevens[fork-per-connection]", "server.stevens[prefork]", "server.stevens[prefork-flock]", "server.stevens[prefork-mutex]", "server.stevens[prefork-fdpass]", "server.stevens[thread-per-connection]", "server.stevens[prethread-mutex]", "server.stevens[prethread-acceptor]"]),
+        (
+            "S0.stevens.order",
+            &[
+                "server.stevens[fork-per-connection]",
+                "server.stevens[prefork]",
+                "server.stevens[prefork-flock]",
+                "server.stevens[prefork-mutex]",
+                "server.stevens[prefork-fdpass]",
+                "server.stevens[thread-per-connection]",
+                "server.stevens[prethread-mutex]",
+                "server.stevens[prethread-acceptor]",
+            ],
+        ),
     ]
     .into_iter()
     .collect();
@@ -242,7 +313,11 @@ fn the_articles_own_program_decides_wherever_it_runs() {
         assert_eq!(ids, want, "{}", claim.id);
         seen.insert(claim.id.as_str());
     }
-    assert_eq!(seen.len(), expected.len(), "a claim named here is no longer judged");
+    assert_eq!(
+        seen.len(),
+        expected.len(),
+        "a claim named here is no longer judged"
+    );
 }
 
 #[test]
@@ -262,7 +337,11 @@ fn one_quantity_decides_one_claim_within_an_article() {
             key.sort();
             let key = (article.clone(), format!("{} {key:?}", check.quantity));
             if let Some(other) = owner.insert(key, claim.id.as_str()) {
-                assert_eq!(other, claim.id, "one quantity decides {other} and {}", claim.id);
+                assert_eq!(
+                    other, claim.id,
+                    "one quantity decides {other} and {}",
+                    claim.id
+                );
             }
         }
     }
@@ -314,7 +393,12 @@ fn a_claim_judged_on_part_of_its_checks_is_partly_judged() {
 #[test]
 fn a_claim_measured_whole_is_not_partly_judged() {
     let d = doc(vec![
-        result("memory.process", "KiB", &[("units", json!(1000))], common::around(300.0, 8)),
+        result(
+            "memory.process",
+            "KiB",
+            &[("units", json!(1000))],
+            common::around(300.0, 8),
+        ),
         result(
             "memory.thread",
             "KiB",
@@ -397,8 +481,18 @@ fn unjudged_claims_give_no_verdict_and_say_why() {
     }
     // The shared-memory figure is measured, but the row about ease of programming is not judged.
     let d = doc(vec![
-        result("share.shm.process", "ns", &[("bytes", json!(64))], common::around(100.0, 8)),
-        result("share.memory.thread", "ns", &[("bytes", json!(64))], common::around(100.0, 8)),
+        result(
+            "share.shm.process",
+            "ns",
+            &[("bytes", json!(64))],
+            common::around(100.0, 8),
+        ),
+        result(
+            "share.memory.thread",
+            "ns",
+            &[("bytes", json!(64))],
+            common::around(100.0, 8),
+        ),
     ]);
     assert!(judge(&d).iter().all(|v| v.source != "S0.table.sharing"));
 }

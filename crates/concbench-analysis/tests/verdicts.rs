@@ -50,7 +50,10 @@ fn kernel_doc(process_kib: f64, thread_kib: f64, rounds: usize) -> Vec<ResultEnt
 
 #[test]
 fn s0_30x_confirmed_refuted_and_inconclusive() {
-    assert_eq!(decision(&doc(kernel_doc(64.0, 19.0, 8)), "S0.30x"), Confirmed);
+    assert_eq!(
+        decision(&doc(kernel_doc(64.0, 19.0, 8)), "S0.30x"),
+        Confirmed
+    );
     let v = verdict(&doc(kernel_doc(30.0, 20.0, 8)), "S0.30x");
     assert_eq!(v.verdict, Refuted);
     assert!(v.checks[0].rule.contains(">= 2.00"), "{:?}", v.checks);
@@ -63,8 +66,15 @@ fn s0_30x_confirmed_refuted_and_inconclusive() {
     ]);
     let v = verdict(&doc(r), "S0.30x");
     assert_eq!(v.verdict, Confirmed, "{}", v.explanation);
-    let creation = v.checks.iter().find(|c| c.condition.contains("30x")).unwrap();
-    assert!(creation.beside && creation.decision == Refuted, "{creation:?}");
+    let creation = v
+        .checks
+        .iter()
+        .find(|c| c.condition.contains("30x"))
+        .unwrap();
+    assert!(
+        creation.beside && creation.decision == Refuted,
+        "{creation:?}"
+    );
 }
 
 #[test]
@@ -186,8 +196,15 @@ fn s3_confirmed_when_the_relations_hold() {
     // system call's 200 ns beside.
     let deciding: Vec<_> = v.checks.iter().filter(|c| !c.beside).collect();
     assert_eq!(deciding.len(), 2, "{:?}", v.checks);
-    let syscall = v.checks.iter().find(|c| c.condition.contains("200 ns")).unwrap();
-    assert!(syscall.beside && syscall.note.contains("1.15x the article's"), "{syscall:?}");
+    let syscall = v
+        .checks
+        .iter()
+        .find(|c| c.condition.contains("200 ns"))
+        .unwrap();
+    assert!(
+        syscall.beside && syscall.note.contains("1.15x the article's"),
+        "{syscall:?}"
+    );
 }
 
 #[test]
@@ -214,13 +231,23 @@ fn s3_the_articles_programs_decide_and_a_disagreement_names_the_decider() {
     let decider = v
         .checks
         .iter()
-        .find(|c| c.condition.contains("the ring's hop over the pipe token's pass"))
+        .find(|c| {
+            c.condition
+                .contains("the ring's hop over the pipe token's pass")
+        })
         .unwrap();
-    assert!(!decider.beside && decider.decision == Refuted, "{decider:?}");
+    assert!(
+        !decider.beside && decider.decision == Refuted,
+        "{decider:?}"
+    );
     let beside = v
         .checks
         .iter()
-        .find(|c| c.condition.starts_with("a thread hand-over costs about what a process hand-over costs (concbench"))
+        .find(|c| {
+            c.condition.starts_with(
+                "a thread hand-over costs about what a process hand-over costs (concbench",
+            )
+        })
         .unwrap();
     assert!(beside.beside && beside.decision == Confirmed);
     assert!(
@@ -228,7 +255,11 @@ fn s3_the_articles_programs_decide_and_a_disagreement_names_the_decider() {
         "{}",
         beside.note
     );
-    let implied = v.checks.iter().find(|c| c.condition.contains("1.84 µs")).unwrap();
+    let implied = v
+        .checks
+        .iter()
+        .find(|c| c.condition.contains("1.84 µs"))
+        .unwrap();
     assert_eq!(implied.estimate, Some(3.9), "{implied:?}");
 }
 
@@ -298,11 +329,17 @@ fn s0_print_follows_the_articles_figures() {
     assert_eq!(v.verdict, Confirmed, "{}", v.explanation);
     assert_eq!(v.checks.len(), 3);
     assert!(
-        v.checks[0].condition.starts_with("threads lead at COUNT = 10,"),
+        v.checks[0]
+            .condition
+            .starts_with("threads lead at COUNT = 10,"),
         "{}",
         v.checks[0].condition
     );
-    assert!(v.explanation.contains("cross between COUNT 100 and 1000"), "{}", v.explanation);
+    assert!(
+        v.explanation.contains("cross between COUNT 100 and 1000"),
+        "{}",
+        v.explanation
+    );
     assert_eq!(decision(&print_doc(|_| 1.0), "S0.print"), Depends);
     assert_eq!(
         decision(&print_doc(|c| if c < 1000 { 1.2 } else { 0.5 }), "S0.print"),

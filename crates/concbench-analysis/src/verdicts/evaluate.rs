@@ -408,27 +408,25 @@ fn explanation(
             unmeasured.join("; ")
         ));
     }
-    parts.extend(checked
-        .iter()
-        .map(|c| {
-            let ch = &c.check;
-            let measured = match ch.estimate {
-                Some(e) => human::measured(e, ch.ci95, &ch.unit),
-                None => "nothing".to_string(),
-            };
-            let note = if ch.note.is_empty() {
-                String::new()
-            } else {
-                format!(" ({})", ch.note)
-            };
-            format!(
-                "{}: rule {}; measured {measured} over {} rounds -> {}{note}.",
-                ch.condition,
-                ch.rule,
-                ch.rounds,
-                decision_word(ch.decision)
-            )
-        }));
+    parts.extend(checked.iter().map(|c| {
+        let ch = &c.check;
+        let measured = match ch.estimate {
+            Some(e) => human::measured(e, ch.ci95, &ch.unit),
+            None => "nothing".to_string(),
+        };
+        let note = if ch.note.is_empty() {
+            String::new()
+        } else {
+            format!(" ({})", ch.note)
+        };
+        format!(
+            "{}: rule {}; measured {measured} over {} rounds -> {}{note}.",
+            ch.condition,
+            ch.rule,
+            ch.rounds,
+            decision_word(ch.decision)
+        )
+    }));
     let open = checked
         .iter()
         .any(|c| !c.check.beside && c.check.decision == VerdictKind::Inconclusive);

@@ -284,7 +284,11 @@ impl CheckSpec {
             bail!("a check needs at least one result under `use`");
         }
         if let Some(a) = &self.article {
-            if let Some(name) = a.values.keys().find(|n| !self.uses.contains_key(n.as_str())) {
+            if let Some(name) = a
+                .values
+                .keys()
+                .find(|n| !self.uses.contains_key(n.as_str()))
+            {
                 bail!("article figure `{name}` is not under `use`");
             }
         }
