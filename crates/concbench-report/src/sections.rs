@@ -225,6 +225,18 @@ pub fn verdict_word(k: concbench_core::VerdictKind) -> &'static str {
     }
 }
 
+/// A verdict's word; a claim whose deciding checks were not all measured is "partly judged",
+/// its word for what was measured beside ("partly judged: refuted"), never a plain one.
+pub fn verdict_cell(v: &concbench_core::Verdict) -> String {
+    if v.partly_judged() && v.verdict == concbench_core::VerdictKind::Inconclusive {
+        "partly judged".to_string()
+    } else if v.partly_judged() {
+        format!("partly judged: {}", verdict_word(v.verdict))
+    } else {
+        verdict_word(v.verdict).to_string()
+    }
+}
+
 /// "97%" of resamples agreeing, or "-" for documents without the figure.
 pub fn robustness_cell(v: &concbench_core::Verdict) -> String {
     v.robustness
@@ -244,7 +256,7 @@ pub fn verdict_rows(doc: &ResultDoc) -> Vec<[String; 5]> {
             };
             [
                 format!("{} ({})", v.claim, v.source),
-                verdict_word(v.verdict).to_string(),
+                verdict_cell(v),
                 detail,
                 v.rounds
                     .map(|r| r.to_string())
@@ -318,6 +330,8 @@ pub struct ClaimRow {
     pub seed: String,
     pub text: String,
     pub verdict: Option<String>,
+    /// Some deciding checks were not measured: the verdict holds among what was.
+    pub partly: bool,
     pub explanation: String,
     pub evidence: Vec<String>,
     /// The rule checked under each condition, what was measured and the decision.
@@ -334,6 +348,8 @@ pub struct DimensionRow {
     pub threads: String,
     pub article_verdict: String,
     pub verdict: Option<String>,
+    /// Some deciding checks were not measured: the verdict holds among what was.
+    pub partly: bool,
     pub explanation: String,
     pub evidence: Vec<String>,
     pub checks: Vec<String>,
@@ -345,9 +361,19 @@ pub struct DimensionRow {
 pub fn claims_and_s0_table(doc: &ResultDoc) -> (Vec<ClaimRow>, Vec<DimensionRow>) {
     let p = published();
     let judged = |claim: &str| doc.verdicts.iter().find(|v| v.source == claim);
-    let verdict = |claim: &str| judged(claim).map(|v| format!("{:?}", v.verdict).to_lowercase());
+    let verdict = |claim: &str| judged(claim).map(|v| verdict_word(v.verdict).to_string());
+    let partly = |claim: &str| judged(claim).is_some_and(|v| v.partly_judged());
+    let unjudged = |claim: &str| {
+        p.claims
+            .iter()
+            .find(|c| c.id == claim)
+            .and_then(|c| c.unjudged.clone())
+    };
     let explanation = |claim: &str, needs: Option<&[String]>| match (judged(claim), needs) {
         (Some(v), _) => v.explanation.clone(),
+        (None, _) if unjudged(claim).is_some() => {
+            format!("Not judged here: {}", unjudged(claim).unwrap_or_default())
+        }
         (None, Some([])) => {
             "Not measurable by a benchmark: it is a matter of practice, not of cost.".into()
         }
@@ -386,6 +412,7 @@ pub fn claims_and_s0_table(doc: &ResultDoc) -> (Vec<ClaimRow>, Vec<DimensionRow>
             seed: c.seed.clone(),
             text: c.text.clone(),
             verdict: verdict(&c.id),
+            partly: partly(&c.id),
             explanation: explanation(&c.id, None),
             evidence: evidence(&c.id),
             checks: checks(&c.id),
@@ -401,6 +428,7 @@ pub fn claims_and_s0_table(doc: &ResultDoc) -> (Vec<ClaimRow>, Vec<DimensionRow>
             threads: d.threads.clone(),
             article_verdict: d.article_verdict.clone(),
             verdict: verdict(&d.claim),
+            partly: partly(&d.claim),
             explanation: explanation(&d.claim, Some(&d.needs)),
             evidence: evidence(&d.claim),
             checks: checks(&d.claim),
@@ -435,7 +463,11 @@ pub fn s0_table_rows(doc: &ResultDoc) -> Vec<[String; 6]> {
                 d.processes,
                 d.threads,
                 d.article_verdict,
-                d.verdict.unwrap_or_else(|| "not judged".into()),
+                match (d.verdict, d.partly) {
+                    (Some(v), true) => format!("partly judged: {v}"),
+                    (Some(v), false) => v,
+                    (None, _) => "not judged".into(),
+                },
                 format!("{}{evidence}", d.explanation),
             ]
         })

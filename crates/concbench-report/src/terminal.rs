@@ -296,20 +296,30 @@ fn mode(doc: &ResultDoc) -> &'static str {
     }
 }
 
-/// "5 confirmed, 3 refuted, 2 depend, 1 inconclusive".
+/// "5 confirmed, 3 refuted, 2 depend, 1 inconclusive, 2 partly judged": a partly judged
+/// claim is counted apart, never among the plain outcomes.
 fn tally(verdicts: &[Verdict]) -> String {
-    let count = |k: VerdictKind| verdicts.iter().filter(|v| v.verdict == k).count();
-    [
+    let whole = |k: VerdictKind| {
+        verdicts
+            .iter()
+            .filter(|v| v.verdict == k && !v.partly_judged())
+            .count()
+    };
+    let partly = verdicts.iter().filter(|v| v.partly_judged()).count();
+    let mut parts: Vec<String> = [
         (VerdictKind::Confirmed, "confirmed"),
         (VerdictKind::Refuted, "refuted"),
         (VerdictKind::Depends, "depend"),
         (VerdictKind::Inconclusive, "inconclusive"),
     ]
     .into_iter()
-    .filter(|(k, _)| count(*k) > 0)
-    .map(|(k, word)| format!("{} {word}", count(k)))
-    .collect::<Vec<_>>()
-    .join(", ")
+    .filter(|(k, _)| whole(*k) > 0)
+    .map(|(k, word)| format!("{} {word}", whole(k)))
+    .collect();
+    if partly > 0 {
+        parts.push(format!("{partly} partly judged"));
+    }
+    parts.join(", ")
 }
 
 /// What a check measured: "5.80x [5.57, 6.15]".
@@ -393,7 +403,7 @@ fn verdict_row(v: &Verdict) -> [String; 4] {
     };
     [
         v.source.clone(),
-        sections::verdict_word(v.verdict).to_string(),
+        sections::verdict_cell(v),
         figure,
         rounds_cell(v),
     ]

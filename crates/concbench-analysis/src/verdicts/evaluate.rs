@@ -2,7 +2,7 @@
 //! the rule and the numbers printed beside the decision.
 
 use super::decide::{combine, decide, num, Rule};
-use super::robustness::robustness;
+use super::robustness::{robustness, robustness_partial};
 use super::series::{instances, series, Instance, Series};
 use super::spec::{CheckSpec, GuardEffect};
 use crate::published::Claim;
@@ -105,7 +105,13 @@ pub fn judge_claim<'a>(doc: &'a ResultDoc, claim: &'a Claim) -> Option<Judged<'a
         verdict: kind,
         evidence,
         explanation: explanation(claim, kind, &checked, &unmeasured),
-        robustness: Some(robustness(claim.combine, &series, kind, &claim.id)),
+        robustness: Some(robustness_partial(
+            claim.combine,
+            &series,
+            unmeasured.len(),
+            kind,
+            &claim.id,
+        )),
         rounds: deciding.iter().map(|c| c.check.rounds).max(),
         checks: checked.into_iter().map(|c| c.check).collect(),
         unmeasured,
