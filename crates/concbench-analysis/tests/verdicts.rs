@@ -11,6 +11,13 @@ use concbench_core::{ResultDoc, ResultEntry, VerdictKind};
 use serde_json::json;
 use VerdictKind::*;
 
+fn batches(process: Vec<f64>, thread: Vec<f64>) -> Vec<ResultEntry> {
+    vec![
+        result("create.process_100k", "ns", &[], process),
+        result("create.thread_100k", "ns", &[], thread),
+    ]
+}
+
 fn fork_thread(fork: Vec<f64>, thread: Vec<f64>) -> Vec<ResultEntry> {
     vec![
         result(
@@ -49,43 +56,57 @@ fn kernel_doc(process_kib: f64, thread_kib: f64, rounds: usize) -> Vec<ResultEnt
 }
 
 #[test]
-fn s0_30x_confirmed_refuted_and_inconclusive() {
+fn s0_30x_far_confirmed_refuted_and_inconclusive() {
     assert_eq!(
-        decision(&doc(kernel_doc(64.0, 19.0, 8)), "S0.30x"),
+        decision(&doc(kernel_doc(64.0, 19.0, 8)), "S0.30x.far"),
         Confirmed
     );
-    let v = verdict(&doc(kernel_doc(30.0, 20.0, 8)), "S0.30x");
+    let v = verdict(&doc(kernel_doc(30.0, 20.0, 8)), "S0.30x.far");
     assert_eq!(v.verdict, Refuted);
     assert!(v.checks[0].rule.contains(">= 2.00"), "{:?}", v.checks);
-    // Creation's 30x is shown beside, never deciding: a creation far from 30x leaves the
-    // verdict to the space.
+    // The switch is shown beside, never deciding.
     let mut r = kernel_doc(64.0, 19.0, 8);
     r.extend(vec![
-        result("probes.c.process_100k", "ns", &[], around(130_000.0, 8)),
-        result("probes.c.thread_100k", "ns", &[], around(10_000.0, 8)),
+        result("switch.alone.process", "ns", &[], around(1900.0, 8)),
+        result("switch.alone.thread", "ns", &[], around(1800.0, 8)),
     ]);
-    let v = verdict(&doc(r), "S0.30x");
+    let v = verdict(&doc(r), "S0.30x.far");
     assert_eq!(v.verdict, Confirmed, "{}", v.explanation);
-    let creation = v
-        .checks
-        .iter()
-        .find(|c| c.condition.contains("30x"))
-        .unwrap();
-    assert!(
-        creation.beside && creation.decision == Refuted,
-        "{creation:?}"
-    );
+    assert!(v.checks[1].beside && v.checks[1].decision == Refuted);
 }
 
 #[test]
-fn s0_30x_with_too_few_rounds_is_inconclusive_never_refuted() {
-    let v = verdict(&doc(kernel_doc(30.0, 20.0, 3)), "S0.30x");
+fn s0_30x_far_with_too_few_rounds_is_inconclusive_never_refuted() {
+    let v = verdict(&doc(kernel_doc(30.0, 20.0, 3)), "S0.30x.far");
     assert_eq!(v.verdict, Inconclusive);
     assert!(
         v.checks[0].note.contains("no 95% interval"),
         "{:?}",
         v.checks[0]
     );
+}
+
+#[test]
+fn s0_30x_is_judged_on_creation_and_the_c_programs_are_beside() {
+    let d = doc(fork_thread(around(1_200_000.0, 8), around(40_000.0, 8)));
+    assert_eq!(decision(&d, "S0.30x"), Confirmed);
+    let mut r = fork_thread(around(170_000.0, 8), around(40_000.0, 8));
+    r.extend(vec![
+        result("probes.c.process_100k", "ns", &[], around(720_000.0, 8)),
+        result("probes.c.thread_100k", "ns", &[], around(24_000.0, 8)),
+    ]);
+    let v = verdict(&doc(r), "S0.30x");
+    assert_eq!(v.verdict, Refuted);
+    assert!(
+        v.checks[0].rule.contains("within [20.0, 45.0]"),
+        "{:?}",
+        v.checks
+    );
+    assert!(v.checks[1].beside && v.checks[1].decision == Confirmed);
+    assert!(v.explanation.contains("prose"), "{}", v.explanation);
+    // Right at the band's edge with noise: the interval straddles 20.
+    let d = doc(fork_thread(noisy(800_000.0, 8, 0.15), around(40_000.0, 8)));
+    assert_eq!(decision(&d, "S0.30x"), Inconclusive);
 }
 
 #[test]
@@ -107,7 +128,7 @@ fn s0_create_confirmed_and_refuted() {
 
 #[test]
 fn create_switch_depends_when_only_creation_differs() {
-    let mut r = fork_thread(around(170_000.0, 8), around(40_000.0, 8));
+    let mut r = batches(around(170_000.0, 8), around(40_000.0, 8));
     r.push(pipe("switch.pipe.process", around(2500.0, 8)));
     r.push(pipe("switch.pipe.thread", around(2480.0, 8)));
     let v = verdict(&doc(r), "S0.table.create_switch");
@@ -121,11 +142,11 @@ fn create_switch_depends_when_only_creation_differs() {
 
 #[test]
 fn create_switch_confirmed_when_both_differ_and_refuted_when_neither_does() {
-    let mut r = fork_thread(around(170_000.0, 8), around(40_000.0, 8));
+    let mut r = batches(around(170_000.0, 8), around(40_000.0, 8));
     r.push(pipe("switch.pipe.process", around(4000.0, 8)));
     r.push(pipe("switch.pipe.thread", around(2500.0, 8)));
     assert_eq!(decision(&doc(r), "S0.table.create_switch"), Confirmed);
-    let mut r = fork_thread(around(41_000.0, 8), around(40_000.0, 8));
+    let mut r = batches(around(41_000.0, 8), around(40_000.0, 8));
     r.push(pipe("switch.pipe.process", around(2500.0, 8)));
     r.push(pipe("switch.pipe.thread", around(2500.0, 8)));
     assert_eq!(decision(&doc(r), "S0.table.create_switch"), Refuted);
@@ -136,7 +157,7 @@ fn regression_a_plain_order_is_judged_at_its_5_percent_not_a_default_15() {
     // "切换复杂,速度慢" names no size: a 7% slower process switch is slower (the old global 15%
     // refuted it), a 2% one is not.
     let switch = |ratio: f64| {
-        let mut r = fork_thread(around(170_000.0, 8), around(40_000.0, 8));
+        let mut r = batches(around(170_000.0, 8), around(40_000.0, 8));
         r.push(pipe("switch.pipe.process", around(2700.0 * ratio, 8)));
         r.push(pipe("switch.pipe.thread", around(2700.0, 8)));
         verdict(&doc(r), "S0.table.create_switch")
