@@ -13,7 +13,7 @@ use serde_json::json;
 pub fn context(doc: &ResultDoc, verdict: &Verdict, published: &Published) -> Option<String> {
     match verdict.source.as_str() {
         "S0.print" => Some(print_crossovers(verdict, published)),
-        "S0.table.memory_cpu" | "S0.30x" => memory_sentence(doc),
+        "S0.table.memory_cpu" | "S0.30x.far" => memory_sentence(doc),
         _ => None,
     }
 }

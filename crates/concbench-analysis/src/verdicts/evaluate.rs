@@ -88,7 +88,7 @@ pub fn judge_claim<'a>(doc: &'a ResultDoc, claim: &'a Claim) -> Option<Judged<'a
     }
     let deciding: Vec<&Checked<'_>> = checked.iter().filter(|c| !c.check.beside).collect();
     let mut decisions: Vec<VerdictKind> = deciding.iter().map(|c| c.check.decision).collect();
-    if decisions.is_empty() {
+    if checked.is_empty() || claim.unjudged.is_some() {
         return None;
     }
     // A deciding check the run did not measure counts as undecided: it can keep a claim from
