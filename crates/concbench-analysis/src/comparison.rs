@@ -399,6 +399,7 @@ mod tests {
             checks: vec![],
             robustness: None,
             rounds: None,
+            unmeasured: vec![],
         };
         let mut a = doc(vec![]);
         a.verdicts.push(v(VerdictKind::Refuted));

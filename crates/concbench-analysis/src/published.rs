@@ -148,6 +148,19 @@ pub struct Claim {
     /// A sentence added to the explanation per verdict (`confirmed = "..."`).
     #[serde(default)]
     pub explain: BTreeMap<String, String>,
+    /// Why the claim is not judged here (what one machine or this kernel cannot show): its
+    /// checks, if any, are shown beside, never deciding, and the reports list it as "not
+    /// judged here" with this reason.
+    #[serde(default)]
+    pub unjudged: Option<String>,
+    /// Why none of the claim's checks carries the article's own figures (the article printed
+    /// none for it), when none does.
+    #[serde(default)]
+    pub article_figures: Option<String>,
+    /// What the article itself concluded from its figures, when not that its claim holds
+    /// (`"depends"` where its own figures turn at a point).
+    #[serde(default)]
+    pub article_conclusion: Option<String>,
 }
 
 impl Figure {

@@ -24,21 +24,13 @@ fn per_process(ns: f64) -> ResultDoc {
 }
 
 #[test]
-fn per_process_confirmed_depends_refuted_and_says_the_article_contradicts_itself() {
-    // 150 us: within a factor two of both 0.18 and 0.087 ms.
-    let v = verdict(&per_process(150_000.0), "S0.create.per_process");
-    assert_eq!(v.verdict, Confirmed, "{}", v.explanation);
-    assert!(v.claim.contains("0.087") && v.claim.contains("contradicts"));
-    assert!(v.checks.iter().all(|c| c.unit == "ms"));
-    // 300 us: the stated 0.18 ms holds, the table's 0.087 ms does not.
-    assert_eq!(
-        decision(&per_process(300_000.0), "S0.create.per_process"),
-        Depends
-    );
-    assert_eq!(
-        decision(&per_process(2_000_000.0), "S0.create.per_process"),
-        Refuted
-    );
+fn per_process_is_an_absolute_time_and_never_decides() {
+    // 0.18 ms on the article's 2007 machine: shown among the figures with this machine's ratio,
+    // never a verdict on today's hardware.
+    let d = per_process(150_000.0);
+    assert!(concbench_analysis::verdicts::judge(&d)
+        .iter()
+        .all(|v| v.source != "S0.create.per_process"));
 }
 
 // ---- S0.create.pools: a unit per connection costs no more than a pool?
@@ -162,9 +154,11 @@ fn the_stdio_writer_is_a_condition_of_its_own() {
     let v = verdict(&doc(r), "S0.print");
     assert_eq!(v.checks.len(), 2);
     assert!(v.checks[1].condition.contains("printf"));
-    // Threads as fast as processes through write, slower through printf's locked stream: "no
-    // faster" holds either way.
-    assert_eq!(v.verdict, Confirmed, "{}", v.explanation);
+    // Another method at the same COUNT, beside the write workload: "no faster" holds either way.
+    assert!(v.checks[1].beside && v.checks[1].decision == Confirmed);
+    // COUNT 1000 alone leaves "threads lead below 1000" unmeasured: partly judged.
+    assert!(v.partly_judged(), "{:?}", v.unmeasured);
+    assert_eq!(v.verdict, Inconclusive, "{}", v.explanation);
 }
 
 // ---- S1: alternation per switch, and the lock runs.
@@ -312,16 +306,23 @@ fn the_articles_systems_are_judged_beside_the_rust_designs() {
         ],
     );
     let v = verdict(&d, "S2.no_blocking");
-    // The Rust designs decide; each article system is a row of its own beside them.
-    assert_eq!(v.verdict, Confirmed, "{}", v.explanation);
-    let beside: Vec<_> = v.checks.iter().filter(|c| c.beside).collect();
-    assert_eq!(beside.len(), 3, "{:?}", v.checks);
-    let fibers = beside
+    // The article's language decides (Swoole absent: PHP Fibers); the other systems and the
+    // Rust designs are rows beside it.
+    assert_eq!(v.verdict, Refuted, "{}", v.explanation);
+    let deciding: Vec<_> = v.checks.iter().filter(|c| !c.beside).collect();
+    assert_eq!(deciding.len(), 1, "{:?}", v.checks);
+    assert!(deciding[0].condition.contains("PHP Fibers"));
+    let rust = v
+        .checks
         .iter()
-        .find(|c| c.condition.contains("PHP Fibers"))
-        .expect("a PHP Fibers row");
-    assert_eq!(fibers.decision, Refuted, "70k vs 28k req/s is not equal");
-    assert!(fibers.note.contains("disagree"), "{}", fibers.note);
+        .find(|c| c.condition.contains("tokio"))
+        .expect("the Rust designs beside");
+    assert!(rust.beside && rust.decision == Confirmed);
+    assert!(
+        rust.note.contains("disagree") && rust.note.contains("PHP Fibers"),
+        "{}",
+        rust.note
+    );
 }
 
 #[test]
@@ -333,9 +334,11 @@ fn the_articles_systems_decide_when_they_are_all_that_ran() {
     );
     let v = verdict(&d, "S2.blocking");
     let deciding: Vec<_> = v.checks.iter().filter(|c| !c.beside).collect();
-    assert_eq!(deciding.len(), 1, "{:?}", v.checks);
-    assert!(deciding[0].condition.contains("Go net/http"));
+    // "More" and "about 6x", both on Go against Netty.
+    assert_eq!(deciding.len(), 2, "{:?}", v.checks);
+    assert!(deciding.iter().all(|c| c.condition.contains("Go net/http")));
     assert_eq!(deciding[0].decision, Confirmed);
+    assert_eq!(v.verdict, Depends, "{}", v.explanation);
 }
 
 fn connections(held: f64, per_port: f64) -> ResultDoc {
@@ -377,10 +380,13 @@ fn cold_doc(cold_ns: f64) -> ResultDoc {
 }
 
 #[test]
-fn cold_caches_confirmed_depends_refuted() {
+fn cold_caches_confirmed_and_refuted() {
     assert_eq!(decision(&cold_doc(40_000.0), "S3.cold"), Confirmed);
+    // Cold caches add 18%: larger, as the article says; the 3.5 µs of its machine is shown
+    // beside with this machine's ratio, never deciding.
     let v = verdict(&cold_doc(3_300.0), "S3.cold");
-    assert_eq!(v.verdict, Depends, "{}", v.explanation);
+    assert_eq!(v.verdict, Confirmed, "{}", v.explanation);
+    assert!(v.checks[1].beside && v.checks[1].note.contains("0.943x the article's"));
     assert_eq!(decision(&cold_doc(2_850.0), "S3.cold"), Refuted);
 }
 
@@ -395,7 +401,7 @@ fn io(model: &str, files: u64, ms: f64, counters: &[(&str, f64)]) -> ResultEntry
             ("model", json!(model)),
             ("files", json!(files)),
             ("file_mib", json!(50)),
-            ("reader", json!("direct")),
+            ("reader", json!("byte")),
             ("placement", json!("unpinned")),
         ],
         around(ms, 8),

@@ -286,6 +286,17 @@ pub struct Verdict {
     /// The most rounds any of its checks rests on.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub rounds: Option<usize>,
+    /// The deciding checks this run did not measure (their conditions): the claim is only
+    /// partly judged, and its verdict holds among what was measured.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub unmeasured: Vec<String>,
+}
+
+impl Verdict {
+    /// Whether some of the claim's deciding checks were not measured.
+    pub fn partly_judged(&self) -> bool {
+        !self.unmeasured.is_empty()
+    }
 }
 
 /// One check of a claim's rule on one condition: the rule with its numbers, what was measured,

@@ -47,8 +47,16 @@ pub fn seeds_text(doc: &ResultDoc, published: &Published, seeds: &[&str]) -> Str
                         out,
                         "verdict on \"{}\": {} — {}",
                         claim.text,
-                        format!("{:?}", v.verdict).to_uppercase(),
+                        sections::verdict_cell(v).to_uppercase(),
                         v.explanation
+                    );
+                }
+                None if claim.unjudged.is_some() => {
+                    let _ = writeln!(
+                        out,
+                        "not judged here: \"{}\" — {}",
+                        claim.text,
+                        claim.unjudged.as_deref().unwrap_or_default()
                     );
                 }
                 None => {

@@ -271,6 +271,19 @@ pub fn verdict_word(k: concbench_core::VerdictKind) -> &'static str {
     }
 }
 
+/// A verdict's word as the rows say it ([`verdict_label`]); a claim whose deciding checks
+/// were not all measured is "partly judged", its word for what was measured beside ("partly
+/// judged: refuted"), never a plain one.
+pub fn verdict_cell(v: &concbench_core::Verdict) -> String {
+    if v.partly_judged() && v.verdict == concbench_core::VerdictKind::Inconclusive {
+        "partly judged".to_string()
+    } else if v.partly_judged() {
+        format!("partly judged: {}", verdict_label(v))
+    } else {
+        verdict_label(v)
+    }
+}
+
 /// "97%" of resamples agreeing, or "-" for documents without the figure and for verdicts on
 /// too few rounds for an interval (resampling one round agrees with itself: no robustness).
 pub fn robustness_cell(v: &concbench_core::Verdict) -> String {
@@ -349,7 +362,7 @@ pub fn verdict_rows(doc: &ResultDoc) -> Vec<[String; 5]> {
             };
             [
                 format!("{} ({})", v.claim, v.source),
-                verdict_label(v),
+                verdict_cell(v),
                 detail,
                 v.rounds
                     .map(|r| r.to_string())
@@ -425,6 +438,8 @@ pub struct ClaimRow {
     pub verdict: Option<String>,
     /// The verdict as said ("direction confirmed, size refuted" where "depends" would mislead).
     pub label: Option<String>,
+    /// Some deciding checks were not measured: the verdict holds among what was.
+    pub partly: bool,
     pub explanation: String,
     pub evidence: Vec<String>,
     /// The rule checked under each condition, what was measured and the decision.
@@ -452,6 +467,8 @@ pub struct DimensionRow {
     pub article_verdict: String,
     pub verdict: Option<String>,
     pub label: Option<String>,
+    /// Some deciding checks were not measured: the verdict holds among what was.
+    pub partly: bool,
     pub explanation: String,
     pub evidence: Vec<String>,
     pub checks: Vec<String>,
@@ -463,10 +480,20 @@ pub struct DimensionRow {
 pub fn claims_and_s0_table(doc: &ResultDoc) -> (Vec<ClaimRow>, Vec<DimensionRow>) {
     let p = published();
     let judged = |claim: &str| doc.verdicts.iter().find(|v| v.source == claim);
-    let verdict = |claim: &str| judged(claim).map(|v| format!("{:?}", v.verdict).to_lowercase());
+    let verdict = |claim: &str| judged(claim).map(|v| verdict_word(v.verdict).to_string());
     let label = |claim: &str| judged(claim).map(verdict_label);
+    let partly = |claim: &str| judged(claim).is_some_and(|v| v.partly_judged());
+    let unjudged = |claim: &str| {
+        p.claims
+            .iter()
+            .find(|c| c.id == claim)
+            .and_then(|c| c.unjudged.clone())
+    };
     let explanation = |claim: &str, needs: Option<&[String]>| match (judged(claim), needs) {
         (Some(v), _) => prose(v),
+        (None, _) if unjudged(claim).is_some() => {
+            format!("Not judged here: {}", unjudged(claim).unwrap_or_default())
+        }
         (None, Some([])) => {
             "Not measurable by a benchmark: it is a matter of practice, not of cost.".into()
         }
@@ -507,6 +534,7 @@ pub fn claims_and_s0_table(doc: &ResultDoc) -> (Vec<ClaimRow>, Vec<DimensionRow>
             text: c.text.clone(),
             verdict: verdict(&c.id),
             label: label(&c.id),
+            partly: partly(&c.id),
             explanation: explanation(&c.id, None),
             evidence: evidence(&c.id),
             checks: checks(&c.id),
@@ -523,6 +551,7 @@ pub fn claims_and_s0_table(doc: &ResultDoc) -> (Vec<ClaimRow>, Vec<DimensionRow>
             article_verdict: d.article_verdict.clone(),
             verdict: verdict(&d.claim),
             label: label(&d.claim),
+            partly: partly(&d.claim),
             explanation: explanation(&d.claim, Some(&d.needs)),
             evidence: evidence(&d.claim),
             checks: checks(&d.claim),
@@ -557,7 +586,11 @@ pub fn s0_table_rows(doc: &ResultDoc) -> Vec<[String; 6]> {
                 d.processes,
                 d.threads,
                 d.article_verdict,
-                d.label.unwrap_or_else(|| "not judged".into()),
+                match (d.label, d.partly) {
+                    (Some(v), true) => format!("partly judged: {v}"),
+                    (Some(v), false) => v,
+                    (None, _) => "not judged".into(),
+                },
                 format!("{}{evidence}", d.explanation),
             ]
         })

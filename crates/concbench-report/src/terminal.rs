@@ -302,8 +302,9 @@ fn mode(doc: &ResultDoc) -> &'static str {
     }
 }
 
-/// "5 confirmed, 3 refuted, 2 depend, 1 direction confirmed, size refuted, 1 inconclusive":
-/// by the words the rows say.
+/// "5 confirmed, 3 refuted, 2 depend, 1 direction confirmed, size refuted, 1 inconclusive,
+/// 2 partly judged": by the words the rows say; a partly judged claim is counted apart, never
+/// among the plain outcomes.
 fn tally(verdicts: &[Verdict]) -> String {
     let mut counts: Vec<(String, usize)> = Vec::new();
     let order = |label: &str| match label {
@@ -311,10 +312,15 @@ fn tally(verdicts: &[Verdict]) -> String {
         "refuted" => 1,
         "depends" => 2,
         "inconclusive" => 4,
+        "partly judged" => 5,
         _ => 3,
     };
     for v in verdicts {
-        let label = sections::verdict_label(v);
+        let label = if v.partly_judged() {
+            "partly judged".to_string()
+        } else {
+            sections::verdict_label(v)
+        };
         match counts.iter_mut().find(|(l, _)| *l == label) {
             Some((_, n)) => *n += 1,
             None => counts.push((label, 1)),
@@ -329,6 +335,17 @@ fn tally(verdicts: &[Verdict]) -> String {
         })
         .collect::<Vec<_>>()
         .join(", ")
+}
+
+/// The verdict's word for the narrow column ([`sections::verdict_cell`], its last part).
+fn verdict_cell_narrow(v: &Verdict) -> String {
+    let label = sections::verdict_label(v);
+    let narrow = label.rsplit(", ").next().unwrap_or_default();
+    match (v.partly_judged(), v.verdict) {
+        (true, VerdictKind::Inconclusive) => "partly judged".into(),
+        (true, _) => format!("partly judged: {narrow}"),
+        (false, _) => narrow.to_string(),
+    }
 }
 
 /// What a check measured: "5.80x [5.57, 6.15]".
@@ -526,11 +543,7 @@ fn verdict_row(v: &Verdict) -> [String; 4] {
         v.source.clone(),
         // "direction confirmed, size refuted" keeps to its last part in the narrow column: the
         // figure beside it shows the direction confirmed, the tally says it in full.
-        sections::verdict_label(v)
-            .rsplit(", ")
-            .next()
-            .unwrap_or_default()
-            .to_string(),
+        verdict_cell_narrow(v),
         figure,
         rounds_cell(v),
     ]
@@ -687,6 +700,7 @@ mod tests {
                 VerdictKind::Confirmed,
             )],
             rounds: Some(22),
+            unmeasured: vec![],
             robustness: Some(0.97),
         };
         let row = verdict_row(&v);

@@ -13,18 +13,28 @@ use serde_json::json;
 pub fn context(doc: &ResultDoc, verdict: &Verdict, published: &Published) -> Option<String> {
     match verdict.source.as_str() {
         "S0.print" => Some(print_crossovers(verdict, published)),
-        "S0.table.memory_cpu" | "S0.30x" => memory_sentence(doc),
+        "S0.table.memory_cpu" | "S0.30x.far" => memory_sentence(doc),
         _ => None,
     }
 }
 
-/// The leader at a COUNT from the threads/processes interval: decided only outside +-15%.
+/// The smallest lead that counts at a COUNT: S0.print's plain order, 5% (`data/published.toml`).
+const LEAD: f64 = 1.05;
+
+/// The leader at a COUNT from the threads/processes interval: decided only outside +-5%.
 fn leader(ci: Option<[f64; 2]>) -> Leader {
     match ci {
-        Some([_, hi]) if hi < 1.0 / 1.15 => Leader::Second,
-        Some([lo, _]) if lo > 1.15 => Leader::First,
+        Some([_, hi]) if hi < 1.0 / LEAD => Leader::Second,
+        Some([lo, _]) if lo > LEAD => Leader::First,
         _ => Leader::Tie,
     }
+}
+
+/// The COUNT a print check's condition names ("threads lead at COUNT = 100, ...").
+fn count_of(condition: &str) -> Option<f64> {
+    let rest = &condition[condition.find("COUNT = ")? + "COUNT = ".len()..];
+    let digits: String = rest.chars().take_while(|c| c.is_ascii_digit()).collect();
+    digits.parse().ok()
 }
 
 fn describe(c: &[Crossover]) -> String {
@@ -50,8 +60,9 @@ fn print_crossovers(verdict: &Verdict, published: &Published) -> String {
     let measured: Vec<Point> = verdict
         .checks
         .iter()
+        .filter(|c| !c.beside)
         .filter_map(|c| {
-            let count: f64 = c.condition.strip_prefix("COUNT = ")?.parse().ok()?;
+            let count = count_of(&c.condition)?;
             Some(Point {
                 x: count,
                 ratio: c.estimate?,

@@ -8,10 +8,6 @@
 use concbench_core::VerdictKind;
 use serde::Deserialize;
 
-/// The default margin of "about the same" and the smallest difference that counts: +-15%, the
-/// minute-to-minute drift of a VM's timings that docs/METHODOLOGY.md records.
-pub const DEFAULT_MARGIN: f64 = 0.15;
-
 /// A check's rule, with its numbers.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub enum Rule {

@@ -2,7 +2,7 @@
 //! the rule and the numbers printed beside the decision.
 
 use super::decide::{combine, decide, num, Rule};
-use super::robustness::robustness;
+use super::robustness::{robustness, robustness_partial};
 use super::series::{instances, series, Instance, Series};
 use super::spec::{CheckSpec, GuardEffect};
 use crate::published::Claim;
@@ -36,12 +36,14 @@ struct Checked<'a> {
     facet: Option<String>,
     /// A guard made it inconclusive: more rounds cannot decide it.
     withheld: bool,
+    /// Its spec's index among the claim's checks.
+    spec: usize,
 }
 
 /// Judge `claim` on `doc`; `None` when none of its checks has evidence in the document.
 pub fn judge_claim<'a>(doc: &'a ResultDoc, claim: &'a Claim) -> Option<Judged<'a>> {
     let mut checked = Vec::new();
-    for spec in &claim.checks {
+    for (i, spec) in claim.checks.iter().enumerate() {
         let (Ok(rule), Ok(quantity)) = (spec.rule(), spec.quantity()) else {
             continue; // a malformed rule fails the published-data tests, never a run
         };
@@ -49,12 +51,17 @@ pub fn judge_claim<'a>(doc: &'a ResultDoc, claim: &'a Claim) -> Option<Judged<'a
             let s = series(&instance, &quantity, spec.unit.as_deref());
             if !s.values.is_empty() {
                 let mut c = check(spec, rule, &instance, s);
+                c.spec = i;
                 c.withheld = apply_guards(&mut c.check, spec, &instance);
+                if !deciding(claim, spec) {
+                    set_not_deciding(&mut c, spec);
+                }
                 checked.push(c);
             }
         }
     }
     set_beside(&mut checked);
+    let unmeasured = unmeasured(claim, &checked);
     let horizon = horizon(doc);
     let mut evidence: Vec<String> = Vec::new();
     let mut undecided: Vec<&ResultEntry> = Vec::new();
@@ -80,7 +87,13 @@ pub fn judge_claim<'a>(doc: &'a ResultDoc, claim: &'a Claim) -> Option<Judged<'a
         }
     }
     let deciding: Vec<&Checked<'_>> = checked.iter().filter(|c| !c.check.beside).collect();
-    let decisions: Vec<VerdictKind> = deciding.iter().map(|c| c.check.decision).collect();
+    let mut decisions: Vec<VerdictKind> = deciding.iter().map(|c| c.check.decision).collect();
+    if checked.is_empty() || claim.unjudged.is_some() {
+        return None;
+    }
+    // A deciding check the run did not measure counts as undecided: it can keep a claim from
+    // being confirmed, and the verdict says the claim is only partly judged.
+    decisions.extend(unmeasured.iter().map(|_| VerdictKind::Inconclusive));
     let kind = combine(claim.combine, &decisions)?;
     let series: Vec<(Rule, &[f64])> = deciding
         .iter()
@@ -91,10 +104,17 @@ pub fn judge_claim<'a>(doc: &'a ResultDoc, claim: &'a Claim) -> Option<Judged<'a
         source: claim.id.clone(),
         verdict: kind,
         evidence,
-        explanation: explanation(claim, kind, &checked),
-        robustness: Some(robustness(claim.combine, &series, kind, &claim.id)),
+        explanation: explanation(claim, kind, &checked, &unmeasured),
+        robustness: Some(robustness_partial(
+            claim.combine,
+            &series,
+            unmeasured.len(),
+            kind,
+            &claim.id,
+        )),
         rounds: deciding.iter().map(|c| c.check.rounds).max(),
         checks: checked.into_iter().map(|c| c.check).collect(),
+        unmeasured,
     };
     Some(Judged {
         verdict,
@@ -102,6 +122,63 @@ pub fn judge_claim<'a>(doc: &'a ResultDoc, claim: &'a Claim) -> Option<Judged<'a
         undecided_checks,
         fragile_checks,
     })
+}
+
+/// Whether a check may decide its claim: stated so, and the claim is judged here at all.
+fn deciding(claim: &Claim, spec: &CheckSpec) -> bool {
+    spec.decides && claim.unjudged.is_none()
+}
+
+/// A check shown beside the verdict, never deciding: out of its facet (it must not take a
+/// facet's lead), with this machine's ratio to the article's figure when it carries one.
+fn set_not_deciding(c: &mut Checked<'_>, spec: &CheckSpec) {
+    c.facet = None;
+    c.check.beside = true;
+    let mut sentence = "shown beside, not deciding".to_string();
+    if let (Some(published), Some(estimate)) = (spec.published, c.check.estimate) {
+        if published > 0.0 {
+            sentence.push_str(&format!(
+                ": this machine's figure is {}x the article's {}",
+                num(estimate / published),
+                human::value(published, &c.check.unit)
+            ));
+        }
+    }
+    add_note(&mut c.check, &sentence);
+}
+
+/// The deciding checks (one per facet; each facet-less check on its own) of which the run
+/// measured nothing, by their condition (a `{param}` left as "each param"). A facet stated
+/// without a `{param}` is measured when any check's facet came out the same (concbench's byte
+/// reader at 50 MiB measures the Java reader's facet); one with a `{param}` when any check of
+/// that template has evidence.
+fn unmeasured(claim: &Claim, checked: &[Checked<'_>]) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    let mut facets_seen: Vec<&str> = Vec::new();
+    for (i, spec) in claim.checks.iter().enumerate() {
+        if !deciding(claim, spec) {
+            continue;
+        }
+        let measured = match spec.facet.as_deref() {
+            Some(f) if facets_seen.contains(&f) => continue,
+            Some(f) => {
+                facets_seen.push(f);
+                let template = |c: &Checked<'_>| claim.checks[c.spec].facet.as_deref() == Some(f);
+                checked
+                    .iter()
+                    .any(|c| template(c) || (!f.contains('{') && c.facet.as_deref() == Some(f)))
+            }
+            None => checked.iter().any(|c| c.spec == i),
+        };
+        if !measured {
+            let mut text = spec.condition.clone();
+            for k in &spec.for_each {
+                text = text.replace(&format!("{{{k}}}"), &format!("each {k}"));
+            }
+            out.push(text);
+        }
+    }
+    out
 }
 
 /// Within each facet, the first check with evidence decides; the others are shown beside it,
@@ -118,6 +195,7 @@ fn set_beside(checked: &mut [Checked<'_>]) {
             continue;
         };
         let decision = checked[first].check.decision;
+        let decider = checked[first].check.condition.clone();
         let c = &mut checked[i].check;
         c.beside = true;
         let sentence = if c.decision == decision {
@@ -125,7 +203,7 @@ fn set_beside(checked: &mut [Checked<'_>]) {
         } else {
             format!(
                 "another method, shown beside the one that decides; the two methods \
-                 disagree: {} there, {} here",
+                 disagree: {} there, {} here, and \"{decider}\" decides",
                 decision_word(decision),
                 decision_word(c.decision)
             )
@@ -269,6 +347,7 @@ fn check<'a>(spec: &CheckSpec, rule: Rule, instance: &Instance<'a>, s: Series) -
         results,
         withheld: false,
         facet: instance.facet.clone(),
+        spec: 0,
     }
 }
 
@@ -319,30 +398,41 @@ fn decision_word(k: VerdictKind) -> &'static str {
     }
 }
 
-/// One sentence per check, then the claim's own note for its verdict.
-fn explanation(claim: &Claim, kind: VerdictKind, checked: &[Checked<'_>]) -> String {
-    let mut parts: Vec<String> = checked
-        .iter()
-        .map(|c| {
-            let ch = &c.check;
-            let measured = match ch.estimate {
-                Some(e) => human::measured(e, ch.ci95, &ch.unit),
-                None => "nothing".to_string(),
-            };
-            let note = if ch.note.is_empty() {
-                String::new()
-            } else {
-                format!(" ({})", ch.note)
-            };
-            format!(
-                "{}: rule {}; measured {measured} over {} rounds -> {}{note}.",
-                ch.condition,
-                ch.rule,
-                ch.rounds,
-                decision_word(ch.decision)
-            )
-        })
-        .collect();
+/// One sentence per check, then the claim's own note for its verdict; a partly judged claim
+/// says first what was not measured.
+fn explanation(
+    claim: &Claim,
+    kind: VerdictKind,
+    checked: &[Checked<'_>],
+    unmeasured: &[String],
+) -> String {
+    let mut parts: Vec<String> = Vec::new();
+    if !unmeasured.is_empty() {
+        parts.push(format!(
+            "Partly judged: {} among what was measured; not measured in this run: {}.",
+            decision_word(kind),
+            unmeasured.join("; ")
+        ));
+    }
+    parts.extend(checked.iter().map(|c| {
+        let ch = &c.check;
+        let measured = match ch.estimate {
+            Some(e) => human::measured(e, ch.ci95, &ch.unit),
+            None => "nothing".to_string(),
+        };
+        let note = if ch.note.is_empty() {
+            String::new()
+        } else {
+            format!(" ({})", ch.note)
+        };
+        format!(
+            "{}: rule {}; measured {measured} over {} rounds -> {}{note}.",
+            ch.condition,
+            ch.rule,
+            ch.rounds,
+            decision_word(ch.decision)
+        )
+    }));
     let open = checked
         .iter()
         .any(|c| !c.check.beside && c.check.decision == VerdictKind::Inconclusive);

@@ -19,9 +19,9 @@ mod robustness;
 pub mod series;
 pub mod spec;
 
-pub use decide::{Combine, Rule, DEFAULT_MARGIN};
+pub use decide::{Combine, Rule};
 pub use evaluate::Judged;
-pub use spec::{CheckSpec, Selector, SelectorSpec};
+pub use spec::{ArticleFigures, CheckSpec, Selector, SelectorSpec};
 
 use crate::published::{published, Published};
 use concbench_core::{Params, ResultDoc, ResultEntry, Verdict};

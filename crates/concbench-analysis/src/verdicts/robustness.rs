@@ -14,6 +14,18 @@ pub const RESAMPLES: usize = 200;
 
 /// Share (0..=1) of resamples whose combined decision is `actual`.
 pub fn robustness(how: Combine, checks: &[(Rule, &[f64])], actual: VerdictKind, id: &str) -> f64 {
+    robustness_partial(how, checks, 0, actual, id)
+}
+
+/// As [`robustness`], with `unmeasured` deciding checks the run did not measure: each stays
+/// undecided in every resample, as it does in the verdict.
+pub fn robustness_partial(
+    how: Combine,
+    checks: &[(Rule, &[f64])],
+    unmeasured: usize,
+    actual: VerdictKind,
+    id: &str,
+) -> f64 {
     if checks.is_empty() {
         return 0.0;
     }
@@ -24,7 +36,7 @@ pub fn robustness(how: Combine, checks: &[(Rule, &[f64])], actual: VerdictKind, 
     let mut same = 0;
     let mut buf = Vec::new();
     for _ in 0..RESAMPLES {
-        let decisions: Vec<VerdictKind> = checks
+        let mut decisions: Vec<VerdictKind> = checks
             .iter()
             .map(|(rule, values)| {
                 buf.clear();
@@ -32,6 +44,7 @@ pub fn robustness(how: Combine, checks: &[(Rule, &[f64])], actual: VerdictKind, 
                 decide(*rule, median_interval(&buf, 0.95))
             })
             .collect();
+        decisions.extend(std::iter::repeat_n(VerdictKind::Inconclusive, unmeasured));
         if combine(how, &decisions) == Some(actual) {
             same += 1;
         }

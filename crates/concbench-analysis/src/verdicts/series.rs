@@ -66,6 +66,7 @@ fn resolve<'a>(
 pub fn instances<'a>(doc: &'a ResultDoc, spec: &'a CheckSpec) -> Vec<Instance<'a>> {
     combinations(doc, spec)
         .into_iter()
+        .filter(|fixed| spec.admits(fixed))
         .filter_map(|fixed| {
             let mut results = BTreeMap::new();
             for (name, s) in &spec.uses {

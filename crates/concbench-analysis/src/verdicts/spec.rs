@@ -6,12 +6,22 @@
 //! condition = "creating and destroying one unit"
 //! quantity = "fork / thread"
 //! rule = "greater"            # greater | less | equivalent | about | at_least | at_most
-//! min_effect = 1.15           # greater / less (default 1.15); margin for equivalent (0.15);
-//!                             # band = [low, high] for about; bound for at_least / at_most
+//! min_effect = 1.05           # greater / less; margin for equivalent; band = [low, high]
+//!                             # for about; bound for at_least / at_most — always stated
+//! why = "「创建销毁...速度慢」(\"slow to create\"): a plain order, so ..."
+//! article = { values = { fork = 8.684, thread = 0.661 } }   # the article's own figures
 //! [claim.check.use]
 //! fork = { id = "create.fork", params = { parent = "single-threaded" } }
 //! thread = { id = "create.thread", params = { stack = "default" } }
 //! ```
+//!
+//! Every number of a rule is stated with the check, never defaulted, and `why` argues it from
+//! the article's words, quoted. `article` holds the article's own figures for the check's names:
+//! the rule applied to them must give the article's own conclusion (`expect`, default
+//! confirmed), which a test requires of every claim (`article_figures` on the claim says why a
+//! claim has none). `decides = false` shows a check and its decision beside the verdict without
+//! letting it decide (an absolute time from the article's machine, with this machine's ratio to
+//! it; a figure the article did not draw a conclusion from).
 //!
 //! Two optional parts say how far a check's evidence reaches:
 //! * `facet = "creation"`: checks sharing a facet measure one thing by different methods (the
@@ -23,7 +33,7 @@
 //!   "withhold"` makes the check inconclusive with the guard's sentence; `"qualify"` keeps the
 //!   decision and adds the sentence (`{value}` is the counter's median).
 
-use super::decide::{Rule, DEFAULT_MARGIN};
+use super::decide::Rule;
 use super::expr::Expr;
 use anyhow::{bail, Context, Result};
 use serde::Deserialize;
@@ -60,6 +70,42 @@ pub struct CheckSpec {
     /// Counters that must lie within bounds for the check to mean what it says.
     #[serde(default, rename = "guard")]
     pub guards: Vec<Guard>,
+    /// Why the rule's numbers are what they are: the article's words, quoted (original and
+    /// English), and the argument from them.
+    #[serde(default)]
+    pub why: Option<String>,
+    /// `false`: judged and shown beside the verdict, never deciding it.
+    #[serde(default = "yes")]
+    pub decides: bool,
+    /// Only these values of a `for_each` param make conditions (the rule holds for them).
+    #[serde(default)]
+    pub for_values: BTreeMap<String, Vec<toml::Value>>,
+    /// The article's own figures for the check's names, and what they give.
+    #[serde(default)]
+    pub article: Option<ArticleFigures>,
+    /// The article's own figure for a check that shows an absolute time from its machine: the
+    /// check says this machine's ratio to it.
+    #[serde(default)]
+    pub published: Option<f64>,
+}
+
+fn yes() -> bool {
+    true
+}
+
+/// The article's own figures for a check (one number per name under `use`), in the check's
+/// unit, and the decision the rule must give on them.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ArticleFigures {
+    pub values: BTreeMap<String, f64>,
+    /// Where the figures are printed (a table, a column).
+    #[serde(default)]
+    pub from: Option<String>,
+    /// The decision the article's own figures give under the rule (default: confirmed); a
+    /// check the article's figures contradict says so in its `why`.
+    #[serde(default)]
+    pub expect: Option<String>,
 }
 
 /// What a guard does when its counter lies outside its bound.
@@ -168,13 +214,13 @@ impl CheckSpec {
         };
         Ok(match self.rule.as_str() {
             "greater" => Rule::Greater {
-                min_effect: self.min_effect.unwrap_or(1.0 + DEFAULT_MARGIN),
+                min_effect: need(self.min_effect, "min_effect")?,
             },
             "less" => Rule::Less {
-                min_effect: self.min_effect.unwrap_or(1.0 + DEFAULT_MARGIN),
+                min_effect: need(self.min_effect, "min_effect")?,
             },
             "equivalent" => Rule::Equivalent {
-                margin: self.margin.unwrap_or(DEFAULT_MARGIN),
+                margin: need(self.margin, "margin")?,
             },
             "about" => {
                 let [low, high] = self.band.context("rule `about` needs `band`")?;
@@ -207,6 +253,28 @@ impl CheckSpec {
         self.uses.values().flat_map(|s| s.alternatives().iter())
     }
 
+    /// The rule applied to the article's own figures: its decision, and the quantity they give.
+    pub fn on_article_figures(&self) -> Option<Result<(f64, concbench_core::VerdictKind)>> {
+        let a = self.article.as_ref()?;
+        Some((|| {
+            let q = self.quantity()?;
+            let at: BTreeMap<&str, f64> = a.values.iter().map(|(k, v)| (k.as_str(), *v)).collect();
+            let v = q
+                .eval(&at)
+                .with_context(|| format!("`{}` on the article's figures", self.quantity))?;
+            Ok((v, super::decide::decide(self.rule()?, Some((v, v)))))
+        })())
+    }
+
+    /// Whether the `for_each` values `fixed` are among those the check is stated for.
+    pub fn admits(&self, fixed: &[(String, serde_json::Value)]) -> bool {
+        fixed.iter().all(|(k, v)| {
+            self.for_values
+                .get(k)
+                .is_none_or(|vals| vals.iter().any(|t| crate::published::toml_eq_json(t, v)))
+        })
+    }
+
     /// Parse-time check of everything the check states, so a malformed rule fails a test rather
     /// than silently judging nothing.
     pub fn validate(&self) -> Result<()> {
@@ -214,6 +282,18 @@ impl CheckSpec {
         self.quantity()?;
         if self.uses.is_empty() {
             bail!("a check needs at least one result under `use`");
+        }
+        if let Some(a) = &self.article {
+            if let Some(name) = a
+                .values
+                .keys()
+                .find(|n| !self.uses.contains_key(n.as_str()))
+            {
+                bail!("article figure `{name}` is not under `use`");
+            }
+        }
+        if let Some(k) = self.for_values.keys().find(|k| !self.for_each.contains(k)) {
+            bail!("for_values on `{k}`, which is not in for_each");
         }
         for g in &self.guards {
             if !self.uses.contains_key(&g.name) {
