@@ -373,6 +373,7 @@ mod tests {
             checks: vec![],
             robustness: None,
             rounds: None,
+            unmeasured: vec![],
         };
         let mut a = doc(vec![entry("create.fork", &rounds(100.0))]);
         a.verdicts.push(v(VerdictKind::Confirmed));

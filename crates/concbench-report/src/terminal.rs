@@ -630,6 +630,7 @@ mod tests {
             checks,
             rounds: Some(rounds),
             robustness: Some(1.0),
+            unmeasured: Vec::new(),
         }
     }
 

@@ -659,6 +659,7 @@ mod tests {
             ],
             rounds: Some(6),
             robustness: Some(1.0),
+            unmeasured: Vec::new(),
         };
         assert_eq!(margin_checks(&v), ["S0.print at COUNT = 500"]);
     }
