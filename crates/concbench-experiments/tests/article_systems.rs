@@ -1,5 +1,5 @@
 //! The articles' own systems through the harness, in smoke mode: seed S2's servers (Netty,
-//! PHP + Swoole, and the Go, Java virtual-thread and PHP Fiber servers) under concbench's load and
+//! PHP + Swoole, PHP-FPM, and the Go, Java virtual-thread and PHP Fiber servers) under concbench's load and
 //! under ab, seed S1's C# program on Mono, seed S4's Java reader. Each either measures — with the
 //! counters its verdicts read — or is skipped with a one-line reason; none fails. Swoole may not
 //! be skipped under CI when its vendored tarball is there to build it from.
@@ -69,10 +69,11 @@ fn measured_or_skipped(exp: &mut dyn Experiment) -> Option<RawMeasurement> {
     }
 }
 
-const SERVERS: [&str; 6] = [
+const SERVERS: [&str; 7] = [
     "netty",
     "netty-business-pool",
     "swoole",
+    "php-fpm",
     "go-net-http",
     "java-virtual-threads",
     "php-fibers",
@@ -203,6 +204,7 @@ fn ab_drives_an_article_server_and_reports_its_own_figure() {
         for mut exp in variants(id, "design", "php-fibers")
             .into_iter()
             .chain(variants(id, "design", "swoole"))
+            .chain(variants(id, "design", "php-fpm"))
         {
             if let Some(raw) = measured_or_skipped(exp.as_mut()) {
                 let kept_alive = raw.metrics["keep_alive_requests"][0];
