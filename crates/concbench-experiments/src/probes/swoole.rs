@@ -22,7 +22,7 @@ use std::time::Instant;
 pub const SRC_ENV: &str = "CONCBENCH_SWOOLE_SRC";
 /// How a user gets Swoole.
 pub const HINT: &str = "pecl install swoole, or set CONCBENCH_SWOOLE_SRC to a Swoole source \
-    tree or tarball (Swoole 6 needs PHP >= 8.2 and phpize: apt-get install php-dev)";
+    tree or tarball; Swoole 6 needs PHP >= 8.2 and phpize (apt-get install php-dev)";
 /// The oldest PHP Swoole 6 builds against.
 const PHP_MIN: (u32, u32) = (8, 2);
 
@@ -98,7 +98,10 @@ fn major_minor(version: &str) -> Option<(u32, u32)> {
 /// The vendored tarballs' directory: `../shared/vendor/` beside the repository this binary was
 /// built from (absent in an installed binary, where only the other two ways apply).
 pub fn vendor_dir() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/vendor")
+    let crate_dir = Path::new(env!("CARGO_MANIFEST_DIR"));
+    // crates/concbench-experiments -> the repository -> the directory beside it.
+    let beside = crate_dir.ancestors().nth(3).unwrap_or(crate_dir);
+    beside.join("shared").join("vendor")
 }
 
 /// The newest `swoole-src-*.tar.gz` in `dir`, if any.
@@ -146,8 +149,8 @@ pub fn choose(
     }
     vendored_tarball(vendor).map(Source::Tarball).ok_or_else(|| {
         format!(
-            "swoole: PHP has no swoole extension and no Swoole source was found ({HINT}; \
-             concbench also builds {}/swoole-src-*.tar.gz when present)",
+            "swoole: PHP has no swoole extension and no Swoole source was found in {} \
+             (swoole-src-*.tar.gz): {HINT}",
             vendor.display()
         )
     })
@@ -158,13 +161,13 @@ pub fn choose(
 pub fn locate(search: &Search) -> Result<Located, String> {
     let php = search
         .program(&["php"], &[])
-        .ok_or_else(|| format!("swoole: no php found ({HINT})"))?;
+        .ok_or_else(|| format!("swoole: no php found (apt-get install php-cli); {HINT}"))?;
     let facts = php_facts(&php)?;
     match major_minor(&facts.version) {
         Some(v) if v >= PHP_MIN => {}
         _ => {
             return Err(format!(
-                "swoole: Swoole 6 needs PHP {}.{} or later; {} is PHP {}",
+                "swoole: Swoole 6 needs PHP {}.{} or later; {} is PHP {} ({HINT})",
                 PHP_MIN.0,
                 PHP_MIN.1,
                 php.display(),
@@ -203,7 +206,9 @@ fn phpize(search: &Search, php: &Path) -> Result<(PathBuf, PathBuf), String> {
     match (beside("phpize"), beside("php-config")) {
         (Some(a), Some(b)) => Ok((a, b)),
         _ => Err(format!(
-            "swoole: building Swoole needs phpize and php-config (apt-get install php-dev); {HINT}"
+            "swoole: building Swoole needs phpize and php-config beside {} (apt-get install \
+             php-dev); or {HINT}",
+            php.display()
         )),
     }
 }

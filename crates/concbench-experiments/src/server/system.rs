@@ -178,10 +178,11 @@ impl System {
     ) -> Result<(Toolchain, Option<std::path::PathBuf>), String> {
         let runtime = self.runtime().expect("every system has a runtime");
         let name = self.name();
-        let tc = discover(runtime, search).map_err(|why| format!("{name}: {why}"))?;
         if self == System::Swoole {
+            // First: its reasons say how to get Swoole, PHP included.
             swoole::locate(search)?;
         }
+        let tc = discover(runtime, search).map_err(|why| format!("{name}: {why}"))?;
         if self == System::PhpFpm {
             fpm_programs(search)?;
         }
