@@ -39,6 +39,13 @@ function int_arg(array $args, string $key, int $fallback): int
     return (int) $v;
 }
 
+/** SWOOLE_HOOK_ALL, less the curl hooks when PHP has no curl (Swoole warns for each function). */
+function hooks(): int
+{
+    return extension_loaded('curl') ? SWOOLE_HOOK_ALL
+        : SWOOLE_HOOK_ALL & ~SWOOLE_HOOK_CURL & ~SWOOLE_HOOK_NATIVE_CURL;
+}
+
 /** The Swoole server, in the forked child: tells `$report` its port, then each worker's start. */
 function run_server($report, int $workers, int $reactors, int $blocking_ms): void
 {
@@ -48,11 +55,13 @@ function run_server($report, int $workers, int $reactors, int $blocking_ms): voi
         'reactor_num' => $reactors,
         'enable_coroutine' => true,
         // The hooks make blocking PHP calls (usleep, sockets, files) yield the coroutine.
-        'hook_flags' => SWOOLE_HOOK_ALL,
+        'hook_flags' => hooks(),
         'backlog' => BACKLOG,
         'open_tcp_nodelay' => true,
         'http_compression' => false,
         'log_level' => SWOOLE_LOG_WARNING,
+        // Swoole logs to stdout by default, where only protocol lines may go.
+        'log_file' => '/dev/stderr',
     ]);
     fwrite($report, "port {$server->port}\n");
     $server->on('workerStart', function () use ($report) {
@@ -86,8 +95,9 @@ function serve(array $args, ?int $running): array
         throw new RuntimeException('pcntl_fork failed');
     }
     if ($pid === 0) {
+        // STDIN stays open: closed, its descriptor 0 would go to Swoole's listening socket,
+        // which Swoole takes for no socket.
         fclose($ours);
-        fclose(STDIN);
         try {
             run_server($theirs, $workers, $reactors, $blocking_ms);
         } catch (Throwable $e) {
