@@ -153,10 +153,13 @@ $running = null;
 while (($line = fgets(STDIN)) !== false) {
     handle($line, $running);
 }
-// End of input: the harness is done with us; a SIGTERM makes Swoole's master shut its workers
-// down, and we reap it.
+// End of input: the harness is done with us. A SIGTERM makes Swoole's master stop its workers;
+// we reap it, or leave after 1.5 s (the harness then ends our whole process group).
 if ($running !== null) {
     posix_kill($running, SIGTERM);
-    pcntl_waitpid($running, $status);
+    $deadline = hrtime(true) + 1_500_000_000;
+    while (pcntl_waitpid($running, $status, WNOHANG) === 0 && hrtime(true) < $deadline) {
+        usleep(10_000);
+    }
 }
 exit(0);

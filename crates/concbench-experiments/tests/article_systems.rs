@@ -130,7 +130,13 @@ fn tree(root: i32) -> Vec<i32> {
         .filter_map(|e| {
             let pid: i32 = e.file_name().to_str()?.parse().ok()?;
             let stat = std::fs::read_to_string(e.path().join("stat")).ok()?;
-            let ppid = stat.rsplit_once(')')?.1.split_whitespace().nth(1)?.parse().ok()?;
+            let ppid = stat
+                .rsplit_once(')')?
+                .1
+                .split_whitespace()
+                .nth(1)?
+                .parse()
+                .ok()?;
             Some((pid, ppid))
         })
         .collect();
@@ -138,7 +144,12 @@ fn tree(root: i32) -> Vec<i32> {
     let mut i = 0;
     while i < found.len() {
         let parent = found[i];
-        found.extend(parents.iter().filter(|(_, pp)| *pp == parent).map(|(p, _)| *p));
+        found.extend(
+            parents
+                .iter()
+                .filter(|(_, pp)| *pp == parent)
+                .map(|(p, _)| *p),
+        );
         i += 1;
     }
     found
@@ -148,7 +159,10 @@ fn tree(root: i32) -> Vec<i32> {
 fn running(pid: i32) -> bool {
     std::fs::read_to_string(format!("/proc/{pid}/stat"))
         .ok()
-        .and_then(|s| s.rsplit_once(')').map(|(_, rest)| rest.trim_start().to_string()))
+        .and_then(|s| {
+            s.rsplit_once(')')
+                .map(|(_, rest)| rest.trim_start().to_string())
+        })
         .is_some_and(|rest| !rest.starts_with('Z'))
 }
 
@@ -173,13 +187,16 @@ fn swoole_answers_one_request_and_leaves_nothing_running() {
         scratch_dir: scratch.path().to_path_buf(),
         options: Default::default(),
     };
-    let server = System::Swoole.start(&ctx, &[], None).expect("starting Swoole");
+    let server = System::Swoole
+        .start(&ctx, &[], None)
+        .expect("starting Swoole");
     assert!(server.version().contains("Swoole"), "{}", server.version());
     let pids = tree(server.pid());
     // The probe, Swoole's master and manager, and its two workers.
     assert!(pids.len() >= 5, "{pids:?}");
     let mut conn = std::net::TcpStream::connect(server.addr()).unwrap();
-    conn.set_read_timeout(Some(Duration::from_secs(30))).unwrap();
+    conn.set_read_timeout(Some(Duration::from_secs(30)))
+        .unwrap();
     conn.write_all(b"GET / HTTP/1.1\r\nHost: concbench\r\nConnection: close\r\n\r\n")
         .unwrap();
     let mut answer = String::new();

@@ -14,9 +14,15 @@ const SYSTEMS: [(&str, &str); 7] = [
     ("netty", "Java + Netty, 2 event loops, blocking in the loop"),
     ("swoole", "PHP + Swoole, 2 workers, coroutines + hooks"),
     ("php-fpm", "PHP-FPM behind nginx"),
-    ("netty-business-pool", "Java + Netty, blocking in a 200-thread pool"),
+    (
+        "netty-business-pool",
+        "Java + Netty, blocking in a 200-thread pool",
+    ),
     ("go-net-http", "Go net/http, a goroutine per connection"),
-    ("java-virtual-threads", "Java, a virtual thread per connection"),
+    (
+        "java-virtual-threads",
+        "Java, a virtual thread per connection",
+    ),
     ("php-fibers", "PHP 8 Fibers, 2 workers"),
 ];
 
@@ -168,7 +174,10 @@ mod tests {
         let swoole = text.find("measured: PHP + Swoole").unwrap();
         assert!(netty < swoole, "{text}");
         assert!(text.contains("300.0x"), "{text}");
-        assert!(text.contains("200.0 MB") && text.contains("30.0 MB"), "{text}");
+        assert!(
+            text.contains("200.0 MB") && text.contains("30.0 MB"),
+            "{text}"
+        );
         assert!(!text.contains("Go net/http"), "{text}");
     }
 }

@@ -136,24 +136,22 @@ fn named_source(path: &Path) -> Result<Source, String> {
 }
 
 /// Where Swoole comes from, given what PHP loads, [`SRC_ENV`]'s value and the vendor directory.
-pub fn choose(
-    has_swoole: bool,
-    named: Option<&Path>,
-    vendor: &Path,
-) -> Result<Source, String> {
+pub fn choose(has_swoole: bool, named: Option<&Path>, vendor: &Path) -> Result<Source, String> {
     if has_swoole {
         return Ok(Source::Installed);
     }
     if let Some(path) = named {
         return named_source(path);
     }
-    vendored_tarball(vendor).map(Source::Tarball).ok_or_else(|| {
-        format!(
-            "swoole: PHP has no swoole extension and no Swoole source was found in {} \
+    vendored_tarball(vendor)
+        .map(Source::Tarball)
+        .ok_or_else(|| {
+            format!(
+                "swoole: PHP has no swoole extension and no Swoole source was found in {} \
              (swoole-src-*.tar.gz): {HINT}",
-            vendor.display()
-        )
-    })
+                vendor.display()
+            )
+        })
 }
 
 /// Find PHP and Swoole for it, or say in one line why the design cannot run. Starts `php` once
@@ -331,7 +329,11 @@ fn build(located: &Located, root: &Path, key: &str, say: &mut dyn FnMut(&str)) -
                 p.display(),
                 src.display()
             );
-            step(say, "copying the source", Command::new("sh").args(["-c", &copy]))?;
+            step(
+                say,
+                "copying the source",
+                Command::new("sh").args(["-c", &copy]),
+            )?;
         }
         _ => step(
             say,

@@ -92,13 +92,11 @@ impl System {
         }
     }
 
-    fn runtime(self) -> Option<Runtime> {
+    fn runtime(self) -> Runtime {
         match self {
-            System::Netty | System::NettyBusinessPool | System::JavaVirtualThreads => {
-                Some(Runtime::Java)
-            }
-            System::GoNetHttp => Some(Runtime::Go),
-            System::PhpFibers | System::Swoole | System::PhpFpm => Some(Runtime::Php),
+            System::Netty | System::NettyBusinessPool | System::JavaVirtualThreads => Runtime::Java,
+            System::GoNetHttp => Runtime::Go,
+            System::PhpFibers | System::Swoole | System::PhpFpm => Runtime::Php,
         }
     }
 
@@ -115,10 +113,7 @@ impl System {
     /// What distinguishes the system beyond its design name: recorded as params and sent to the
     /// probe as its `serve` args (with `blocking_ms`).
     fn settings(self) -> Vec<(&'static str, Value)> {
-        let mut v: Vec<(&'static str, Value)> = Vec::new();
-        if let Some(rt) = self.runtime() {
-            v.push(("runtime", rt.name().into()));
-        }
+        let mut v: Vec<(&'static str, Value)> = vec![("runtime", self.runtime().name().into())];
         match self {
             System::Netty | System::NettyBusinessPool => {
                 v.push(("server", "netty".into()));
@@ -176,7 +171,7 @@ impl System {
         self,
         search: &Search,
     ) -> Result<(Toolchain, Option<std::path::PathBuf>), String> {
-        let runtime = self.runtime().expect("every system has a runtime");
+        let runtime = self.runtime();
         let name = self.name();
         if self == System::Swoole {
             // First: its reasons say how to get Swoole, PHP included.
