@@ -52,8 +52,11 @@ struct PhpFacts {
     has_swoole: bool,
 }
 
+/// What each `php` said, by path.
+type Seen = Vec<(PathBuf, Result<PhpFacts, String>)>;
+
 fn php_facts(php: &Path) -> Result<PhpFacts, String> {
-    static SEEN: OnceLock<Mutex<Vec<(PathBuf, Result<PhpFacts, String>)>>> = OnceLock::new();
+    static SEEN: OnceLock<Mutex<Seen>> = OnceLock::new();
     let seen = SEEN.get_or_init(Mutex::default);
     let mut seen = seen.lock().unwrap_or_else(|p| p.into_inner());
     if let Some((_, facts)) = seen.iter().find(|(p, _)| p == php) {
@@ -184,7 +187,7 @@ pub fn locate(search: &Search) -> Result<Located, String> {
         php_version: facts.version,
         source,
     };
-    if let Some(why) = failed_build(&located) {
+    if let Some(why) = failed_build(&cache_root(), &located) {
         return Err(why);
     }
     if located.source != Source::Installed {
@@ -251,9 +254,9 @@ fn marker(root: &Path, key: &str) -> PathBuf {
 }
 
 /// The reason a cached build of this source failed, if it did.
-fn failed_build(located: &Located) -> Option<String> {
+fn failed_build(root: &Path, located: &Located) -> Option<String> {
     let key = key(located)?;
-    let path = marker(&cache_root(), &key);
+    let path = marker(root, &key);
     let why = std::fs::read_to_string(&path).ok()?;
     Some(format!(
         "swoole: building it failed: {} (remove {} to try again)",
@@ -285,7 +288,7 @@ pub fn extension(located: &Located, say: &mut dyn FnMut(&str)) -> Result<Option<
     if so.is_file() {
         return Ok(Some(so));
     }
-    if let Some(why) = failed_build(located) {
+    if let Some(why) = failed_build(&root, located) {
         bail!(why);
     }
     match build(located, &root, &key, say) {
@@ -324,15 +327,10 @@ fn build(located: &Located, root: &Path, key: &str, say: &mut dyn FnMut(&str)) -
     match &located.source {
         Source::Tree(p) => {
             // Copy the tree so that phpize and make leave the user's tree untouched.
-            let copy = format!(
-                "tar -cf - -C '{}' . | tar -xf - -C '{}'",
-                p.display(),
-                src.display()
-            );
             step(
                 say,
                 "copying the source",
-                Command::new("sh").args(["-c", &copy]),
+                Command::new("cp").arg("-a").arg(p.join(".")).arg(&src),
             )?;
         }
         _ => step(
@@ -434,6 +432,45 @@ mod tests {
         assert!(major_minor("8.1.2").unwrap() < PHP_MIN);
         assert!(major_minor("8.10.0").unwrap() >= PHP_MIN);
         assert_eq!(major_minor("eight"), None);
+    }
+
+    #[test]
+    fn a_failed_build_is_skipped_with_the_end_of_its_output_until_its_marker_goes() {
+        let dir = tempfile::tempdir().unwrap();
+        let tarball = dir.path().join("swoole-src-1.tar.gz");
+        std::fs::write(&tarball, "not a tarball").unwrap();
+        let located = Located {
+            php: PathBuf::from("/usr/bin/php"),
+            php_version: "8.2.36".into(),
+            source: Source::Tarball(tarball),
+        };
+        assert_eq!(failed_build(dir.path(), &located), None);
+        let mut said = Vec::new();
+        let e = step(
+            &mut |s| said.push(s.to_string()),
+            "make -j2",
+            Command::new("sh").args([
+                "-c",
+                "echo compiling; echo 'error: no swoole.h' >&2; exit 2",
+            ]),
+        )
+        .unwrap_err();
+        let why = format!("{e:#}");
+        assert!(
+            why.contains("make -j2 failed") && why.contains("error: no swoole.h"),
+            "{why}"
+        );
+        assert!(said.is_empty(), "{said:?}");
+        let key = key(&located).unwrap();
+        std::fs::write(marker(dir.path(), &key), &why).unwrap();
+        let skip = failed_build(dir.path(), &located).unwrap();
+        assert!(
+            skip.contains("error: no swoole.h") && skip.contains("to try again"),
+            "{skip}"
+        );
+        assert!(!skip.contains('\n'), "{skip}");
+        std::fs::remove_file(marker(dir.path(), &key)).unwrap();
+        assert_eq!(failed_build(dir.path(), &located), None);
     }
 
     #[test]
