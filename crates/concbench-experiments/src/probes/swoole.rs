@@ -319,7 +319,8 @@ fn build(located: &Located, root: &Path, key: &str, say: &mut dyn FnMut(&str)) -
         Source::Installed => bail!("an installed extension needs no build"),
     };
     say(&format!(
-        "building Swoole from {} for PHP {} (first use: about 8 CPU-minutes of compiling, some 4 minutes on 2 idle CPUs; cached in {})",
+        "building Swoole from {} for PHP {} (first use: about 8 CPU-minutes of compiling, some \
+         4 minutes on 2 idle CPUs; cached in {})",
         from.display(),
         located.php_version,
         root.join(key).display()
