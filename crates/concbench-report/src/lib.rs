@@ -21,6 +21,7 @@ mod json;
 mod markdown;
 pub mod replicate;
 pub mod runtimes;
+pub mod s2;
 mod sections;
 pub mod terminal;
 

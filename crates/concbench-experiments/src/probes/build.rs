@@ -27,6 +27,8 @@ const JAVA_NETTY_SERVE: &str = include_str!("../../../../probes/java/NettyServe.
 const PYTHON_PROBE: &str = include_str!("../../../../probes/python/probe.py");
 const C_PROBE: &str = include_str!("../../../../probes/c/probe.c");
 const PHP_PROBE: &str = include_str!("../../../../probes/php/probe.php");
+const SWOOLE_SERVE: &str = include_str!("../../../../probes/swoole/serve.php");
+const PHP_FPM_SERVE: &str = include_str!("../../../../probes/php-fpm/serve.php");
 const CSHARP_PROBE: &str = include_str!("../../../../probes/csharp/Probe.cs");
 
 /// The first Java release whose FFM API (getrusage from Java) is final.
@@ -47,6 +49,11 @@ pub enum Addon {
     /// Go only: the `net/http` server (`serve.go`), kept out of the plain build because
     /// compiling `net/http` with an empty Go build cache takes a minute on a busy machine.
     NetHttp,
+    /// PHP only: seed S2's Swoole server (`probes/swoole/serve.php`) in place of the Fiber
+    /// probe; the extension itself comes from [`super::swoole`] and is loaded by the flags.
+    Swoole,
+    /// PHP only: the script that runs PHP-FPM behind nginx (`probes/php-fpm/serve.php`).
+    PhpFpm,
 }
 
 /// How to start a probe.
@@ -97,6 +104,8 @@ fn sources(tc: &Toolchain, addon: Addon) -> Vec<(&'static str, &'static str)> {
         Runtime::Go => vec![("main.go", GO_MAIN)],
         Runtime::Python => vec![("probe.py", PYTHON_PROBE)],
         Runtime::C => vec![("probe.c", C_PROBE)],
+        Runtime::Php if addon == Addon::Swoole => vec![("serve.php", SWOOLE_SERVE)],
+        Runtime::Php if addon == Addon::PhpFpm => vec![("serve.php", PHP_FPM_SERVE)],
         Runtime::Php => vec![("probe.php", PHP_PROBE)],
         Runtime::CSharp => vec![("Probe.cs", CSHARP_PROBE)],
         Runtime::Java => {
@@ -202,6 +211,8 @@ fn build_key(recipe: &Recipe<'_>, files: &[(&str, &str)]) -> String {
     let addon = match recipe.addon {
         Addon::None => "",
         Addon::NetHttp => "-nethttp",
+        Addon::Swoole => "-swoole",
+        Addon::PhpFpm => "-fpm",
         Addon::Netty => {
             h.write(netty_pom().as_bytes());
             "-netty"
@@ -213,7 +224,7 @@ fn build_key(recipe: &Recipe<'_>, files: &[(&str, &str)]) -> String {
 /// Build the probe for `recipe` (or reuse the cached build) and say how to start it, telling
 /// `say` what it builds right before a build (not when the cached build is reused): a build
 /// takes seconds to a minute, and a silent wait looks like a hang. `flags` are runtime options
-/// of the variant (JVM heap settings); only Java takes any.
+/// of the variant: JVM heap settings, or PHP's `-d extension=...` for Swoole.
 pub fn prepare(recipe: &Recipe<'_>, flags: &[&str], say: &mut dyn FnMut(&str)) -> Result<Prepared> {
     let files = sources(recipe.toolchain, recipe.addon);
     let (root, note) = usable_cache(&cache_root(), &fallback_root())?;
@@ -252,11 +263,19 @@ fn launch(recipe: &Recipe<'_>, dir: &Path, flags: &[&str]) -> Launch {
             args: vec![os("-I"), os("-u"), dir.join("probe.py").into()],
             ..Launch::default()
         },
-        Runtime::Php => Launch {
-            program: tc.tool.clone(),
-            args: vec![dir.join("probe.php").into()],
-            ..Launch::default()
-        },
+        Runtime::Php => {
+            let script = match recipe.addon {
+                Addon::Swoole | Addon::PhpFpm => "serve.php",
+                _ => "probe.php",
+            };
+            let mut args: Vec<OsString> = flags.iter().map(|f| os(f)).collect();
+            args.push(dir.join(script).into());
+            Launch {
+                program: tc.tool.clone(),
+                args,
+                ..Launch::default()
+            }
+        }
         Runtime::CSharp => Launch {
             program: tc.runner.clone().unwrap_or_else(|| PathBuf::from("mono")),
             args: vec![dir.join("probe.exe").into()],

@@ -13,6 +13,7 @@ pub mod build;
 mod experiment;
 pub(crate) mod process;
 pub mod protocol;
+pub mod swoole;
 pub mod toolchain;
 pub mod variants;
 

@@ -6,8 +6,8 @@
 //! The servers are in `concbench-server`, the load generator in `concbench-load`; each variant
 //! runs in a fresh worker process, its server is a forked child of that worker (dies with it).
 //!
-//! Scenarios A and B also run the articles' own systems (Netty, and Go, Java virtual-thread and
-//! PHP Fiber servers in place of Swoole: [`system`]) as designs, and drive each once more with
+//! Scenarios A and B also run the articles' own systems (Netty, PHP + Swoole, and the Go, Java
+//! virtual-thread and PHP Fiber coroutine servers beside them: [`system`]) as designs, and drive each once more with
 //! the article's ApacheBench ([`ab`]). They start runtimes, so they stay out of `--quick`.
 
 pub mod ab;
@@ -44,8 +44,7 @@ pub fn all() -> Vec<Box<dyn Experiment>> {
         v.push(Box::new(keepalive::variant(Target::System(s))));
         v.push(Box::new(blocking::variant(Target::System(s))));
     }
-    // Swoole's row is in A and B; ab has nothing more to say about a system that cannot run.
-    for s in System::ALL.into_iter().filter(|s| *s != System::Swoole) {
+    for s in System::ALL {
         v.push(Box::new(ab::Ab::keepalive(s)));
         v.push(Box::new(ab::Ab::blocking(s)));
     }

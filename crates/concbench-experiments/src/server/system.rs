@@ -1,8 +1,8 @@
 //! The articles' own servers (seed S2), run as `server` designs beside concbench's: Netty (the
 //! article's event-loop server, with the blocking call in the event loop as measured, or handed
-//! to a business pool as a Netty user would), and the coroutine servers people choose today in
-//! place of the article's PHP + Swoole — Go `net/http`, Java virtual threads, PHP 8 Fibers.
-//! Swoole itself keeps its row, skipped: it is not packaged for this machine's registries.
+//! to a business pool as a Netty user would), PHP + Swoole (the article's coroutine server,
+//! when PHP has the extension or concbench can build it: [`crate::probes::swoole`]), and the
+//! coroutine servers people choose today — Go `net/http`, Java virtual threads, PHP 8 Fibers.
 //!
 //! Each is a probe program (`probes/<runtime>/`, built on first use and cached like every probe)
 //! asked to `serve`: it listens on a loopback port and answers it, then serves until concbench
@@ -13,6 +13,7 @@
 use crate::probes::build::{self, Addon, Recipe};
 use crate::probes::process::ProbeProcess;
 use crate::probes::protocol::{Request, VERSION};
+use crate::probes::swoole;
 use crate::probes::toolchain::{self, discover, Runtime, Search, Toolchain};
 use anyhow::{Context, Result};
 use concbench_core::{Params, RunContext};
@@ -31,10 +32,20 @@ pub const PHP_WORKERS: u64 = 2;
 /// The first Java release with virtual threads.
 const JAVA_VIRTUAL_FEATURE: u32 = 21;
 
-/// Why Swoole has a row but no figure.
-pub const SWOOLE_REASON: &str = "PHP + Swoole (the article's coroutine server) is not packaged \
-    for this machine's registries (Debian has no php-swoole; PECL is not reachable): \
-    php-fibers, go-net-http and java-virtual-threads stand in for it";
+/// Swoole's worker processes, matched to Netty's worker event loops: the article gave each
+/// server two CPUs and "only two workers" ("两个服务均只开启两个work进程"); each Swoole worker
+/// runs one event loop with a coroutine per request, as each Netty loop serves its channels.
+pub const SWOOLE_WORKERS: u64 = NETTY_EVENT_LOOPS;
+/// Swoole's reactor threads (SWOOLE_PROCESS mode, the default of the article's Swoole 4): they
+/// accept and read connections for the workers; Swoole's default is one per CPU, the article's
+/// two.
+pub const SWOOLE_REACTOR_THREADS: u64 = 2;
+/// PHP-FPM's pool: Debian's default `pm.max_children` (5), held fixed (`pm = static`) so every
+/// round serves with the same pool. Each process serves one request at a time, so with the
+/// 10 ms call the pool caps at 5 / 10 ms = 500 req/s whatever the connections.
+pub const PHP_FPM_CHILDREN: u64 = 5;
+/// nginx's worker processes in front of PHP-FPM, matched to Netty's event loops.
+pub const NGINX_WORKERS: u64 = NETTY_EVENT_LOOPS;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum System {
@@ -49,18 +60,23 @@ pub enum System {
     JavaVirtualThreads,
     /// PHP 8 Fibers over a `stream_select` loop, 2 worker processes.
     PhpFibers,
-    /// PHP + Swoole: always skipped here (see [`SWOOLE_REASON`]).
+    /// PHP-FPM (a static pool of [`PHP_FPM_CHILDREN`]) behind nginx: `usleep` blocks a process.
+    PhpFpm,
+    /// PHP + Swoole 6: an HTTP server with coroutines and the runtime hooks on (SWOOLE_PROCESS,
+    /// 2 workers and 2 reactor threads); `usleep` for the blocking call, which the hooks make a
+    /// coroutine sleep.
     Swoole,
 }
 
 impl System {
-    pub const ALL: [System; 6] = [
+    pub const ALL: [System; 7] = [
         System::Netty,
         System::NettyBusinessPool,
         System::GoNetHttp,
         System::JavaVirtualThreads,
         System::PhpFibers,
         System::Swoole,
+        System::PhpFpm,
     ];
 
     /// The name in `params.design`.
@@ -72,17 +88,15 @@ impl System {
             System::JavaVirtualThreads => "java-virtual-threads",
             System::PhpFibers => "php-fibers",
             System::Swoole => "swoole",
+            System::PhpFpm => "php-fpm",
         }
     }
 
-    fn runtime(self) -> Option<Runtime> {
+    fn runtime(self) -> Runtime {
         match self {
-            System::Netty | System::NettyBusinessPool | System::JavaVirtualThreads => {
-                Some(Runtime::Java)
-            }
-            System::GoNetHttp => Some(Runtime::Go),
-            System::PhpFibers => Some(Runtime::Php),
-            System::Swoole => None,
+            System::Netty | System::NettyBusinessPool | System::JavaVirtualThreads => Runtime::Java,
+            System::GoNetHttp => Runtime::Go,
+            System::PhpFibers | System::Swoole | System::PhpFpm => Runtime::Php,
         }
     }
 
@@ -90,6 +104,8 @@ impl System {
         match self {
             System::Netty | System::NettyBusinessPool => Addon::Netty,
             System::GoNetHttp => Addon::NetHttp,
+            System::Swoole => Addon::Swoole,
+            System::PhpFpm => Addon::PhpFpm,
             _ => Addon::None,
         }
     }
@@ -97,10 +113,7 @@ impl System {
     /// What distinguishes the system beyond its design name: recorded as params and sent to the
     /// probe as its `serve` args (with `blocking_ms`).
     fn settings(self) -> Vec<(&'static str, Value)> {
-        let mut v: Vec<(&'static str, Value)> = Vec::new();
-        if let Some(rt) = self.runtime() {
-            v.push(("runtime", rt.name().into()));
-        }
+        let mut v: Vec<(&'static str, Value)> = vec![("runtime", self.runtime().name().into())];
         match self {
             System::Netty | System::NettyBusinessPool => {
                 v.push(("server", "netty".into()));
@@ -108,6 +121,14 @@ impl System {
             }
             System::JavaVirtualThreads => v.push(("server", "virtual-threads".into())),
             System::PhpFibers => v.push(("workers", PHP_WORKERS.into())),
+            System::Swoole => {
+                v.push(("workers", SWOOLE_WORKERS.into()));
+                v.push(("reactor_threads", SWOOLE_REACTOR_THREADS.into()));
+            }
+            System::PhpFpm => {
+                v.push(("pool_children", PHP_FPM_CHILDREN.into()));
+                v.push(("nginx_workers", NGINX_WORKERS.into()));
+            }
             _ => {}
         }
         match self {
@@ -135,6 +156,7 @@ impl System {
         match self {
             System::Netty => Some(NETTY_EVENT_LOOPS as usize),
             System::NettyBusinessPool => Some(NETTY_POOL_THREADS as usize),
+            System::PhpFpm => Some(PHP_FPM_CHILDREN as usize),
             _ => None,
         }
     }
@@ -149,9 +171,16 @@ impl System {
         self,
         search: &Search,
     ) -> Result<(Toolchain, Option<std::path::PathBuf>), String> {
-        let runtime = self.runtime().ok_or_else(|| SWOOLE_REASON.to_string())?;
+        let runtime = self.runtime();
         let name = self.name();
+        if self == System::Swoole {
+            // First: its reasons say how to get Swoole, PHP included.
+            swoole::locate(search)?;
+        }
         let tc = discover(runtime, search).map_err(|why| format!("{name}: {why}"))?;
+        if self == System::PhpFpm {
+            fpm_programs(search)?;
+        }
         let feature = tc.java_feature.unwrap_or(0);
         if self == System::JavaVirtualThreads && feature < JAVA_VIRTUAL_FEATURE {
             return Err(format!(
@@ -168,7 +197,7 @@ impl System {
                 )
                 .map_err(|why| format!("{name}: {why}"))?,
             ),
-            Addon::None | Addon::NetHttp => None,
+            Addon::None | Addon::NetHttp | Addon::Swoole | Addon::PhpFpm => None,
         };
         Ok((tc, maven))
     }
@@ -180,15 +209,23 @@ impl System {
 
     /// Its build (made now on first use, `say` told before), and how to start it.
     fn prepare(self, say: &mut dyn FnMut(&str)) -> Result<build::Prepared> {
-        let (tc, maven) = self
-            .recipe_parts(&Search::from_env())
-            .map_err(anyhow::Error::msg)?;
+        let search = Search::from_env();
+        let (tc, maven) = self.recipe_parts(&search).map_err(anyhow::Error::msg)?;
         let recipe = Recipe {
             toolchain: &tc,
             addon: self.addon(),
             maven,
         };
-        build::prepare(&recipe, &[], say)
+        let mut flags: Vec<String> = Vec::new();
+        if self == System::Swoole {
+            let located = swoole::locate(&search).map_err(anyhow::Error::msg)?;
+            if let Some(so) = swoole::extension(&located, say)? {
+                flags.push("-d".into());
+                flags.push(format!("extension={}", so.display()));
+            }
+        }
+        let flags: Vec<&str> = flags.iter().map(String::as_str).collect();
+        build::prepare(&recipe, &flags, say)
     }
 
     /// Build (first use) and start the server pinned to `cpus`, with `blocking` per request.
@@ -207,6 +244,11 @@ impl System {
             .into_iter()
             .map(|(k, v)| (k.to_string(), v))
             .collect();
+        if self == System::PhpFpm {
+            let (fpm, nginx) = fpm_programs(&Search::from_env()).map_err(anyhow::Error::msg)?;
+            args.insert("php_fpm".into(), fpm.display().to_string().into());
+            args.insert("nginx".into(), nginx.display().to_string().into());
+        }
         let blocking_ms = blocking.map_or(0, |d| d.as_millis() as u64);
         args.insert("blocking_ms".into(), blocking_ms.into());
         let request = Request {
@@ -235,6 +277,25 @@ impl std::fmt::Display for System {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str(self.name())
     }
+}
+
+/// PHP-FPM (Debian names it after its PHP version) and nginx, or why one is missing.
+fn fpm_programs(search: &Search) -> Result<(std::path::PathBuf, std::path::PathBuf), String> {
+    const FPM: [&str; 6] = [
+        "php-fpm",
+        "php-fpm8.5",
+        "php-fpm8.4",
+        "php-fpm8.3",
+        "php-fpm8.2",
+        "php-fpm8.1",
+    ];
+    let fpm = search
+        .program(&FPM, &["/usr/sbin", "/usr/local/sbin"])
+        .ok_or("php-fpm: no php-fpm found (apt-get install php-fpm)")?;
+    let nginx = search
+        .program(&["nginx"], &["/usr/sbin", "/usr/local/sbin"])
+        .ok_or("php-fpm: no nginx found to serve HTTP in front of it (apt-get install nginx)")?;
+    Ok((fpm, nginx))
 }
 
 /// A name for the server's stderr file, unique within this process.
@@ -297,19 +358,15 @@ mod tests {
     }
 
     #[test]
-    fn missing_toolchains_and_swoole_give_one_line_reasons() {
+    fn missing_toolchains_give_one_line_reasons() {
         let nowhere = Search::only(&[Path::new("/nonexistent/concbench-test")]);
         for s in System::ALL {
             let why = s
                 .unsupported(&nowhere)
                 .expect("nothing can run from nowhere");
             assert!(!why.contains('\n'), "{why}");
-            if s == System::Swoole {
-                assert!(why.contains("not packaged"), "{why}");
-            } else {
-                assert!(why.starts_with(s.name()), "{why}");
-                assert!(why.contains("no "), "{why}");
-            }
+            assert!(why.starts_with(s.name()), "{why}");
+            assert!(why.contains("no "), "{why}");
         }
     }
 

@@ -74,6 +74,11 @@ pub fn replicate(args: ReplicateArgs) -> Result<ExitCode> {
     };
     outln!("\nPublished vs measured, seed by seed:");
     out!("{}", seeds_text(&doc, &published, &available));
+    if available.contains(&"S2") {
+        if let Some(t) = concbench_report::s2::s2_table_text(&doc, terminal.width) {
+            out!("\n{t}");
+        }
+    }
     outln!();
     out!("{}", terminal.render(&doc)?);
     document?;
