@@ -74,7 +74,12 @@ pub fn random_effects(runs: &[&[f64]], level: f64) -> Option<Pooled> {
     let tau2 = dersimonian_laird(&medians, &variances);
     let weights: Vec<f64> = variances.iter().map(|v| 1.0 / (v + tau2)).collect();
     let total: f64 = weights.iter().sum();
-    let estimate = weights.iter().zip(&medians).map(|(w, m)| w * m).sum::<f64>() / total;
+    let estimate = weights
+        .iter()
+        .zip(&medians)
+        .map(|(w, m)| w * m)
+        .sum::<f64>()
+        / total;
     let hksj = weights
         .iter()
         .zip(&medians)
@@ -235,7 +240,12 @@ mod tests {
     #[test]
     fn t_quantiles_match_the_tables() {
         // qt(0.975, df) in R.
-        for (df, want) in [(1.0, 12.706_2), (2.0, 4.302_65), (4.0, 2.776_45), (9.0, 2.262_16)] {
+        for (df, want) in [
+            (1.0, 12.706_2),
+            (2.0, 4.302_65),
+            (4.0, 2.776_45),
+            (9.0, 2.262_16),
+        ] {
             let q = student_t_quantile(0.975, df);
             assert!((q - want).abs() < 1e-3, "df {df}: {q}");
         }

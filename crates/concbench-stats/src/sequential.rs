@@ -141,12 +141,18 @@ pub fn sequential_interval(
 ///
 /// Invariants: with `m = 1` it is the test at `alpha`; every hypothesis rejected is rejected by
 /// its own test at `alpha`; one rejected at `alpha / m` always is.
-pub fn holm_step_down(m: usize, alpha: f64, mut rejects: impl FnMut(usize, f64) -> bool) -> Vec<bool> {
+pub fn holm_step_down(
+    m: usize,
+    alpha: f64,
+    mut rejects: impl FnMut(usize, f64) -> bool,
+) -> Vec<bool> {
     let mut rejected = vec![false; m];
     let mut count = 0;
     while count < m {
         let level = alpha / (m - count) as f64;
-        let new: Vec<usize> = (0..m).filter(|&i| !rejected[i] && rejects(i, level)).collect();
+        let new: Vec<usize> = (0..m)
+            .filter(|&i| !rejected[i] && rejects(i, level))
+            .collect();
         if new.is_empty() {
             break;
         }
