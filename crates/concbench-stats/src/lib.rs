@@ -15,8 +15,8 @@
 //! * [`random_effects`]: a quantity over several runs, the run as the top level (runs, then
 //!   rounds), so the interval includes the variation between runs.
 //! * [`sequential_interval`], [`sign_boundary`]: the exact distribution-free boundary that keeps
-//!   the error of decisions taken at every look within 5%; [`holm_step_down`] across a claim's
-//!   conditions.
+//!   the error of decisions taken at every look within 5%; [`hochberg_step_up`] and
+//!   [`holm_step_down`] across a claim's conditions.
 
 mod fdr;
 mod hierarchy;
@@ -39,8 +39,8 @@ pub use outliers::{tukey_outliers, Outliers};
 pub use projection::{decision_chance, projected_half_width};
 pub use rank_test::mann_whitney_p;
 pub use sequential::{
-    boundary_k, crossing_probability, holm, holm_step_down, pocock_spending, sequential_interval,
-    sign_boundary, SEQUENTIAL_ALPHA,
+    boundary_k, crossing_probability, hochberg_step_up, holm, holm_step_down, pocock_spending,
+    sequential_interval, sign_boundary, SEQUENTIAL_ALPHA,
 };
 pub use shift::{shift_ratio, Shift};
 pub use summary::{summarize, Stats};

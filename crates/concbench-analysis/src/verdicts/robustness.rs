@@ -7,13 +7,20 @@
 
 use super::decide::{combine, decide, Combine, Rule};
 use concbench_core::VerdictKind;
-use concbench_stats::median_interval;
+use concbench_stats::{sequential_interval, MIN_VALUES_95, SEQUENTIAL_ALPHA};
 
 /// Resamples per verdict: enough for two decimals, cheap for a dozen checks of twenty rounds.
 pub const RESAMPLES: usize = 200;
 
-/// Share (0..=1) of resamples whose combined decision is `actual`.
-pub fn robustness(how: Combine, checks: &[(Rule, &[f64])], actual: VerdictKind, id: &str) -> f64 {
+/// Share (0..=1) of resamples whose combined decision is `actual`, each decided as the run
+/// decides: by the sequential boundary of a run whose looks go up to `horizon` rounds.
+pub fn robustness(
+    how: Combine,
+    checks: &[(Rule, &[f64])],
+    actual: VerdictKind,
+    id: &str,
+    horizon: usize,
+) -> f64 {
     if checks.is_empty() {
         return 0.0;
     }
@@ -29,7 +36,10 @@ pub fn robustness(how: Combine, checks: &[(Rule, &[f64])], actual: VerdictKind, 
             .map(|(rule, values)| {
                 buf.clear();
                 buf.extend((0..values.len()).map(|_| values[rng.usize(..values.len())]));
-                decide(*rule, median_interval(&buf, 0.95))
+                decide(
+                    *rule,
+                    sequential_interval(&buf, MIN_VALUES_95, horizon, SEQUENTIAL_ALPHA),
+                )
             })
             .collect();
         if combine(how, &decisions) == Some(actual) {
@@ -47,7 +57,13 @@ mod tests {
     fn a_decisive_check_is_robust_and_a_marginal_one_is_not() {
         let rule = Rule::Greater { min_effect: 1.15 };
         let far: Vec<f64> = (0..10).map(|i| 3.0 + 0.01 * i as f64).collect();
-        let r = robustness(Combine::All, &[(rule, &far)], VerdictKind::Confirmed, "t");
+        let r = robustness(
+            Combine::All,
+            &[(rule, &far)],
+            VerdictKind::Confirmed,
+            "t",
+            20,
+        );
         assert!(r > 0.99, "{r}");
         let near: Vec<f64> = (0..10).map(|i| 1.05 + 0.02 * i as f64).collect();
         let r = robustness(
@@ -55,10 +71,11 @@ mod tests {
             &[(rule, &near)],
             VerdictKind::Inconclusive,
             "t",
+            20,
         );
         assert!(r > 0.2 && r < 1.0, "{r}");
         assert_eq!(
-            robustness(Combine::All, &[], VerdictKind::Confirmed, "t"),
+            robustness(Combine::All, &[], VerdictKind::Confirmed, "t", 20),
             0.0
         );
     }
