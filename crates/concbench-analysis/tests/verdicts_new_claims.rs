@@ -189,7 +189,11 @@ fn alternate(ns: f64, switches: f64) -> ResultEntry {
         "voluntary_switches_per_op",
         &[switches * 0.6; LOCK_ROUNDS],
     );
-    counter(e, "involuntary_switches_per_op", &[switches * 0.4; LOCK_ROUNDS])
+    counter(
+        e,
+        "involuntary_switches_per_op",
+        &[switches * 0.4; LOCK_ROUNDS],
+    )
 }
 
 fn lock(threads: u64, ns: f64, switches: f64) -> ResultEntry {

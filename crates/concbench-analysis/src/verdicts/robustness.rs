@@ -29,24 +29,51 @@ pub fn robustness(
     });
     let mut rng = fastrand::Rng::with_seed(seed);
     let mut same = 0;
-    let mut buf = Vec::new();
+    let mut bufs: Vec<Vec<f64>> = vec![Vec::new(); checks.len()];
     for _ in 0..RESAMPLES {
-        let decisions: Vec<VerdictKind> = checks
+        for ((_, values), buf) in checks.iter().zip(&mut bufs) {
+            buf.clear();
+            buf.extend((0..values.len()).map(|_| values[rng.usize(..values.len())]));
+        }
+        let mut decisions: Vec<VerdictKind> = checks
             .iter()
-            .map(|(rule, values)| {
-                buf.clear();
-                buf.extend((0..values.len()).map(|_| values[rng.usize(..values.len())]));
+            .zip(&bufs)
+            .map(|((rule, _), buf)| {
                 decide(
                     *rule,
-                    sequential_interval(&buf, MIN_VALUES_95, horizon, SEQUENTIAL_ALPHA),
+                    sequential_interval(buf, MIN_VALUES_95, horizon, SEQUENTIAL_ALPHA),
                 )
             })
             .collect();
+        correct_refutations(checks, &bufs, &mut decisions, horizon);
         if combine(how, &decisions) == Some(actual) {
             same += 1;
         }
     }
     same as f64 / RESAMPLES as f64
+}
+
+/// A resample's refutations go through the same family-wise correction as the run's own.
+fn correct_refutations(
+    checks: &[(Rule, &[f64])],
+    bufs: &[Vec<f64>],
+    decisions: &mut [VerdictKind],
+    horizon: usize,
+) {
+    if checks.len() < 2 || !decisions.contains(&VerdictKind::Refuted) {
+        return;
+    }
+    let family: Vec<(Rule, &[f64])> = checks
+        .iter()
+        .zip(bufs)
+        .map(|((rule, _), buf)| (*rule, buf.as_slice()))
+        .collect();
+    let holding = super::multiplicity::refutations_holding(&family, horizon);
+    for (d, holds) in decisions.iter_mut().zip(holding) {
+        if *d == VerdictKind::Refuted && !holds {
+            *d = VerdictKind::Inconclusive;
+        }
+    }
 }
 
 #[cfg(test)]
