@@ -103,6 +103,8 @@ type Tables = HashMap<(usize, usize, u64), std::rc::Rc<Vec<usize>>>;
 
 /// The boundary's `k` for `n` values when looks run from `first` to `horizon` (`horizon`
 /// raised to `n` when a check has more values than the plan's cap). 0 below the first look.
+///
+/// Invariant: never larger at a level below [`SEQUENTIAL_ALPHA`] than at it.
 pub fn boundary_k(n: usize, first: usize, horizon: usize, alpha: f64) -> usize {
     if n < first || first == 0 {
         return 0;
@@ -117,7 +119,17 @@ pub fn boundary_k(n: usize, first: usize, horizon: usize, alpha: f64) -> usize {
             .or_insert_with(|| std::rc::Rc::new(sign_boundary(first, horizon, alpha)))
             .clone()
     });
-    ks[n - first]
+    let k = ks[n - first];
+    // A stricter level never decides where the run's own level would not: the run's boundary
+    // spends part of its error on the first look's [min, max], so at some middle looks a
+    // stricter boundary without that floor would be the narrower one. Taking the smaller k
+    // only makes crossings rarer, so the error stays within `alpha`, and rejection becomes
+    // monotone in the level, which the family-wise step-up relies on.
+    if alpha < SEQUENTIAL_ALPHA {
+        k.min(boundary_k(n, first, horizon, SEQUENTIAL_ALPHA))
+    } else {
+        k
+    }
 }
 
 /// The interval a sequential decision uses at the look with `xs.len()` values:
