@@ -171,6 +171,8 @@ def pooled(docs):
     for k in sorted(set().union(*[set(p) for p in per])):
         runs = [p[k] for p in per if k in p and p[k].get("ci95") and p[k].get("estimate") is not None]
         if not runs:
+            rule = next(p[k]["rule"] for p in per if k in p)
+            by_claim.setdefault(k[0], []).append((k[1], rule, "inconclusive", "no run has an interval"))
             continue
         unit, rule = runs[0]["unit"], runs[0]["rule"]
         reg = region(rule, unit)
