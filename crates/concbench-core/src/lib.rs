@@ -26,8 +26,8 @@ pub use placement::{CpuPair, PairClass, Placement};
 pub use raw::{Outcome, RawMeasurement, RoundFacts, RoundRaw};
 pub use result::{usable_rounds, MIN_CLEAN_ROUNDS};
 pub use result::{
-    Check, Failure, Invalid, Mode, Overhead, ResultDoc, ResultEntry, Round, Skipped, Spread,
-    Summary, Tool, Verdict, VerdictKind, HOLD_AWAKE_SETTING, LABELS_SETTING,
+    AtMargin, Check, Failure, Invalid, Mode, Overhead, ResultDoc, ResultEntry, Round, Skipped,
+    Spread, Summary, Tool, Verdict, VerdictKind, HOLD_AWAKE_SETTING, LABELS_SETTING,
 };
 pub use usage::Usage;
 

@@ -322,6 +322,26 @@ pub struct Check {
     /// not deciding the verdict.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub beside: bool,
+    /// The interval the decision used: the sequential boundary at this look (plain order
+    /// statistics at the level the looks' error budget leaves), wider than `ci95`. Absent in
+    /// documents from before the boundary, and at a look that cannot decide.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub boundary: Option<[f64; 2]>,
+    /// Present when the estimate lies within one half-width of the deciding interval of the
+    /// rule's margin: a rerun may well decide otherwise, or not at all.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub at_margin: Option<AtMargin>,
+}
+
+/// How close a check's estimate is to its rule's margin.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct AtMargin {
+    /// The rule's number nearest the estimate.
+    pub margin: f64,
+    /// `estimate - margin`, in the check's unit.
+    pub distance: f64,
+    /// The deciding interval's half-width it is compared with.
+    pub half_width: f64,
 }
 
 impl ResultEntry {

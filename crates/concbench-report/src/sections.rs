@@ -252,13 +252,33 @@ pub fn check_line(c: &concbench_core::Check) -> String {
     } else {
         format!(" ({})", c.note)
     };
+    // The note says it in words when the analysis wrote one; the mark keeps the line short.
+    let mark = if c.note.contains("at the margin") {
+        String::new()
+    } else {
+        margin_mark(c)
+    };
     format!(
-        "{}: rule {}; measured {measured} over {} rounds -> {}{note}",
+        "{}: rule {}; measured {measured}{mark} over {} rounds -> {}{note}",
         c.condition,
         c.rule,
         c.rounds,
         verdict_word(c.decision)
     )
+}
+
+/// ", at the margin (0.11 from 8.70; a rerun may say inconclusive)" after a decided check whose
+/// estimate lies within one interval half-width of its rule's number; empty otherwise (an
+/// undecided check is on its margin by definition).
+pub fn margin_mark(c: &concbench_core::Check) -> String {
+    match c.at_margin {
+        Some(m) if c.decision != concbench_core::VerdictKind::Inconclusive => format!(
+            ", at the margin ({} from {}; a rerun may say inconclusive)",
+            format::value(m.distance.abs(), &c.unit),
+            format::value(m.margin, &c.unit)
+        ),
+        _ => String::new(),
+    }
 }
 
 pub fn verdict_word(k: concbench_core::VerdictKind) -> &'static str {

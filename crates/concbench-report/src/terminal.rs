@@ -350,9 +350,10 @@ fn verdict_cell_narrow(v: &Verdict) -> String {
 
 /// What a check measured: "5.80x [5.57, 6.15]".
 fn measured(c: &Check) -> String {
-    c.estimate.map_or("nothing measured".into(), |e| {
+    let text = c.estimate.map_or("nothing measured".into(), |e| {
         human::measured(e, c.ci95, &c.unit)
-    })
+    });
+    format!("{text}{}", sections::margin_mark(c))
 }
 
 /// A condition without its parenthesis: "one switch" from "one switch (pipe ping-pong, same
@@ -586,6 +587,8 @@ mod tests {
             decision,
             note: String::new(),
             beside: false,
+            boundary: None,
+            at_margin: None,
         }
     }
 
@@ -714,5 +717,22 @@ mod tests {
         // A document from before robustness was recorded shows the rounds alone.
         v.robustness = None;
         assert_eq!(verdict_row(&v)[3], "22 rounds");
+    }
+
+    #[test]
+    fn a_decision_at_its_margin_says_so_on_its_verdict_line() {
+        let mut c = check("same CPU", "p / t >= 1.15", 1.2, VerdictKind::Confirmed);
+        c.at_margin = Some(concbench_core::AtMargin {
+            margin: 1.15,
+            distance: 0.05,
+            half_width: 0.12,
+        });
+        let line = measured(&c);
+        assert!(line.contains("at the margin (0.05"), "{line}");
+        assert!(line.contains("a rerun may say inconclusive"), "{line}");
+        assert!(sections::check_line(&c).contains("at the margin"), "{c:?}");
+        // An undecided check is on its margin by definition: no label.
+        c.decision = VerdictKind::Inconclusive;
+        assert!(!measured(&c).contains("margin"));
     }
 }

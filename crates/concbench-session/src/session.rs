@@ -641,6 +641,8 @@ mod tests {
             decision,
             note: String::new(),
             beside: false,
+            boundary: None,
+            at_margin: None,
         }
     }
 

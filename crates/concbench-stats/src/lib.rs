@@ -12,23 +12,35 @@
 //! * [`modes`]: separate modes (a wake-up that sometimes finds its CPU halted).
 //! * [`projected_half_width`], [`decision_chance`]: how narrow a median's interval would get with
 //!   more values, and how likely more values are to decide a check.
+//! * [`random_effects`]: a quantity over several runs, the run as the top level (runs, then
+//!   rounds), so the interval includes the variation between runs.
+//! * [`sequential_interval`], [`sign_boundary`]: the exact distribution-free boundary that keeps
+//!   the error of decisions taken at every look within 5%; [`hochberg_step_up`] and
+//!   [`holm_step_down`] across a claim's conditions.
 
 mod fdr;
+mod hierarchy;
 mod location;
 mod modes;
 mod order_interval;
 mod outliers;
 mod projection;
 mod rank_test;
+mod sequential;
 mod shift;
 mod summary;
 
 pub use fdr::benjamini_hochberg;
+pub use hierarchy::{random_effects, student_t_cdf, student_t_quantile, Pooled};
 pub use location::{geometric_mean, mad, mean, median, quantile, stddev};
 pub use modes::{modes, Mode, MODE_GAP, MODE_MIN_SHARE, MODE_MIN_VALUES};
 pub use order_interval::{median_interval, paired_ratio, MIN_VALUES_95};
 pub use outliers::{tukey_outliers, Outliers};
 pub use projection::{decision_chance, projected_half_width};
 pub use rank_test::mann_whitney_p;
+pub use sequential::{
+    boundary_k, crossing_probability, hochberg_step_up, holm, holm_step_down, pocock_spending,
+    sequential_interval, sign_boundary, SEQUENTIAL_ALPHA,
+};
 pub use shift::{shift_ratio, Shift};
 pub use summary::{summarize, Stats};

@@ -2,7 +2,8 @@
 //! decide a check: what the adaptive rounds use to stop measuring a check that more rounds would
 //! not decide.
 
-use crate::location::{median, quantile, sorted};
+use crate::hierarchy::median_scale;
+use crate::location::median;
 use crate::rank_test::normal_cdf;
 
 /// Half the width of the 95% interval of the median expected from `n` values drawn like `xs`.
@@ -20,14 +21,6 @@ pub fn projected_half_width(xs: &[f64], n: usize) -> f64 {
         return 0.0;
     }
     1.96 * median_scale(xs) / (n as f64).sqrt()
-}
-
-/// √(π/2) × σ, σ from the interquartile range: the median's standard error times √n under a
-/// normal shape.
-fn median_scale(xs: &[f64]) -> f64 {
-    let s = sorted(xs);
-    let iqr = quantile(&s, 0.75) - quantile(&s, 0.25);
-    (std::f64::consts::PI / 2.0).sqrt() * iqr / 1.349
 }
 
 /// The chance that more values, up to `horizon` in all, decide a check whose region is

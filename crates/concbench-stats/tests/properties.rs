@@ -126,4 +126,58 @@ proptest! {
     fn outliers_never_exceed_the_sample(xs in sample()) {
         prop_assert!(tukey_outliers(&xs).total() <= xs.len());
     }
+
+    #[test]
+    fn the_sequential_interval_holds_the_median_and_is_no_narrower_than_the_95_percent_one(
+        xs in prop::collection::vec(-1.0e6f64..1.0e6, 6..40), h in 6usize..40
+    ) {
+        let m = median(&xs);
+        if let Some((lo, hi)) = sequential_interval(&xs, 6, h, SEQUENTIAL_ALPHA) {
+            prop_assert!(lo <= m && m <= hi);
+            if let Some((a, b)) = median_interval(&xs, 0.95) {
+                prop_assert!(lo <= a + 1e-9 * a.abs().max(1.0) && b <= hi + 1e-9 * b.abs().max(1.0));
+            }
+        }
+        // A stricter level never gives a narrower interval.
+        let strict = sequential_interval(&xs, 6, h, SEQUENTIAL_ALPHA / 4.0);
+        if let (Some((a, b)), Some((lo, hi))) = (strict, sequential_interval(&xs, 6, h, SEQUENTIAL_ALPHA)) {
+            prop_assert!(a <= lo && hi <= b);
+        }
+    }
+
+    #[test]
+    fn every_boundary_spends_at_most_its_alpha(h in 6usize..36, a in 0.001f64..0.2) {
+        let ks = sign_boundary(6, h, a);
+        let looks: Vec<usize> = (6..=h).collect();
+        prop_assert!(crossing_probability(&looks, &ks) <= a + 1e-9);
+    }
+
+    #[test]
+    fn the_random_effects_interval_holds_its_estimate_and_is_shift_and_scale_equivariant(
+        runs in prop::collection::vec(prop::collection::vec(-1.0e3f64..1.0e3, 1..12), 2..6),
+        c in -1e3f64..1e3, k in 0.1f64..10.0
+    ) {
+        let refs: Vec<&[f64]> = runs.iter().map(Vec::as_slice).collect();
+        let p = random_effects(&refs, 0.95).unwrap();
+        prop_assert!(p.ci.0 <= p.estimate && p.estimate <= p.ci.1 && p.tau >= 0.0);
+        let moved: Vec<Vec<f64>> = runs.iter().map(|r| r.iter().map(|x| k * x + c).collect()).collect();
+        let refs: Vec<&[f64]> = moved.iter().map(Vec::as_slice).collect();
+        let q = random_effects(&refs, 0.95).unwrap();
+        let tol = 1e-6 * (1.0 + p.estimate.abs() * k + c.abs() + (p.ci.1 - p.ci.0) * k);
+        prop_assert!((q.estimate - (k * p.estimate + c)).abs() <= tol);
+        prop_assert!(((q.ci.1 - q.ci.0) - k * (p.ci.1 - p.ci.0)).abs() <= tol);
+    }
+
+    #[test]
+    fn hochberg_rejects_whatever_holm_rejects(ps in prop::collection::vec(0.0f64..0.2, 1..8)) {
+        let by_holm = holm_step_down(ps.len(), 0.05, |i, l| ps[i] <= l);
+        let hoch = hochberg_step_up(ps.len(), 0.05, |i, l| ps[i] <= l);
+        for (a, b) in by_holm.iter().zip(&hoch) {
+            prop_assert!(!a || *b);
+        }
+        let q = holm(&ps);
+        for (p, q) in ps.iter().zip(&q) {
+            prop_assert!(q >= p && *q <= 1.0);
+        }
+    }
 }

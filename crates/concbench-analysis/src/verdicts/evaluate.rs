@@ -7,7 +7,9 @@ use super::series::{instances, series, Instance, Series};
 use super::spec::{CheckSpec, GuardEffect};
 use crate::published::Claim;
 use concbench_core::{human, Check, ResultDoc, ResultEntry, Verdict, VerdictKind};
-use concbench_stats::{decision_chance, median, median_interval, MIN_VALUES_95};
+use concbench_stats::{
+    decision_chance, median, median_interval, sequential_interval, MIN_VALUES_95, SEQUENTIAL_ALPHA,
+};
 
 /// A claim judged, with the results that fed its undecided checks (more rounds of those could
 /// decide it), all together and check by check.
@@ -43,6 +45,7 @@ struct Checked<'a> {
 /// Judge `claim` on `doc`; `None` when none of its checks has evidence in the document.
 pub fn judge_claim<'a>(doc: &'a ResultDoc, claim: &'a Claim) -> Option<Judged<'a>> {
     let mut checked = Vec::new();
+    let horizon = horizon(doc);
     for (i, spec) in claim.checks.iter().enumerate() {
         let (Ok(rule), Ok(quantity)) = (spec.rule(), spec.quantity()) else {
             continue; // a malformed rule fails the published-data tests, never a run
@@ -50,7 +53,7 @@ pub fn judge_claim<'a>(doc: &'a ResultDoc, claim: &'a Claim) -> Option<Judged<'a
         for instance in instances(doc, spec) {
             let s = series(&instance, &quantity, spec.unit.as_deref());
             if !s.values.is_empty() {
-                let mut c = check(spec, rule, &instance, s);
+                let mut c = check(spec, rule, &instance, s, horizon);
                 c.spec = i;
                 c.withheld = apply_guards(&mut c.check, spec, &instance);
                 if !deciding(claim, spec) {
@@ -62,7 +65,8 @@ pub fn judge_claim<'a>(doc: &'a ResultDoc, claim: &'a Claim) -> Option<Judged<'a
     }
     set_beside(&mut checked);
     let unmeasured = unmeasured(claim, &checked);
-    let horizon = horizon(doc);
+    apply_family_correction(&mut checked, horizon);
+    label_at_margin(&mut checked);
     let mut evidence: Vec<String> = Vec::new();
     let mut undecided: Vec<&ResultEntry> = Vec::new();
     let mut undecided_checks: Vec<Vec<&ResultEntry>> = Vec::new();
@@ -74,7 +78,7 @@ pub fn judge_claim<'a>(doc: &'a ResultDoc, claim: &'a Claim) -> Option<Judged<'a
             undecided_checks.push(c.results.clone());
         } else if open {
             add_note(&mut c.check, AT_THE_MARGIN);
-        } else if deciding && check_robustness(c, &claim.id) < STABLE {
+        } else if deciding && check_robustness(c, &claim.id, horizon) < STABLE {
             fragile_checks.push(c.results.clone());
         }
         for r in &c.results {
@@ -111,6 +115,7 @@ pub fn judge_claim<'a>(doc: &'a ResultDoc, claim: &'a Claim) -> Option<Judged<'a
             unmeasured.len(),
             kind,
             &claim.id,
+            horizon,
         )),
         rounds: deciding.iter().map(|c| c.check.rounds).max(),
         checks: checked.into_iter().map(|c| c.check).collect(),
@@ -287,14 +292,58 @@ fn add_note(check: &mut Check, sentence: &str) {
 }
 
 /// Share of the resamples of one check's rounds that repeat its decision.
-fn check_robustness(c: &Checked<'_>, claim: &str) -> f64 {
+fn check_robustness(c: &Checked<'_>, claim: &str, horizon: usize) -> f64 {
     let id = format!("{claim} {}", c.check.condition);
     robustness(
         super::Combine::All,
         &[(c.rule, c.series.values.as_slice())],
         c.check.decision,
         &id,
+        horizon,
     )
+}
+
+/// A refutation among several deciding checks stands only if the family-wise correction keeps
+/// it (one counter-example refutes a general claim, so the conditions are a family of tests).
+fn apply_family_correction(checked: &mut [Checked<'_>], horizon: usize) {
+    let deciding: Vec<usize> = (0..checked.len())
+        .filter(|&i| !checked[i].check.beside && !checked[i].withheld)
+        .collect();
+    if deciding.len() < 2 {
+        return;
+    }
+    let family: Vec<(Rule, &[f64])> = deciding
+        .iter()
+        .map(|&i| (checked[i].rule, checked[i].series.values.as_slice()))
+        .collect();
+    let holding = super::multiplicity::refutations_holding(&family, horizon);
+    for (&i, holds) in deciding.iter().zip(holding) {
+        let c = &mut checked[i].check;
+        if c.decision == VerdictKind::Refuted && !holds {
+            c.decision = VerdictKind::Inconclusive;
+            add_note(c, &super::multiplicity::sentence(deciding.len()));
+        }
+    }
+}
+
+/// Label every check whose estimate lies within one half-width of its deciding interval of
+/// its rule's margin.
+fn label_at_margin(checked: &mut [Checked<'_>]) {
+    for c in checked {
+        let Some(estimate) = c.check.estimate else {
+            continue;
+        };
+        let interval = c.check.boundary.or(c.check.ci95).map(|[lo, hi]| (lo, hi));
+        c.check.at_margin = super::margin::at_margin(c.rule, estimate, interval, &c.series.values);
+        if let Some(m) = c
+            .check
+            .at_margin
+            .filter(|_| c.check.decision != VerdictKind::Inconclusive)
+        {
+            let sentence = super::margin::sentence(&m, &c.check.unit);
+            add_note(&mut c.check, &sentence);
+        }
+    }
 }
 
 /// Withhold or qualify the decision when a guard's counter lies outside its bound (a counter
@@ -325,9 +374,19 @@ fn apply_guards(check: &mut Check, spec: &CheckSpec, instance: &Instance<'_>) ->
     withheld
 }
 
-fn check<'a>(spec: &CheckSpec, rule: Rule, instance: &Instance<'a>, s: Series) -> Checked<'a> {
+fn check<'a>(
+    spec: &CheckSpec,
+    rule: Rule,
+    instance: &Instance<'a>,
+    s: Series,
+    horizon: usize,
+) -> Checked<'a> {
     let ci = median_interval(&s.values, 0.95);
-    let decision = decide(rule, ci);
+    // The decision uses the sequential boundary: the run looks after every pass up to its cap,
+    // and the boundary keeps the chance of a decision at any of those looks, for a quantity on
+    // its margin, within 5% (docs/METHODOLOGY.md, "Error control across looks").
+    let boundary = sequential_interval(&s.values, MIN_VALUES_95, horizon, SEQUENTIAL_ALPHA);
+    let decision = decide(rule, boundary);
     let results: Vec<&ResultEntry> = instance.results.values().map(|(e, _)| *e).collect();
     let check = Check {
         condition: instance.condition.clone(),
@@ -339,7 +398,16 @@ fn check<'a>(spec: &CheckSpec, rule: Rule, instance: &Instance<'a>, s: Series) -
         decision,
         note: note(&s, ci.is_some(), &results),
         beside: false,
+        boundary: boundary.map(|(lo, hi)| [lo, hi]),
+        at_margin: None,
     };
+    let mut check = check;
+    if decision == VerdictKind::Inconclusive && ci.is_some() && decide(rule, ci) != decision {
+        add_note(
+            &mut check,
+            &boundary_sentence(boundary, s.values.len(), horizon, &s.unit),
+        );
+    }
     Checked {
         check,
         rule,
@@ -387,6 +455,20 @@ fn note(s: &Series, has_interval: bool, results: &[&ResultEntry]) -> String {
         ));
     }
     parts.join("; ")
+}
+
+/// Why a check whose 95% interval clears its margin is still inconclusive.
+fn boundary_sentence(boundary: Option<(f64, f64)>, n: usize, horizon: usize, unit: &str) -> String {
+    let looks = format!("look at {n} rounds of up to {}", horizon.max(n));
+    match boundary {
+        Some((lo, hi)) => format!(
+            "its 95% interval clears the margin, but the boundary for this {looks} ({}) does              not: deciding at every look spends the 5% error over the looks",
+            concbench_core::human::interval((lo + hi) / 2.0, Some([lo, hi]), unit)
+        ),
+        None => format!(
+            "its 95% interval clears the margin, but a {looks} cannot decide: deciding at every              look spends the 5% error over the looks"
+        ),
+    }
 }
 
 fn decision_word(k: VerdictKind) -> &'static str {

@@ -15,6 +15,8 @@ mod context;
 pub mod decide;
 mod evaluate;
 pub mod expr;
+mod margin;
+mod multiplicity;
 mod robustness;
 pub mod series;
 pub mod spec;
