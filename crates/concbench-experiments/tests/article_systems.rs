@@ -61,6 +61,14 @@ fn measured_or_skipped(exp: &mut dyn Experiment) -> Option<RawMeasurement> {
             assert!(!s.reason.is_empty() && !s.reason.contains('\n'), "{label}");
             if label.contains("design=swoole") {
                 swoole_may_be_skipped(&s.reason);
+            } else {
+                // CI installs every other article system (.ci/run fails when it cannot): a skip
+                // there means the test measured nothing, so it must not pass.
+                assert!(
+                    std::env::var_os("CI").is_none(),
+                    "{label} was skipped under CI, where .ci/run installs its toolchain: {}",
+                    s.reason
+                );
             }
             eprintln!("skipped {label}: {}", s.reason);
             None

@@ -29,7 +29,11 @@ pub fn replicate(args: ReplicateArgs) -> Result<ExitCode> {
     let mut available: Vec<&str> = Vec::new();
     for seed in &seeds {
         let all = variants_of(&published, seed, &args);
-        let kept = session::prepare(all.iter().map(|(i, _)| reload(*i)).collect(), &args.measure);
+        let mut kept =
+            session::prepare(all.iter().map(|(i, _)| reload(*i)).collect(), &args.measure);
+        if quick && !args.measure.smoke {
+            add_deciding_systems(&published, seed, &all, &mut kept, &args);
+        }
         match (all.is_empty(), kept.is_empty()) {
             (true, _) => outln!(
                 "{seed}: not available in this build (none of its experiments is registered: {})",
@@ -153,6 +157,38 @@ fn variants_of(published: &Published, seed: &str, args: &ReplicateArgs) -> Vec<V
                 || checks.iter().any(|c| check_uses(c, id, &params))
         })
         .collect()
+}
+
+/// `replicate --quick` of a seed still measures what decides its claims: the first deciding
+/// check of each facet names the article's own program or system (seed S2's Swoole against
+/// Netty, say), which `--quick` leaves out of a plain run for its cost. A replication without
+/// them would judge the articles on stand-ins, or only in part.
+fn add_deciding_systems(
+    published: &Published,
+    seed: &str,
+    all: &[Variant],
+    kept: &mut Vec<Variant>,
+    args: &ReplicateArgs,
+) {
+    let mut leads = Vec::new();
+    for claim in published.claims.iter().filter(|c| c.seed == seed) {
+        if claim.unjudged.is_some() {
+            continue;
+        }
+        let mut facets = BTreeSet::new();
+        for check in claim.checks.iter().filter(|c| c.decides) {
+            if check.facet.as_ref().is_none_or(|f| facets.insert(f.clone())) {
+                leads.push(check);
+            }
+        }
+    }
+    for (i, e) in all {
+        let params = session::params_of(e.as_ref(), &args.measure);
+        let needed = leads.iter().any(|c| check_uses(c, e.meta().id, &params));
+        if needed && !kept.iter().any(|(k, _)| k == i) {
+            kept.push(reload(*i));
+        }
+    }
 }
 
 /// The result ids a seed's figures name, for "not available" messages.
