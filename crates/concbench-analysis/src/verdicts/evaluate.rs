@@ -64,7 +64,7 @@ pub fn judge_claim<'a>(doc: &'a ResultDoc, claim: &'a Claim) -> Option<Judged<'a
         }
     }
     set_beside(&mut checked);
-    let unmeasured = unmeasured(claim, &checked);
+    let (unmeasured, stood_in) = unmeasured(claim, &checked);
     apply_family_correction(&mut checked, horizon);
     label_at_margin(&mut checked);
     let mut evidence: Vec<String> = Vec::new();
@@ -119,7 +119,9 @@ pub fn judge_claim<'a>(doc: &'a ResultDoc, claim: &'a Claim) -> Option<Judged<'a
         )),
         rounds: deciding.iter().map(|c| c.check.rounds).max(),
         checks: checked.into_iter().map(|c| c.check).collect(),
-        unmeasured,
+        // Both make the claim partly judged; only the unmeasured ones count as undecided above
+        // (a stand-in did decide its facet, on concbench's method rather than the article's).
+        unmeasured: unmeasured.into_iter().chain(stood_in).collect(),
     };
     Some(Judged {
         verdict,
@@ -157,8 +159,11 @@ fn set_not_deciding(c: &mut Checked<'_>, spec: &CheckSpec) {
 /// without a `{param}` is measured when any check's facet came out the same (concbench's byte
 /// reader at 50 MiB measures the Java reader's facet); one with a `{param}` when any check of
 /// that template has evidence.
-fn unmeasured(claim: &Claim, checked: &[Checked<'_>]) -> Vec<String> {
+/// The deciding checks (or facets) this run did not measure, and those measured only by
+/// concbench's stand-in for the article's own program (`stand_in`), each as a reader meets it.
+fn unmeasured(claim: &Claim, checked: &[Checked<'_>]) -> (Vec<String>, Vec<String>) {
     let mut out: Vec<String> = Vec::new();
+    let mut stood_in: Vec<String> = Vec::new();
     let mut facets_seen: Vec<&str> = Vec::new();
     for (i, spec) in claim.checks.iter().enumerate() {
         if !deciding(claim, spec) {
@@ -168,22 +173,44 @@ fn unmeasured(claim: &Claim, checked: &[Checked<'_>]) -> Vec<String> {
             Some(f) if facets_seen.contains(&f) => continue,
             Some(f) => {
                 facets_seen.push(f);
-                let template = |c: &Checked<'_>| claim.checks[c.spec].facet.as_deref() == Some(f);
-                checked
+                let in_facet = |c: &Checked<'_>| {
+                    claim.checks[c.spec].facet.as_deref() == Some(f)
+                        || (!f.contains('{') && c.facet.as_deref() == Some(f))
+                };
+                // A facet whose article program was not measured is judged on a stand-in only:
+                // measured in part (the stand-in decides, and the claim says what is missing).
+                let has_article = claim
+                    .checks
                     .iter()
-                    .any(|c| template(c) || (!f.contains('{') && c.facet.as_deref() == Some(f)))
+                    .any(|s| s.facet.as_deref() == Some(f) && !s.stand_in && deciding(claim, s));
+                let by_article = checked
+                    .iter()
+                    .any(|c| in_facet(c) && !claim.checks[c.spec].stand_in);
+                let any = checked.iter().any(in_facet);
+                if any && has_article && !by_article {
+                    stood_in.push(format!(
+                        "{} (concbench's own method decided in its place)",
+                        unmeasured_text(spec)
+                    ));
+                }
+                any
             }
             None => checked.iter().any(|c| c.spec == i),
         };
         if !measured {
-            let mut text = spec.condition.clone();
-            for k in &spec.for_each {
-                text = text.replace(&format!("{{{k}}}"), &format!("each {k}"));
-            }
-            out.push(text);
+            out.push(unmeasured_text(spec));
         }
     }
-    out
+    (out, stood_in)
+}
+
+/// A check's condition as a reader meets it in "not measured: …" (`{count}` as "each count").
+fn unmeasured_text(spec: &CheckSpec) -> String {
+    let mut text = spec.condition.clone();
+    for k in &spec.for_each {
+        text = text.replace(&format!("{{{k}}}"), &format!("each {k}"));
+    }
+    text
 }
 
 /// Within each facet, the first check with evidence decides; the others are shown beside it,

@@ -77,6 +77,11 @@ pub struct CheckSpec {
     /// `false`: judged and shown beside the verdict, never deciding it.
     #[serde(default = "yes")]
     pub decides: bool,
+    /// concbench's own method standing in for the article's program in the same facet: it
+    /// decides only when the article's program was not measured, and then the claim is partly
+    /// judged (the verdict rests on a stand-in, not on what the article measured).
+    #[serde(default)]
+    pub stand_in: bool,
     /// Only these values of a `for_each` param make conditions (the rule holds for them).
     #[serde(default)]
     pub for_values: BTreeMap<String, Vec<toml::Value>>,

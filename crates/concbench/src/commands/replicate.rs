@@ -177,7 +177,11 @@ fn add_deciding_systems(
         }
         let mut facets = BTreeSet::new();
         for check in claim.checks.iter().filter(|c| c.decides) {
-            if check.facet.as_ref().is_none_or(|f| facets.insert(f.clone())) {
+            if check
+                .facet
+                .as_ref()
+                .is_none_or(|f| facets.insert(f.clone()))
+            {
                 leads.push(check);
             }
         }
