@@ -1,8 +1,8 @@
 <?php
 // concbench probe in PHP, behind the probe protocol (docs/PROBE_PROTOCOL.md): seed S2's
-// coroutine server in the language the article used. Swoole is not packaged for Debian, so the
-// coroutines are PHP 8's own Fibers, scheduled by a stream_select loop: a fiber per connection,
-// written as blocking code, that suspends where it would block (a read, a write that does not
+// coroutine server in the language the article used, without Swoole (its own design,
+// probes/swoole/serve.php): PHP 8's own Fibers, scheduled by a stream_select loop: a fiber per
+// connection, written as blocking code, that suspends where it would block (a read, a write that does not
 // fit, the blocking call) and is resumed by the loop when its socket or timer is ready.
 //
 //   serve  start args.workers worker processes (the article's 2 Swoole workers), each with its own
