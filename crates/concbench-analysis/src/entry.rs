@@ -13,6 +13,30 @@ use concbench_core::{
 use concbench_stats::{mad, median, median_interval, modes, summarize, Stats};
 use std::collections::BTreeMap;
 
+/// A result with an id, a unit and params and nothing measured: what a check's selectors are
+/// matched against when a run plans which variants each check uses (before any round exists).
+pub fn blank(id: &str, unit: &str, params: concbench_core::Params) -> ResultEntry {
+    ResultEntry {
+        id: id.into(),
+        family: id.split('.').next().unwrap_or(id).into(),
+        title: String::new(),
+        op: String::new(),
+        unit: unit.into(),
+        params,
+        cpus: vec![],
+        iterations: 0,
+        summary: summary(&summarize(&[0.0])),
+        samples: vec![],
+        rounds: vec![],
+        spread: None,
+        modes: Vec::new(),
+        counters: Default::default(),
+        overhead: None,
+        warnings: vec![],
+        info: Default::default(),
+    }
+}
+
 /// Statistics, counters and warnings for one measured variant from its rounds (at least one).
 /// Rounds marked excluded are kept in the entry and left out of the statistics when enough clean
 /// ones remain ([`usable_rounds`]).

@@ -13,12 +13,15 @@
 //!   comparisons break a `--fail-if` threshold.
 //! * [`anatomy`] takes a hand-over apart layer by layer, with the victim's slowdown, fork against
 //!   the parent's size and the kernel's evidence.
+//! * [`answer`] is the answer a run gives, computed once for every renderer: unit costs, advice,
+//!   verdicts as said, and the figures each check is computed from.
 //! * [`advice`] answers "which model costs least for this workload" from measured costs.
 //!
 //! Nothing here reads a clock or formats for a terminal.
 
 pub mod advice;
 pub mod anatomy;
+pub mod answer;
 pub mod comparison;
 pub mod crossover;
 pub mod entry;

@@ -141,10 +141,10 @@ pub struct Claim {
     pub text: String,
     /// How the checks combine into the verdict.
     #[serde(default)]
-    pub combine: crate::verdicts::Combine,
+    pub combine: crate::verdicts::decide::Combine,
     /// The checks; none: a claim no measurement bears on (shown, never judged).
     #[serde(default, rename = "check")]
-    pub checks: Vec<crate::verdicts::CheckSpec>,
+    pub checks: Vec<crate::verdicts::spec::CheckSpec>,
     /// A sentence added to the explanation per verdict (`confirmed = "..."`).
     #[serde(default)]
     pub explain: BTreeMap<String, String>,
@@ -322,9 +322,20 @@ pub fn convert(value: f64, from: &str, to: &str) -> Option<f64> {
     Some(value * ns_per(from)? / ns_per(to)?)
 }
 
-/// The shipped published data. Panics only if the shipped file is malformed, which a unit test
-/// rules out.
+/// The shipped published data, parsed once per process and shared by every reader (the session,
+/// the verdicts and the renderers). Panics only if the shipped file is malformed, which a unit
+/// test rules out.
+pub fn shared() -> &'static Published {
+    static PUBLISHED: std::sync::OnceLock<Published> = std::sync::OnceLock::new();
+    PUBLISHED.get_or_init(parse)
+}
+
+/// A copy of [`shared`] that the caller may change (a test that edits a claim).
 pub fn published() -> Published {
+    shared().clone()
+}
+
+fn parse() -> Published {
     let mut p: Published =
         toml::from_str(PUBLISHED_TOML).expect("data/published.toml is valid (tested)");
     let table: S0Table =

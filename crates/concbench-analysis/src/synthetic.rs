@@ -1,7 +1,7 @@
 //! Small result documents for tests: synthetic samples, never measurements. Public so the tests
 //! of every crate build results the one way real ones are summarised.
 
-use crate::entry::summary;
+use crate::entry::{blank, summary};
 use concbench_core::{Host, Params, ResultDoc, ResultEntry, Round};
 use concbench_stats::summarize;
 
@@ -19,13 +19,8 @@ pub fn entry(id: &str, samples: &[f64]) -> ResultEntry {
 /// A result with the given unit, params (include `placement`) and one round per sample value.
 pub fn entry_with(id: &str, unit: &str, params: Params, samples: &[f64]) -> ResultEntry {
     ResultEntry {
-        id: id.into(),
-        family: id.split('.').next().unwrap_or(id).into(),
         title: "synthetic".into(),
         op: "synthetic".into(),
-        unit: unit.into(),
-        params,
-        cpus: vec![],
         iterations: 1,
         summary: summary(&summarize(samples)),
         samples: samples.to_vec(),
@@ -46,12 +41,7 @@ pub fn entry_with(id: &str, unit: &str, params: Params, samples: &[f64]) -> Resu
                 excluded: None,
             })
             .collect(),
-        spread: None,
-        modes: Vec::new(),
-        counters: Default::default(),
-        overhead: None,
-        warnings: vec![],
-        info: Default::default(),
+        ..blank(id, unit, params)
     }
 }
 

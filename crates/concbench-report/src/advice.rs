@@ -2,7 +2,7 @@
 //! cheapest eligible model. The numbers come from `concbench_analysis::advice`.
 
 use crate::format;
-use crate::terminal::table;
+use crate::layout::table;
 use concbench_analysis::advice::{kib_text, share, Advice};
 use std::fmt::Write;
 

@@ -3,7 +3,7 @@
 //! The numbers come from `concbench_analysis::anatomy`; only formatting happens here.
 
 use crate::format;
-use crate::terminal::table;
+use crate::layout::table;
 use concbench_analysis::anatomy::{anatomy, side::ForkCurve, Anatomy, Stack};
 use concbench_core::ResultDoc;
 use std::fmt::Write;

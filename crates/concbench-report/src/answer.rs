@@ -1,11 +1,11 @@
 //! The answer to "processes, threads or coroutines — here, for what?" as the terminal summary
 //! and the page's answer section both show it: what one unit of each kind costs, and the
-//! cheapest model for each typical workload. The numbers come from `concbench_analysis::advice`;
-//! only the wording is here.
+//! cheapest model for each typical workload. The numbers come from the answer model
+//! (`concbench_analysis::answer`), computed once per document; only the wording is here.
 
 use crate::format;
 use concbench_analysis::advice::{self, Cost, UnitCosts, Workload};
-use concbench_core::ResultDoc;
+use concbench_analysis::answer::Answer;
 
 pub const UNIT_HEADER: [&str; 5] = [
     "unit",
@@ -34,11 +34,59 @@ pub fn unit_definitions(rows: &[UnitRow]) -> [String; 2] {
         format!(" (PSS alone: {})", pss.join(", "))
     };
     [
-        "hand-over: pass a value and wake the other on one CPU (a pipe; the runtime's channel); \
-         bare switch: the switch alone"
+        "hand-over: pass a value, wake the other, one CPU (pipe; channel); bare switch: the \
+         switch alone"
             .to_string(),
-        format!("memory: what an idle unit costs the machine, PSS + the kernel's share{pss}"),
+        format!("memory: an idle unit's PSS + the kernel's share{pss}"),
     ]
+}
+
+/// The unit table as single-line cells, a header first, and the notes its marks refer to: a
+/// kind measured in several variants is marked "*" where the billed one is shown, and the note
+/// names it and gives the other ("* coroutine: a reused stack, billed; a fresh stack: 15.5 µs
+/// [11.2, 16.7]").
+pub fn unit_cells(rows: &[UnitRow]) -> (Vec<Vec<String>>, Vec<String>) {
+    let header = [
+        "unit",
+        "create + destroy",
+        "hand-over",
+        "bare switch",
+        "memory",
+    ];
+    let mut cells = vec![header.map(String::from).to_vec()];
+    let mut notes = Vec::new();
+    let cell = |f: &Option<Figure>| {
+        f.as_ref()
+            .map_or_else(|| "not measured".to_string(), |f| f.plain.clone())
+    };
+    for r in rows {
+        let mut create = cell(&r.create);
+        let variant = r.create.as_ref().and_then(|f| f.variant.clone());
+        if let Some(variant) = variant {
+            let mark = "*".repeat(notes.len() + 1);
+            create += &mark;
+            let other = r
+                .create_other
+                .as_ref()
+                .map(|o| {
+                    format!(
+                        "; {}: {}",
+                        o.variant.as_deref().unwrap_or("the other"),
+                        o.plain
+                    )
+                })
+                .unwrap_or_default();
+            notes.push(format!("{mark} {}: a {variant}, billed{other}", r.kind));
+        }
+        cells.push(vec![
+            r.kind.to_string(),
+            create,
+            cell(&r.handover),
+            cell(&r.bare_switch),
+            cell(&r.memory),
+        ]);
+    }
+    (cells, notes)
 }
 
 /// What each column of the unit table measures, the same thing for every unit, under it.
@@ -57,6 +105,10 @@ pub struct Figure {
     pub text: String,
     /// "309 ns [300, 320] (reused stack)": with the 95% interval.
     pub with_interval: String,
+    /// "309 ns [300, 320]": with the interval, without the variant.
+    pub plain: String,
+    /// "reused stack": which variant of the kind it is, when the kind has several.
+    pub variant: Option<String>,
     /// `id params` of the result it comes from.
     pub source: String,
 }
@@ -112,7 +164,9 @@ fn figure(cost: &Cost, text: String, with_interval: String) -> Figure {
         .unwrap_or_default();
     Figure {
         text: format!("{text}{variant}"),
+        plain: with_interval.clone(),
         with_interval: format!("{with_interval}{variant}"),
+        variant: cost.variant.clone(),
         source: cost.source.clone(),
     }
 }
@@ -139,8 +193,8 @@ fn row(c: &UnitCosts) -> UnitRow {
 }
 
 /// One row per kind of unit (process, thread, coroutine, async task), measured or not.
-pub fn unit_rows(doc: &ResultDoc) -> Vec<UnitRow> {
-    advice::unit_costs(doc).iter().map(row).collect()
+pub fn unit_rows(answer: &Answer<'_>) -> Vec<UnitRow> {
+    answer.units.iter().map(row).collect()
 }
 
 /// Whether anything in the unit table was measured.
@@ -216,7 +270,7 @@ pub const CPU_SHARE_ASKED: f64 = 0.1;
 /// "10% of one CPU fits 140,000/s (next: a thread pool, 25,000/s)": the question the card
 /// answers, for the cheapest model and the next one.
 pub fn capacity_answer(a: &advice::Advice) -> Option<String> {
-    let (best, next) = capacity_rates(a)?;
+    let (best, next) = capacity_rates(a, false)?;
     let mut text = format!("{:.0}% of one CPU fits {best}", CPU_SHARE_ASKED * 100.0);
     if let Some((model, rate)) = next {
         text += &format!(" (next: {model}, {rate})");
@@ -224,15 +278,38 @@ pub fn capacity_answer(a: &advice::Advice) -> Option<String> {
     Some(text)
 }
 
-/// The cheapest model's rate within [`CPU_SHARE_ASKED`], and the next model's with its name.
-fn capacity_rates(a: &advice::Advice) -> Option<(String, Option<(&'static str, String)>)> {
+/// The cheapest model's rate within [`CPU_SHARE_ASKED`], and the next model's with its name;
+/// `short` writes the rates as "6.28M/s" and "22.4k/s" for a narrow table.
+fn capacity_rates(
+    a: &advice::Advice,
+    short: bool,
+) -> Option<(String, Option<(&'static str, String)>)> {
     let ranked = a.ranked();
     let fits = |b: &advice::Bill| {
-        a.rate_within(b, CPU_SHARE_ASKED)
-            .map_or_else(|| "any rate".to_string(), |r| format!("{}/s", rounded(r)))
+        a.rate_within(b, CPU_SHARE_ASKED).map_or_else(
+            || "any rate".to_string(),
+            |r| {
+                if short {
+                    format!("{}/s", abbreviated(r))
+                } else {
+                    format!("{}/s", rounded(r))
+                }
+            },
+        )
     };
     let best = fits(ranked.first()?);
     Some((best, ranked.get(1).map(|n| (n.model.short_name(), fits(n)))))
+}
+
+/// A rate in a narrow cell: three significant digits and a suffix ("6.28M", "22.4k", "512").
+fn abbreviated(v: f64) -> String {
+    if v >= 1e6 {
+        format!("{}M", format::sig3(v / 1e6))
+    } else if v >= 1e4 {
+        format!("{}k", format::sig3(v / 1e3))
+    } else {
+        rounded(v)
+    }
 }
 
 /// A rate for people: three significant digits with thousands separators ("142,000").
@@ -247,13 +324,14 @@ fn rounded(v: f64) -> String {
 /// One row per typical workload: its name, its terms, the cheapest model, and how
 /// many units per second fit in a tenth of one CPU with it and with the next model (or what is
 /// missing for an answer).
-pub fn workload_rows(doc: &ResultDoc) -> Vec<[String; 4]> {
-    advice::typical_workloads()
-        .into_iter()
-        .map(|(name, w)| {
-            let a = advice::advise(doc, w);
-            let workload = short_name(name).to_string();
-            let terms = workload_terms(&w);
+pub fn workload_rows(answer: &Answer<'_>) -> Vec<[String; 4]> {
+    answer
+        .workloads
+        .iter()
+        .map(|wa| {
+            let a = &wa.advice;
+            let workload = short_name(wa.name).to_string();
+            let terms = workload_terms(&wa.workload);
             let Some(best) = a.best else {
                 let mut needs: Vec<&str> = a
                     .bills
@@ -271,7 +349,7 @@ pub fn workload_rows(doc: &ResultDoc) -> Vec<[String; 4]> {
                 ];
             };
             let bill = a.bills.iter().find(|b| b.model == best).expect("billed");
-            let mut answer = match capacity_rates(&a) {
+            let mut answer = match capacity_rates(a, true) {
                 Some((fits, Some((model, rate)))) => format!("{fits} ({model}: {rate})"),
                 Some((fits, None)) => fits,
                 None => String::new(),
@@ -288,7 +366,15 @@ pub fn workload_rows(doc: &ResultDoc) -> Vec<[String; 4]> {
 mod tests {
     use super::*;
     use concbench_analysis::synthetic::{doc, entry_with};
-    use concbench_core::Params;
+    use concbench_core::{Params, ResultDoc};
+
+    fn unit_rows(d: &ResultDoc) -> Vec<UnitRow> {
+        super::unit_rows(&Answer::of(d))
+    }
+
+    fn workload_rows(d: &ResultDoc) -> Vec<[String; 4]> {
+        super::workload_rows(&Answer::of(d))
+    }
 
     fn create_coroutine(stack: &str, ns: f64) -> concbench_core::ResultEntry {
         let params = Params::new().with("stack_alloc", stack);
@@ -342,6 +428,9 @@ mod tests {
         assert_eq!(rounded(35_087.7), "35,100");
         assert_eq!(rounded(1_234_567.0), "1,230,000");
         assert_eq!(rounded(512.4), "512");
+        assert_eq!(abbreviated(6_283_000.0), "6.28M");
+        assert_eq!(abbreviated(22_410.0), "22.4k");
+        assert_eq!(abbreviated(8_333.0), "8,330");
     }
 
     #[test]

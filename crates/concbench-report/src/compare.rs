@@ -6,7 +6,7 @@
 
 use crate::markdown::{cell, table as md_table};
 use crate::sections::verdict_word;
-use crate::{format, terminal::table};
+use crate::{format, layout::table};
 use concbench_analysis::comparison::{CompareSet, Compared, Pair, VerdictRow, ALPHA};
 use concbench_analysis::gate::Breach;
 use std::fmt::Write;

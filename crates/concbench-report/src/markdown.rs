@@ -1,6 +1,7 @@
 //! Markdown: the same sections as the terminal, as GitHub-flavoured tables.
 
 use crate::{runtimes, sections, Exporter};
+use concbench_analysis::answer::Answer;
 use concbench_core::ResultDoc;
 use std::fmt::Write;
 
@@ -41,6 +42,8 @@ impl Exporter for Markdown {
         for w in &doc.warnings {
             writeln!(out, "> warning: {}\n", cell(w))?;
         }
+        let answer = Answer::of(doc);
+        answer_section(&mut out, &answer)?;
         let (rows, notes) = sections::result_rows(doc);
         writeln!(out, "## Results\n")?;
         table(&mut out, sections::RESULT_HEADER, &rows)?;
@@ -63,17 +66,17 @@ impl Exporter for Markdown {
             writeln!(out, "\n## Published vs measured here\n")?;
             table(&mut out, sections::REPLICATION_HEADER, &replication)?;
         }
-        let verdicts = sections::verdict_rows(doc);
+        let verdicts = sections::verdict_rows(&answer);
         if !verdicts.is_empty() {
             writeln!(out, "\n## Verdicts\n")?;
             table(&mut out, sections::VERDICT_HEADER, &verdicts)?;
         }
-        if sections::s0_table_judged(doc) {
+        if sections::s0_table_judged(&answer) {
             writeln!(out, "\n## Seed S0's comparison table, re-verified\n")?;
             table(
                 &mut out,
                 sections::S0_TABLE_HEADER,
-                &sections::s0_table_rows(doc),
+                &sections::s0_table_rows(&answer),
             )?;
         }
         let skipped = sections::skipped_lines(doc);
@@ -93,4 +96,42 @@ impl Exporter for Markdown {
         }
         Ok(out)
     }
+}
+
+/// What one unit costs and the cheapest model per typical workload, as the terminal's first
+/// screen says them ("among what was measured" when a kind of unit was not).
+fn answer_section(out: &mut String, answer: &Answer<'_>) -> std::fmt::Result {
+    if !answer.any_unit_cost() {
+        return Ok(());
+    }
+    let among = answer
+        .among_measured()
+        .map(|a| format!(", {a}"))
+        .unwrap_or_default();
+    let units = crate::answer::unit_rows(answer);
+    writeln!(out, "## What one unit costs here{among}\n")?;
+    table(
+        out,
+        crate::answer::UNIT_HEADER,
+        &crate::answer::unit_text_rows(&units),
+    )?;
+    writeln!(out)?;
+    for d in crate::answer::unit_definitions(&units) {
+        writeln!(out, "{}\n", cell(&d))?;
+    }
+    writeln!(
+        out,
+        "## Cheapest here{among}, and units per second in 10% of one CPU\n"
+    )?;
+    table(
+        out,
+        [
+            "workload",
+            "terms",
+            "cheapest",
+            "units/s in 10% of one CPU (the next)",
+        ],
+        &crate::answer::workload_rows(answer),
+    )?;
+    writeln!(out)
 }

@@ -1,7 +1,7 @@
 //! `concbench replicate`: per seed, the published figures beside this machine's, and the
 //! verdicts on the seed's claims.
 
-use crate::{sections, terminal::table};
+use crate::{layout::table, sections};
 use concbench_analysis::published::Published;
 use concbench_core::ResultDoc;
 use std::fmt::Write;
@@ -37,7 +37,7 @@ pub fn seeds_text(doc: &ResultDoc, published: &Published, seeds: &[&str]) -> Str
         }
         let in_table = |id: &str| published.dimensions.iter().any(|d| d.claim == id);
         if published.claims_of(seed).any(|c| in_table(&c.id)) {
-            let rows = sections::s0_table_rows(doc);
+            let rows = sections::s0_table_rows(&concbench_analysis::answer::Answer::of(doc));
             let _ = writeln!(out, "{}", table(sections::S0_TABLE_HEADER, &rows, None));
         }
         for claim in published.claims_of(seed).filter(|c| !in_table(&c.id)) {

@@ -6,7 +6,7 @@
 //! were about equal without blocking, that Swoole served 6x Netty's QPS with it, and the memory
 //! ("java用了600MB，php只用了30MB"; 100+ MB for Netty with blocking).
 
-use crate::terminal::table;
+use crate::layout::table;
 use concbench_core::{ResultDoc, ResultEntry};
 
 /// The servers of the table, in order: the article's two first.

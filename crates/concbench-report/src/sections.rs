@@ -2,7 +2,9 @@
 //! skipped and failed variants, warnings. Each renderer lays the rows out its own way.
 
 use crate::format;
-use concbench_analysis::published::{published, replications, Figure, Measured};
+pub use concbench_analysis::answer::{verdict_label, verdict_word};
+use concbench_analysis::answer::{Answer, CheckAnswer};
+use concbench_analysis::published::{replications, shared, Figure, Measured};
 use concbench_core::{ResultDoc, ResultEntry};
 use serde::Serialize;
 
@@ -187,7 +189,7 @@ fn ratio_cell(m: Option<&Measured<'_>>) -> Option<String> {
 /// program side by side where both ran. When one figure matches several results (one per
 /// placement, say), each row names the params that tell them apart.
 pub fn replication_rows(doc: &ResultDoc) -> Vec<[String; 7]> {
-    let p = published();
+    let p = shared();
     let reps = replications(&p, doc);
     let matches_of = |f: &Figure| reps.iter().filter(|r| std::ptr::eq(r.figure, f)).count();
     reps.iter()
@@ -267,6 +269,62 @@ pub fn check_line(c: &concbench_core::Check) -> String {
     )
 }
 
+/// A check's line and, under it, the figures its quantity is computed from, each named by the
+/// result it comes from, so that its ratio can be recomputed from what is printed.
+pub fn check_with_figures(c: &CheckAnswer<'_>) -> String {
+    match figures_line(c) {
+        Some(figures) => format!("{}\n  {figures}", check_line(c.check)),
+        None => check_line(c.check),
+    }
+}
+
+/// "from fork = 197 µs (create.fork), thread = 49.6 µs (create.thread); ratio of these medians
+/// 3.97x" (the check's own figure is the median of its per-round ratios: the two agree within
+/// its interval).
+pub fn figures_line(c: &CheckAnswer<'_>) -> Option<String> {
+    if c.operands.is_empty() {
+        return None;
+    }
+    let figures: Vec<String> = c
+        .operands
+        .iter()
+        .map(|o| {
+            let value = if o.unit.is_empty() {
+                format::sig3(o.value)
+            } else {
+                format::value(o.value, &o.unit)
+            };
+            let reading = o
+                .reading
+                .as_ref()
+                .map(|r| format!(", {r}"))
+                .unwrap_or_default();
+            let paired = o
+                .paired
+                .map(|n| format!("; the median of the {n} rounds the check pairs"))
+                .unwrap_or_default();
+            format!("{} = {value} ({}{reading}{paired})", o.name, o.source)
+        })
+        .collect();
+    let recomputed = match (c.from_operands, c.operands.len()) {
+        (Some(x), n) if n > 1 => format!(
+            "; ratio of these medians {}",
+            quantity_text(x, &c.check.unit)
+        ),
+        _ => String::new(),
+    };
+    Some(format!("from {}{recomputed}", figures.join(", ")))
+}
+
+/// A quantity in its check's unit: "3.97x" for a ratio, "5.59 µs" for a time.
+pub fn quantity_text(x: f64, unit: &str) -> String {
+    if unit == "x" {
+        format!("{}x", format::sig3(x))
+    } else {
+        format::value(x, unit)
+    }
+}
+
 /// ", at the margin (0.11 from 8.70; a rerun may say inconclusive)" after a decided check whose
 /// estimate lies within one interval half-width of its rule's number; empty otherwise (an
 /// undecided check is on its margin by definition).
@@ -278,16 +336,6 @@ pub fn margin_mark(c: &concbench_core::Check) -> String {
             format::value(m.margin, &c.unit)
         ),
         _ => String::new(),
-    }
-}
-
-pub fn verdict_word(k: concbench_core::VerdictKind) -> &'static str {
-    use concbench_core::VerdictKind::*;
-    match k {
-        Confirmed => "confirmed",
-        Refuted => "refuted",
-        Depends => "depends",
-        Inconclusive => "inconclusive",
     }
 }
 
@@ -319,62 +367,13 @@ pub fn has_interval(v: &concbench_core::Verdict) -> bool {
         .is_some_and(|r| r >= concbench_analysis::MIN_VALUES_95)
 }
 
-/// The verdict as said: its word, except where "depends" would mislead. Checks that disagree on
-/// one and the same figure (the same estimate and interval) are a loose rule and an exact one
-/// on one number: the claim's direction holds and its size does not ("direction confirmed, size
-/// refuted"). "depends" stays for different figures — different conditions — deciding
-/// differently.
-pub fn verdict_label(v: &concbench_core::Verdict) -> String {
-    use concbench_core::VerdictKind::{Confirmed, Depends, Refuted};
-    let word = verdict_word(v.verdict).to_string();
-    if v.verdict != Depends {
-        return word;
-    }
-    let decided: Vec<&concbench_core::Check> = v
-        .checks
+pub fn verdict_rows(answer: &Answer<'_>) -> Vec<[String; 5]> {
+    answer
+        .verdicts
         .iter()
-        .filter(|c| !c.beside && matches!(c.decision, Confirmed | Refuted))
-        .collect();
-    let same_figure = |a: &concbench_core::Check, b: &concbench_core::Check| {
-        a.estimate == b.estimate && a.ci95 == b.ci95 && a.unit == b.unit
-    };
-    let split = |c: &concbench_core::Check| {
-        decided
-            .iter()
-            .any(|o| same_figure(c, o) && o.decision != c.decision)
-    };
-    // Figures decided one way only, by every rule on them: do two of them disagree?
-    let whole: Vec<&&concbench_core::Check> = decided.iter().filter(|c| !split(c)).collect();
-    let across = whole.iter().any(|c| c.decision == Confirmed)
-        && whole.iter().any(|c| c.decision == Refuted);
-    let within: Vec<&&concbench_core::Check> = decided.iter().filter(|c| split(c)).collect();
-    if across || within.is_empty() {
-        return word;
-    }
-    // A range ("within [a, b]") states a size; a one-sided bound a direction.
-    let aspect = |k| {
-        if within
-            .iter()
-            .filter(|c| c.decision == k)
-            .all(|c| c.rule.contains("within"))
-        {
-            "size"
-        } else {
-            "direction"
-        }
-    };
-    match (aspect(Confirmed), aspect(Refuted)) {
-        ("direction", "size") => "direction confirmed, size refuted".into(),
-        ("size", "direction") => "size confirmed, direction refuted".into(),
-        _ => word,
-    }
-}
-
-pub fn verdict_rows(doc: &ResultDoc) -> Vec<[String; 5]> {
-    doc.verdicts
-        .iter()
-        .map(|v| {
-            let checks: Vec<String> = v.checks.iter().map(check_line).collect();
+        .map(|va| {
+            let v = va.verdict;
+            let checks: Vec<String> = va.checks.iter().map(check_with_figures).collect();
             let detail = if checks.is_empty() {
                 v.explanation.clone()
             } else {
@@ -464,6 +463,8 @@ pub struct ClaimRow {
     pub evidence: Vec<String>,
     /// The rule checked under each condition, what was measured and the decision.
     pub checks: Vec<String>,
+    /// Beside each check, the figures it is computed from (empty when not known).
+    pub figures: Vec<String>,
     /// "14 rounds, 97% of resamples agree".
     pub stability: Option<String>,
 }
@@ -492,14 +493,16 @@ pub struct DimensionRow {
     pub explanation: String,
     pub evidence: Vec<String>,
     pub checks: Vec<String>,
+    /// Beside each check, the figures it is computed from (empty when not known).
+    pub figures: Vec<String>,
     pub stability: Option<String>,
 }
 
 /// Every claim of `data/published.toml` except S0's table rows, and the six rows of S0's table,
 /// each with its verdict from the document or the reason it has none.
-pub fn claims_and_s0_table(doc: &ResultDoc) -> (Vec<ClaimRow>, Vec<DimensionRow>) {
-    let p = published();
-    let judged = |claim: &str| doc.verdicts.iter().find(|v| v.source == claim);
+pub fn claims_and_s0_table(answer: &Answer<'_>) -> (Vec<ClaimRow>, Vec<DimensionRow>) {
+    let p = shared();
+    let judged = |claim: &str| answer.verdict(claim).map(|va| va.verdict);
     let verdict = |claim: &str| judged(claim).map(|v| verdict_word(v.verdict).to_string());
     let label = |claim: &str| judged(claim).map(verdict_label);
     let partly = |claim: &str| judged(claim).is_some_and(|v| v.partly_judged());
@@ -529,8 +532,20 @@ pub fn claims_and_s0_table(doc: &ResultDoc) -> (Vec<ClaimRow>, Vec<DimensionRow>
             .unwrap_or_default()
     };
     let checks = |claim: &str| {
-        judged(claim)
-            .map(|v| v.checks.iter().map(check_line).collect())
+        answer
+            .verdict(claim)
+            .map(|va| va.checks.iter().map(|c| check_line(c.check)).collect())
+            .unwrap_or_default()
+    };
+    let figures = |claim: &str| {
+        answer
+            .verdict(claim)
+            .map(|va| {
+                va.checks
+                    .iter()
+                    .map(|c| figures_line(c).unwrap_or_default())
+                    .collect()
+            })
             .unwrap_or_default()
     };
     let stability = |claim: &str| {
@@ -558,6 +573,7 @@ pub fn claims_and_s0_table(doc: &ResultDoc) -> (Vec<ClaimRow>, Vec<DimensionRow>
             explanation: explanation(&c.id, None),
             evidence: evidence(&c.id),
             checks: checks(&c.id),
+            figures: figures(&c.id),
             stability: stability(&c.id),
         })
         .collect();
@@ -575,6 +591,7 @@ pub fn claims_and_s0_table(doc: &ResultDoc) -> (Vec<ClaimRow>, Vec<DimensionRow>
             explanation: explanation(&d.claim, Some(&d.needs)),
             evidence: evidence(&d.claim),
             checks: checks(&d.claim),
+            figures: figures(&d.claim),
             stability: stability(&d.claim),
         })
         .collect();
@@ -591,8 +608,8 @@ pub const S0_TABLE_HEADER: [&str; 6] = [
 ];
 
 /// S0's table as text rows, for the terminal and markdown.
-pub fn s0_table_rows(doc: &ResultDoc) -> Vec<[String; 6]> {
-    claims_and_s0_table(doc)
+pub fn s0_table_rows(answer: &Answer<'_>) -> Vec<[String; 6]> {
+    claims_and_s0_table(answer)
         .1
         .into_iter()
         .map(|d| {
@@ -619,8 +636,8 @@ pub fn s0_table_rows(doc: &ResultDoc) -> Vec<[String; 6]> {
 
 /// Whether any row of S0's table has a verdict in this document (text renderers show the table
 /// only then, to keep a partial run's output short).
-pub fn s0_table_judged(doc: &ResultDoc) -> bool {
-    claims_and_s0_table(doc)
+pub fn s0_table_judged(answer: &Answer<'_>) -> bool {
+    claims_and_s0_table(answer)
         .1
         .iter()
         .any(|d| d.verdict.is_some())

@@ -6,9 +6,11 @@
 //! every skipped, failed and invalid variant), then the summary, so that the answer is what
 //! stays on the screen.
 
+use crate::layout::{self, columns, text_width};
+pub use crate::layout::{stdout_width, table};
 use crate::{anatomy, answer, runtimes, sections, Exporter};
-use comfy_table::presets::{NOTHING, UTF8_FULL_CONDENSED};
-use comfy_table::{ContentArrangement, Table};
+use comfy_table::Table;
+use concbench_analysis::answer::{Answer, VerdictAnswer};
 use concbench_core::{human, Check, ResultDoc, Verdict, VerdictKind};
 use std::fmt::Write;
 use std::path::PathBuf;
@@ -38,39 +40,6 @@ impl Terminal {
     }
 }
 
-/// The width of the terminal stdout is, when it is one (a pipe or a file gets the default 120
-/// columns, so that what is written there does not depend on the window it was started from).
-pub fn stdout_width() -> Option<u16> {
-    Table::new().width()
-}
-
-/// A terminal table (120 columns unless `width` says otherwise), for every command's output.
-pub fn table<const N: usize>(header: [&str; N], rows: &[[String; N]], width: Option<u16>) -> Table {
-    let mut t = Table::new();
-    t.load_preset(UTF8_FULL_CONDENSED)
-        .set_content_arrangement(ContentArrangement::Dynamic);
-    t.set_width(width.unwrap_or(120));
-    t.set_header(header);
-    for r in rows {
-        t.add_row(r.iter());
-    }
-    t
-}
-
-/// Rows laid out in columns without borders or header (long cells wrap within `width`).
-fn columns<const N: usize>(rows: &[[String; N]], width: Option<u16>) -> String {
-    let mut t = Table::new();
-    t.load_preset(NOTHING)
-        .set_content_arrangement(ContentArrangement::Dynamic);
-    t.set_width(width.unwrap_or(120));
-    for r in rows {
-        t.add_row(r.iter());
-    }
-    let text = t.to_string();
-    let lines: Vec<&str> = text.lines().map(str::trim_end).collect();
-    lines.join("\n")
-}
-
 impl Exporter for Terminal {
     fn render(&self, doc: &ResultDoc) -> anyhow::Result<String> {
         let mut out = String::new();
@@ -84,8 +53,11 @@ impl Exporter for Terminal {
 }
 
 impl Terminal {
-    /// The answer on one screen.
+    /// The answer on one screen (60 lines for a quick run at 100 columns): every verdict on a
+    /// line of its own, the detail behind each with `--all`.
     fn summary(&self, doc: &ResultDoc) -> anyhow::Result<String> {
+        let answer = Answer::of(doc);
+        let width = usize::from(self.width.unwrap_or(120));
         let mut out = String::new();
         writeln!(
             out,
@@ -95,44 +67,28 @@ impl Terminal {
             mode(doc)
         )?;
         writeln!(out, "{}", short_host_line(doc))?;
-        let units = answer::unit_rows(doc);
-        if answer::any_unit_cost(&units) {
-            writeln!(out, "\nWhat one unit costs here (median [95% CI]):")?;
-            let mut rows = vec![answer::UNIT_HEADER.map(String::from)];
-            rows.extend(answer::unit_text_rows(&units));
-            writeln!(out, "{}", columns(&rows, self.width))?;
-            let definitions = answer::unit_definitions(&units).map(|d| [d]);
-            writeln!(out, "{}", columns(&definitions, self.width))?;
-            writeln!(
-                out,
-                "\nCheapest here, and how many units per second fit in 10% of one CPU with it (and \
-                 the next):"
-            )?;
-            writeln!(out, "{}", columns(&answer::workload_rows(doc), self.width))?;
-        }
+        out += &self.units(&answer, width);
         if !doc.verdicts.is_empty() {
             // Wrapped: the tally grows with the kinds of verdict.
-            let heading = format!(
-                "Verdicts ({}) — rule: measured [95% CI]; rounds, robustness:",
-                tally(&doc.verdicts)
-            );
+            let heading = format!("Verdicts: {}", tally(&doc.verdicts));
             let heading = columns(&[[heading]], self.width);
             writeln!(out, "\n{}", heading.trim_start())?;
-            let rows: Vec<[String; 4]> = doc.verdicts.iter().map(verdict_row).collect();
-            writeln!(out, "{}", columns(&rows, self.width))?;
+            for line in verdict_lines(&answer, width) {
+                writeln!(out, "{line}")?;
+            }
         }
         writeln!(out)?;
         // Wrapped like the tables above: a long warning is still read on an 80-column screen.
         let warnings: Vec<[String; 2]> = doc
             .warnings
             .iter()
-            .map(|w| ["warning:".to_string(), w.clone()])
+            .map(|w| ["warning:".to_string(), compact_warning(w, doc)])
             .collect();
         if !warnings.is_empty() {
             writeln!(out, "{}", columns(&warnings, self.width))?;
         }
         if let Some(line) = self.elsewhere(doc) {
-            writeln!(out, "{line}")?;
+            writeln!(out, "{}", columns(&[[line]], self.width).trim_start())?;
         }
         if doc.interrupted {
             writeln!(
@@ -142,6 +98,55 @@ impl Terminal {
         }
         out += &self.where_files();
         Ok(out)
+    }
+
+    /// What one unit costs, and the cheapest model per typical workload ("among what was
+    /// measured" when a kind of unit was not).
+    fn units(&self, answer: &Answer<'_>, width: usize) -> String {
+        let mut out = String::new();
+        if !answer.any_unit_cost() {
+            return out;
+        }
+        let among = answer
+            .among_measured()
+            .map(|a| format!(", {a}"))
+            .unwrap_or_default();
+        let units = answer::unit_rows(answer);
+        let _ = writeln!(out, "\nWhat one unit costs here (median [95% CI]){among}:");
+        let (rows, notes) = answer::unit_cells(&units);
+        out += &self.aligned_or_wrapped(&rows, width);
+        let mut below: Vec<[String; 1]> = notes.into_iter().map(|n| [n]).collect();
+        below.extend(answer::unit_definitions(&units).map(|d| [d]));
+        let _ = writeln!(out, "{}", columns(&below, self.width));
+        let _ = writeln!(
+            out,
+            "\nCheapest here{among}, and units per second in 10% of one CPU with it (and the next):"
+        );
+        let cards: Vec<Vec<String>> = answer::workload_rows(answer)
+            .into_iter()
+            .map(Vec::from)
+            .collect();
+        out += &self.aligned_or_wrapped(&cards, width);
+        out
+    }
+
+    /// Rows aligned on one line each when they fit, else wrapped in a table.
+    fn aligned_or_wrapped(&self, rows: &[Vec<String>], width: usize) -> String {
+        let text = layout::aligned(rows, width).unwrap_or_else(|| {
+            let mut t = Table::new();
+            t.load_preset(comfy_table::presets::NOTHING)
+                .set_content_arrangement(comfy_table::ContentArrangement::Dynamic);
+            t.set_width(self.width.unwrap_or(120));
+            for r in rows {
+                t.add_row(r.iter());
+            }
+            let text = t.to_string();
+            text.lines()
+                .map(str::trim_end)
+                .collect::<Vec<_>>()
+                .join("\n")
+        });
+        format!("{text}\n")
     }
 
     /// "Also in the document: 108 results with 12 notes, 1 skipped, 1 FAILED — `concbench
@@ -176,7 +181,8 @@ impl Terminal {
             .as_ref()
             .map_or("FILE".into(), |p| p.display().to_string());
         Some(format!(
-            "In the document: {} — every one with `concbench report {file} --all`{}.",
+            "In the document: {} — these, and every verdict's checks with the figures behind \
+             them: `concbench report {file} --all`{}.",
             parts.join(", "),
             if self.files.page.is_some() {
                 " or on the page"
@@ -242,14 +248,15 @@ impl Terminal {
                 self.table(sections::REPLICATION_HEADER, &replication)
             )?;
         }
-        let verdicts = sections::verdict_rows(doc);
+        let answer = Answer::of(doc);
+        let verdicts = sections::verdict_rows(&answer);
         if !verdicts.is_empty() {
             writeln!(out, "\nVerdicts:")?;
             writeln!(out, "{}", self.table(sections::VERDICT_HEADER, &verdicts))?;
         }
-        if sections::s0_table_judged(doc) {
+        if sections::s0_table_judged(&answer) {
             writeln!(out, "\nSeed S0's comparison table, re-verified:")?;
-            let rows = sections::s0_table_rows(doc);
+            let rows = sections::s0_table_rows(&answer);
             writeln!(out, "{}", self.table(sections::S0_TABLE_HEADER, &rows))?;
         }
         for s in sections::skipped_lines(doc) {
@@ -337,13 +344,14 @@ fn tally(verdicts: &[Verdict]) -> String {
         .join(", ")
 }
 
-/// The verdict's word for the narrow column ([`sections::verdict_cell`], its last part).
+/// The verdict's word for the narrow column ([`sections::verdict_cell`], its last part; "refuted
+/// (partly)" for a claim partly judged).
 fn verdict_cell_narrow(v: &Verdict) -> String {
     let label = sections::verdict_label(v);
     let narrow = label.rsplit(", ").next().unwrap_or_default();
     match (v.partly_judged(), v.verdict) {
         (true, VerdictKind::Inconclusive) => "partly judged".into(),
-        (true, _) => format!("partly judged: {narrow}"),
+        (true, _) => format!("{narrow} (partly)"),
         (false, _) => narrow.to_string(),
     }
 }
@@ -452,6 +460,186 @@ fn depends_figure(checks: &[Check]) -> (String, usize) {
         parts.join("; ")
     };
     (text, shown.len())
+}
+
+/// One line per verdict: the claim, its word and its key figure, shortened to fit `width`; a
+/// verdict that depends takes two lines, its deciding checks shown in the first form that fits.
+/// Rounds and robustness per verdict, and every check, are in `--all`; a robustness under
+/// [`FRAGILE`] is said on the line.
+fn verdict_lines(answer: &Answer<'_>, width: usize) -> Vec<String> {
+    let rows: Vec<(String, String, &VerdictAnswer<'_>)> = answer
+        .verdicts
+        .iter()
+        .map(|va| {
+            let [source, word, _, _] = verdict_row(va.verdict);
+            (source, word, va)
+        })
+        .collect();
+    let w_source = rows.iter().map(|r| text_width(&r.0)).max().unwrap_or(0);
+    let w_word = rows.iter().map(|r| text_width(&r.1)).max().unwrap_or(0);
+    let room = width.saturating_sub(1 + w_source + 2 + w_word + 2).max(24);
+    let indent = " ".repeat(1 + w_source + 2 + w_word + 2);
+    let mut out = Vec::new();
+    for (source, word, va) in rows {
+        let lines = fit(&figure_forms(va.verdict), room, lines_for(va.verdict));
+        for (i, line) in lines.iter().enumerate() {
+            if i == 0 {
+                out.push(
+                    format!(" {source:<w_source$}  {word:<w_word$}  {line}")
+                        .trim_end()
+                        .to_string(),
+                );
+            } else {
+                out.push(format!("{indent}{line}"));
+            }
+        }
+    }
+    out
+}
+
+/// Below this share of resamples agreeing, a verdict's line says how fragile it is.
+const FRAGILE: f64 = 0.9;
+
+/// Lines a verdict may take on the first screen: two for one that depends (its deciding checks
+/// differ), one otherwise.
+fn lines_for(v: &Verdict) -> usize {
+    if v.verdict == VerdictKind::Depends {
+        2
+    } else {
+        1
+    }
+}
+
+/// The first form that fits in `lines` lines of `room` columns, wrapped; the last form cut
+/// with "…" when none does.
+fn fit(forms: &[String], room: usize, lines: usize) -> Vec<String> {
+    for f in forms {
+        let wrapped = wrap(f, room);
+        if wrapped.len() <= lines {
+            return wrapped;
+        }
+    }
+    let mut wrapped = wrap(forms.last().map_or("", String::as_str), room);
+    wrapped.truncate(lines);
+    if let Some(last) = wrapped.last_mut() {
+        let keep: String = last.chars().take(room.saturating_sub(1)).collect();
+        *last = format!("{}…", keep.trim_end());
+    }
+    wrapped
+}
+
+/// `text` in lines of at most `room` columns, broken at spaces.
+fn wrap(text: &str, room: usize) -> Vec<String> {
+    let mut lines: Vec<String> = Vec::new();
+    let mut line = String::new();
+    for word in text.split(' ') {
+        if !line.is_empty() && text_width(&line) + 1 + text_width(word) > room {
+            lines.push(std::mem::take(&mut line));
+        }
+        if !line.is_empty() {
+            line.push(' ');
+        }
+        line.push_str(word);
+    }
+    if !line.is_empty() || lines.is_empty() {
+        lines.push(line);
+    }
+    lines
+}
+
+/// A verdict's key figure, from the fullest form to the shortest: the rule and the measured
+/// figure with its margin label and the count of other checks; then without that count; then
+/// the bound alone beside the figure. For a verdict that depends, every deciding check first,
+/// then a count of each decision with one example.
+fn figure_forms(v: &Verdict) -> Vec<String> {
+    let deciding: Vec<Check> = v.checks.iter().filter(|c| !c.beside).cloned().collect();
+    let checks = if deciding.is_empty() {
+        &v.checks
+    } else {
+        &deciding
+    };
+    let fragile = v
+        .robustness
+        .filter(|r| *r < FRAGILE && sections::has_interval(v))
+        .map(|r| format!(" (robust {:.0}%)", r * 100.0))
+        .unwrap_or_default();
+    if checks.is_empty() {
+        return vec!["(see the document)".to_string()];
+    }
+    if v.verdict == VerdictKind::Depends {
+        let (text, shown) = depends_figure(checks);
+        let mut forms = vec![more(format!("{text}{fragile}"), v.checks.len(), shown)];
+        forms.push(format!("{}{fragile}", depends_counts(checks)));
+        return forms;
+    }
+    let key = checks
+        .iter()
+        .find(|c| c.decision == v.verdict)
+        .unwrap_or(&checks[0]);
+    let short = short_measured(key);
+    let mut forms = vec![
+        more(
+            format!("{}: {}{fragile}", key.rule, measured(key)),
+            v.checks.len(),
+            1,
+        ),
+        more(format!("{}: {short}{fragile}", key.rule), v.checks.len(), 1),
+        format!("{}: {short}{fragile}", key.rule),
+    ];
+    if let Some((_, bound)) = split_rule(&key.rule) {
+        // "within [0.800, 1.25]" without its "(equal within 25%)".
+        let bound = bound.split(" (").next().unwrap_or(bound);
+        forms.push(format!("{short}, rule {bound}{fragile}"));
+    }
+    forms
+}
+
+/// "5.80x [5.57, 6.15], at the margin": the figure, and the margin's label without its
+/// explanation.
+fn short_measured(c: &Check) -> String {
+    let text = c.estimate.map_or("nothing measured".into(), |e| {
+        human::measured(e, c.ci95, &c.unit)
+    });
+    let margin = if sections::margin_mark(c).is_empty() {
+        ""
+    } else {
+        ", at the margin"
+    };
+    format!("{text}{margin}")
+}
+
+/// "3 confirmed, 1 refuted: one / all within [1.50, 2.67]: 1.12x [1.06, 1.22]": how many
+/// deciding checks went each way, and the first refuted one.
+fn depends_counts(checks: &[Check]) -> String {
+    let n = |k| checks.iter().filter(|c| c.decision == k).count();
+    let example = checks
+        .iter()
+        .find(|c| c.decision == VerdictKind::Refuted)
+        .map(|c| format!(": {} {} refuted", c.rule, short_measured(c)))
+        .unwrap_or_default();
+    format!(
+        "{} confirmed, {} refuted{example}",
+        n(VerdictKind::Confirmed),
+        n(VerdictKind::Refuted)
+    )
+}
+
+/// A warning for the first screen: one that lists claims with their conditions ("S1.lock at 100
+/// threads vs 2 …, S4.one_thread at …") names the claims alone (the conditions are in `--all`).
+fn compact_warning(w: &str, doc: &ResultDoc) -> String {
+    let Some((head, tail)) = w.split_once(": ") else {
+        return w.to_string();
+    };
+    let mut named: Vec<&str> = Vec::new();
+    for v in &doc.verdicts {
+        if tail.contains(&format!("{} at ", v.source)) && !named.contains(&v.source.as_str()) {
+            named.push(&v.source);
+        }
+    }
+    if named.is_empty() {
+        return w.to_string();
+    }
+    format!("{head}: {} (each condition with --all)", named.join(", "))
 }
 
 /// One figure judged by several rules: its measured side ("a / s"), the figure, and each rule's

@@ -25,7 +25,7 @@ pub use decide::{Combine, Rule};
 pub use evaluate::Judged;
 pub use spec::{ArticleFigures, CheckSpec, Selector, SelectorSpec};
 
-use crate::published::{published, Published};
+use crate::published::{shared, Published};
 use concbench_core::{Params, ResultDoc, ResultEntry, Verdict};
 use serde_json::Value;
 
@@ -38,7 +38,7 @@ pub fn find<'a>(doc: &'a ResultDoc, id: &str, params: &[(&str, Value)]) -> Optio
 
 /// All verdicts the results support, in the published file's order.
 pub fn judge(doc: &ResultDoc) -> Vec<Verdict> {
-    judge_all(doc, &published())
+    judge_all(doc, shared())
         .into_iter()
         .map(|j| j.verdict)
         .collect()
@@ -80,10 +80,7 @@ pub fn check_variants(published: &Published, variants: &[(&str, &Params)]) -> Ve
 
 /// Whether a check may use the variant `id` with these recorded params.
 pub fn check_uses(check: &CheckSpec, id: &str, params: &Params) -> bool {
-    let entry = ResultEntry {
-        params: params.clone(),
-        ..crate::synthetic::entry(id, &[0.0])
-    };
+    let entry = crate::entry::blank(id, "ns", params.clone());
     check.selectors().any(|s| series::selects(s, &entry, &[]))
 }
 
@@ -96,10 +93,7 @@ pub fn unmatched_selectors(published: &Published, variants: &[(&str, &Params)]) 
         for check in &claim.checks {
             for (name, spec) in &check.uses {
                 let matched = variants.iter().any(|(id, params)| {
-                    let entry = ResultEntry {
-                        params: (*params).clone(),
-                        ..crate::synthetic::entry(id, &[0.0])
-                    };
+                    let entry = crate::entry::blank(id, "ns", (*params).clone());
                     spec.alternatives()
                         .iter()
                         .any(|s| series::selects(s, &entry, &[]))

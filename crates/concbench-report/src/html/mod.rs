@@ -12,7 +12,8 @@ pub(crate) mod chart;
 mod charts;
 
 use crate::{format, runtimes, sections, Exporter};
-use concbench_analysis::advice::{self, kib_text, share};
+use concbench_analysis::advice::{kib_text, share};
+use concbench_analysis::answer::Answer;
 use concbench_core::ResultDoc;
 use minijinja::Environment;
 use serde::Serialize;
@@ -44,6 +45,8 @@ struct Page {
     host: Vec<(String, String)>,
     warnings: Vec<String>,
     costs: Vec<crate::answer::UnitRow>,
+    /// "among what was measured (not measured: coroutine)" when the run left a kind out.
+    among: Option<String>,
     unit_header: [&'static str; 5],
     unit_definitions: [&'static str; 2],
     runtimes_header: [&'static str; 6],
@@ -107,8 +110,9 @@ struct WorkloadAnswer {
 
 impl From<&ResultDoc> for Page {
     fn from(doc: &ResultDoc) -> Self {
+        let answer = Answer::of(doc);
         let (results, notes) = sections::result_rows(doc);
-        let (claims, dimensions) = sections::claims_and_s0_table(doc);
+        let (claims, dimensions) = sections::claims_and_s0_table(&answer);
         Page {
             style: format!("{}{STYLE}", crate::cjk_font::font_face_css()),
             version: doc.tool.version.clone(),
@@ -118,13 +122,14 @@ impl From<&ResultDoc> for Page {
             host_line: sections::host_line(doc),
             host: host_facts(doc),
             warnings: doc.warnings.clone(),
-            costs: crate::answer::unit_rows(doc),
+            costs: crate::answer::unit_rows(&answer),
+            among: answer.among_measured(),
             unit_header: crate::answer::UNIT_HEADER,
             unit_definitions: crate::answer::UNIT_DEFINITIONS,
             runtimes_header: runtimes::RUNTIMES_HEADER,
             runtimes: runtimes::runtime_rows(doc),
             runtime_notes: runtimes::runtime_notes(doc),
-            workloads: workload_answers(doc),
+            workloads: workload_answers(&answer),
             claims,
             dimensions,
             figures: charts::figures(doc),
@@ -242,11 +247,12 @@ fn host_facts(doc: &ResultDoc) -> Vec<(String, String)> {
     ]
 }
 
-fn workload_answers(doc: &ResultDoc) -> Vec<WorkloadAnswer> {
-    advice::typical_workloads()
-        .into_iter()
-        .map(|(name, w)| {
-            let a = advice::advise(doc, w);
+fn workload_answers(answer: &Answer<'_>) -> Vec<WorkloadAnswer> {
+    answer
+        .workloads
+        .iter()
+        .map(|wa| {
+            let (name, a) = (wa.name, &wa.advice);
             let rows = a
                 .bills
                 .iter()
@@ -280,7 +286,7 @@ fn workload_answers(doc: &ResultDoc) -> Vec<WorkloadAnswer> {
             WorkloadAnswer {
                 name,
                 best: a.best.map(|m| m.name()),
-                capacity: crate::answer::capacity_answer(&a),
+                capacity: crate::answer::capacity_answer(a),
                 rows,
                 arithmetic: a
                     .bills

@@ -1,0 +1,144 @@
+//! The answer a run gives, computed once from its document and the published claims: what one
+//! unit of each kind costs, the cheapest model per typical workload, each verdict as it is said
+//! and the figures each of its checks is computed from. The terminal, markdown and HTML
+//! renderers only format this model; none of them calls back into the analysis.
+
+mod label;
+mod operands;
+
+pub use label::{verdict_label, verdict_word};
+pub use operands::{operands, Operand};
+
+use crate::advice::{self, Advice, Kind, UnitCosts, Workload};
+use crate::published::{self, Published};
+use concbench_core::{Check, ResultDoc, Verdict};
+
+/// The whole answer of one document.
+#[derive(Debug, Clone)]
+pub struct Answer<'a> {
+    /// The document answered.
+    pub doc: &'a ResultDoc,
+    /// One row per kind of unit, measured or not.
+    pub units: Vec<UnitCosts>,
+    /// The kinds of unit this run measured nothing of: the advice and the unit table then hold
+    /// "among what was measured", and name these.
+    pub unmeasured: Vec<Kind>,
+    /// The typical workloads, each with every model's bill.
+    pub workloads: Vec<WorkloadAnswer>,
+    /// The verdicts in the document's order.
+    pub verdicts: Vec<VerdictAnswer<'a>>,
+}
+
+/// One typical workload and its advice.
+#[derive(Debug, Clone)]
+pub struct WorkloadAnswer {
+    /// "Throwaway tasks: 50,000 per second, ...".
+    pub name: &'static str,
+    pub workload: Workload,
+    pub advice: Advice,
+}
+
+/// A verdict as said, with the figures behind each check.
+#[derive(Debug, Clone)]
+pub struct VerdictAnswer<'a> {
+    pub verdict: &'a Verdict,
+    /// Its word as the rows say it ([`verdict_label`]).
+    pub label: String,
+    /// Each check in the verdict's order, with what its quantity is computed from.
+    pub checks: Vec<CheckAnswer<'a>>,
+}
+
+/// One check and the measured figures its quantity is computed from.
+#[derive(Debug, Clone)]
+pub struct CheckAnswer<'a> {
+    pub check: &'a Check,
+    /// Every name of the quantity with its result's figure; empty for a check whose spec is no
+    /// longer in the published claims (an older document).
+    pub operands: Vec<Operand>,
+    /// The quantity computed from the operands' medians: a ratio of medians, where the check's
+    /// estimate is the median of the per-round ratios (the two agree within the interval).
+    pub from_operands: Option<f64>,
+}
+
+impl<'a> Answer<'a> {
+    /// The answer of `doc`, judged against the shipped published claims.
+    pub fn of(doc: &'a ResultDoc) -> Self {
+        Self::with(doc, published::shared())
+    }
+
+    /// The answer of `doc` against `published`.
+    pub fn with(doc: &'a ResultDoc, published: &'a Published) -> Self {
+        let units = advice::unit_costs(doc);
+        let unmeasured = units
+            .iter()
+            .filter(|u| !measured_any(u))
+            .map(|u| u.kind)
+            .collect();
+        let workloads = advice::typical_workloads()
+            .into_iter()
+            .map(|(name, workload)| WorkloadAnswer {
+                name,
+                workload,
+                advice: advice::advise(doc, workload),
+            })
+            .collect();
+        let verdicts = doc
+            .verdicts
+            .iter()
+            .map(|v| VerdictAnswer {
+                verdict: v,
+                label: verdict_label(v),
+                checks: v
+                    .checks
+                    .iter()
+                    .map(|c| {
+                        let (operands, from_operands) = operands(doc, published, v, c);
+                        CheckAnswer {
+                            check: c,
+                            operands,
+                            from_operands,
+                        }
+                    })
+                    .collect(),
+            })
+            .collect();
+        Answer {
+            doc,
+            units,
+            unmeasured,
+            workloads,
+            verdicts,
+        }
+    }
+
+    /// Whether anything in the unit table was measured.
+    pub fn any_unit_cost(&self) -> bool {
+        self.unmeasured.len() < self.units.len()
+    }
+
+    /// "among what was measured (not measured: coroutine, async task)", or `None` when every
+    /// kind was measured or none was.
+    pub fn among_measured(&self) -> Option<String> {
+        if self.unmeasured.is_empty() || !self.any_unit_cost() {
+            return None;
+        }
+        let names: Vec<&str> = self.unmeasured.iter().map(|k| k.name()).collect();
+        Some(format!(
+            "among what was measured (not measured: {})",
+            names.join(", ")
+        ))
+    }
+
+    /// The verdict of a claim, as answered.
+    pub fn verdict(&self, source: &str) -> Option<&VerdictAnswer<'a>> {
+        self.verdicts.iter().find(|v| v.verdict.source == source)
+    }
+}
+
+/// Whether any cost of the unit was measured.
+fn measured_any(u: &UnitCosts) -> bool {
+    u.create_ns.is_some()
+        || u.handover_ns.is_some()
+        || u.bare_switch_ns.is_some()
+        || u.memory_kib.is_some()
+}

@@ -1,0 +1,137 @@
+//! The first screen on a recorded quick run (tests/fixtures/quick-run.json: a quick run measured
+//! on the project's 2-CPU VM, its raw samples left out, every round kept): it fits 60 lines at 100
+//! columns without dropping a verdict, and every decided check's ratio can be recomputed from
+//! the figures printed beside it.
+
+use concbench_analysis::answer::Answer;
+use concbench_core::{ResultDoc, VerdictKind};
+use concbench_report::{Exporter, Files, Markdown, Terminal};
+
+fn quick_run() -> ResultDoc {
+    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/quick-run.json");
+    let text = std::fs::read_to_string(path).expect("the recorded quick run");
+    serde_json::from_str(&text).expect("a result document")
+}
+
+fn first_screen(doc: &ResultDoc, width: u16) -> String {
+    Terminal {
+        width: Some(width),
+        files: Files {
+            document: Some("concbench-results/run-20261127T005926Z.json".into()),
+            page: None,
+        },
+        ..Terminal::default()
+    }
+    .render(doc)
+    .unwrap()
+}
+
+#[test]
+fn a_quick_run_answers_in_60_lines_at_100_columns_with_every_verdict() {
+    let doc = quick_run();
+    for width in [100, 120] {
+        let text = first_screen(&doc, width);
+        let lines: Vec<&str> = text.lines().collect();
+        assert!(
+            lines.len() <= 60,
+            "{} lines at {width} columns:\n{text}",
+            lines.len()
+        );
+        assert!(
+            lines
+                .iter()
+                .all(|l| l.chars().count() <= usize::from(width)),
+            "a line wider than {width} columns:\n{text}"
+        );
+        for v in &doc.verdicts {
+            let opening = format!(" {} ", v.source);
+            assert!(
+                lines.iter().any(|l| l.starts_with(&opening)),
+                "{} has no line:\n{text}",
+                v.source
+            );
+        }
+    }
+}
+
+/// "197 µs" -> nanoseconds; "23.5 KiB" -> KiB; "3.97x" -> 3.97; a bare number as it is.
+fn parse(figure: &str) -> f64 {
+    let figure = figure.trim();
+    let (number, unit) = figure.split_once(' ').unwrap_or((figure, ""));
+    let number = number.trim_end_matches('x');
+    let scale = match unit {
+        "s" => 1e9,
+        "ms" => 1e6,
+        "µs" => 1e3,
+        _ => 1.0,
+    };
+    number.parse::<f64>().expect(figure) * scale
+}
+
+#[test]
+fn every_decided_ratio_is_recomputable_from_the_figures_beside_it() {
+    let doc = quick_run();
+    let answer = Answer::of(&doc);
+    let mut recomputed = 0;
+    for va in &answer.verdicts {
+        for c in &va.checks {
+            let decided = matches!(
+                c.check.decision,
+                VerdictKind::Confirmed | VerdictKind::Refuted
+            );
+            // A plain ratio of two results, each read as it reports itself.
+            let plain = c.check.unit == "x"
+                && c.operands.len() == 2
+                && c.operands.iter().all(|o| o.reading.is_none());
+            if !decided || !plain {
+                continue;
+            }
+            let line = concbench_report::figures_line(c).expect("figures beside a decided check");
+            // "from a = 197 µs (create.fork), b = 49.6 µs (create.thread); ratio of these
+            // medians 3.97x"
+            let figure = |name: &str| {
+                let at = line.find(&format!("{name} = ")).expect(name) + name.len() + 3;
+                parse(line[at..].split(" (").next().unwrap())
+            };
+            let (a, b) = (&c.operands[0], &c.operands[1]);
+            let shown: f64 = parse(line.rsplit("ratio of these medians ").next().unwrap());
+            // The ratio shown is the ratio of the figures shown, to their three digits…
+            let quotient = figure(&a.name) / figure(&b.name);
+            let names = format!("{} / {}", a.name, b.name);
+            if c.check.rule.starts_with(&names) {
+                assert!(
+                    (shown / quotient - 1.0).abs() < 0.011,
+                    "{}: {shown} shown, {quotient} from the figures: {line}",
+                    va.verdict.source
+                );
+            }
+            // …and the check's own figure (the median of the per-round ratios) is the same
+            // quantity: the ratio of the medians over the rounds it pairs lies within its
+            // interval, widened by the rounding of three digits. (Process creation at 127 µs
+            // from one program beside a 7.22x from another failed this.)
+            let [lo, hi] = c.check.ci95.expect("a decided check has an interval");
+            let ratio = c.from_operands.expect("recomputed");
+            assert!(
+                ratio >= lo * 0.99 && ratio <= hi * 1.01,
+                "{} / {}: ratio of medians {ratio} outside the check's [{lo}, {hi}]",
+                va.verdict.source,
+                c.check.condition
+            );
+            recomputed += 1;
+        }
+    }
+    assert!(recomputed >= 10, "only {recomputed} checks recomputed");
+}
+
+#[test]
+fn markdown_shows_each_checks_figures_named_by_their_source() {
+    let doc = quick_run();
+    let text = Markdown.render(&doc).unwrap();
+    // S0.30x's deciding check is concbench's fork; its beside check the article's programs.
+    assert!(text.contains("fork = "), "no operand figures");
+    assert!(text.contains("(create.fork"), "concbench's fork not named");
+    assert!(
+        text.contains("(probes.c.process_100k"),
+        "the article's forkcreat.c not named"
+    );
+}
