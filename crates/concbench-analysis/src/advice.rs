@@ -601,7 +601,7 @@ fn cpu_term(what: &str, cost: &Cost, rate: f64, per_unit: f64) -> (f64, String) 
     };
     let line = format!(
         "{what}: {} units/s x {times}{} ({}) = {}",
-        num(rate),
+        human::sig3(rate),
         human::nanos(cost.value),
         cost.source,
         share(cpu)
@@ -707,8 +707,8 @@ fn bill(model: Model, billed: &Billed, w: &Workload) -> Bill {
             let kib = in_flight * c.value;
             arithmetic.push(format!(
                 "memory: {} units in flight ({} units/s x {} lifetime, at least 1) x {} ({}) = {}",
-                num(in_flight),
-                num(rate),
+                human::sig3(in_flight),
+                human::sig3(rate),
                 human::micros(w.lifetime_us()),
                 kib_text(c.value),
                 c.source,
@@ -735,17 +735,6 @@ fn bill(model: Model, billed: &Billed, w: &Workload) -> Bill {
         arithmetic,
         missing,
         excluded,
-    }
-}
-
-/// A number for people: integers without decimals, others with three significant digits.
-fn num(v: f64) -> String {
-    if (v.fract() == 0.0 && v.abs() < 1e15) || v.abs() >= 100.0 {
-        format!("{v:.0}")
-    } else if v.abs() >= 1.0 {
-        format!("{v:.2}")
-    } else {
-        format!("{v:.3}")
     }
 }
 

@@ -2,6 +2,7 @@
 //!
 //! The file is compiled into the binary so a report never depends on the working directory.
 
+use crate::toml_json::toml_eq_json;
 use concbench_core::{Params, ResultDoc, ResultEntry};
 use serde::Deserialize;
 use std::collections::BTreeMap;
@@ -290,16 +291,6 @@ fn variant_matches(
 fn trim_float(v: f64) -> String {
     let s = format!("{v}");
     s.strip_suffix(".0").map(str::to_string).unwrap_or(s)
-}
-
-pub(crate) fn toml_eq_json(t: &toml::Value, j: &serde_json::Value) -> bool {
-    match (t, j) {
-        (toml::Value::String(a), serde_json::Value::String(b)) => a == b,
-        (toml::Value::Integer(a), serde_json::Value::Number(b)) => b.as_f64() == Some(*a as f64),
-        (toml::Value::Float(a), serde_json::Value::Number(b)) => b.as_f64() == Some(*a),
-        (toml::Value::Boolean(a), serde_json::Value::Bool(b)) => a == b,
-        _ => false,
-    }
 }
 
 /// Nanoseconds per unit for the time units concbench uses (integers, so conversions are exact

@@ -190,7 +190,7 @@ fn ratio_cell(m: Option<&Measured<'_>>) -> Option<String> {
 /// placement, say), each row names the params that tell them apart.
 pub fn replication_rows(doc: &ResultDoc) -> Vec<[String; 7]> {
     let p = shared();
-    let reps = replications(&p, doc);
+    let reps = replications(p, doc);
     let matches_of = |f: &Figure| reps.iter().filter(|r| std::ptr::eq(r.figure, f)).count();
     reps.iter()
         .map(|r| {

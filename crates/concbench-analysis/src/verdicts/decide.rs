@@ -98,14 +98,9 @@ impl Rule {
     }
 }
 
-/// A number with three significant digits, as rules and intervals print them.
-pub fn num(v: f64) -> String {
-    if v == 0.0 || !v.is_finite() {
-        return format!("{v}");
-    }
-    let digits = (2 - v.abs().log10().floor() as i32).max(0) as usize;
-    format!("{v:.digits$}")
-}
+/// A number with three significant digits, as rules and intervals print them: the one number
+/// formatter, [`concbench_core::human::sig3`].
+pub use concbench_core::human::sig3 as num;
 
 /// The decision on one check from its interval.
 ///

@@ -7,7 +7,8 @@
 
 use super::expr::Expr;
 use super::spec::{CheckSpec, Selector, Take};
-use crate::published::{convert, toml_eq_json};
+use crate::published::convert;
+use crate::toml_json::toml_eq_json;
 use concbench_core::{ResultDoc, ResultEntry};
 use serde_json::Value;
 use std::collections::BTreeMap;

@@ -276,7 +276,7 @@ impl CheckSpec {
         fixed.iter().all(|(k, v)| {
             self.for_values
                 .get(k)
-                .is_none_or(|vals| vals.iter().any(|t| crate::published::toml_eq_json(t, v)))
+                .is_none_or(|vals| vals.iter().any(|t| crate::toml_json::toml_eq_json(t, v)))
         })
     }
 
