@@ -112,16 +112,18 @@ impl Terminal {
             .map(|a| format!(", {a}"))
             .unwrap_or_default();
         let units = answer::unit_rows(answer);
-        let _ = writeln!(out, "\nWhat one unit costs here (median [95% CI]){among}:");
+        let heading = format!("What one unit costs here (median [95% CI]){among}:");
+        let _ = writeln!(out, "\n{}", columns(&[[heading]], self.width).trim_start());
         let (rows, notes) = answer::unit_cells(&units);
         out += &self.aligned_or_wrapped(&rows, width);
         let mut below: Vec<[String; 1]> = notes.into_iter().map(|n| [n]).collect();
         below.extend(answer::unit_definitions(&units).map(|d| [d]));
         let _ = writeln!(out, "{}", columns(&below, self.width));
-        let _ = writeln!(
-            out,
-            "\nCheapest here{among}, and units per second in 10% of one CPU with it (and the next):"
+        let heading = format!(
+            "Cheapest here, and how many units per second fit in 10% of one CPU with it (and the \
+             next){among}:"
         );
+        let _ = writeln!(out, "\n{}", columns(&[[heading]], self.width).trim_start());
         let cards: Vec<Vec<String>> = answer::workload_rows(answer)
             .into_iter()
             .map(Vec::from)

@@ -135,3 +135,39 @@ fn markdown_shows_each_checks_figures_named_by_their_source() {
         "the article's forkcreat.c not named"
     );
 }
+
+/// The fixture without anything a coroutine or an async task was measured by.
+fn without_coroutines(mut doc: ResultDoc) -> ResultDoc {
+    let coroutine_like = |s: &str| s.contains("coroutine") || s.contains("async");
+    doc.results.retain(|r| {
+        !coroutine_like(&r.id)
+            && !r
+                .params
+                .0
+                .values()
+                .any(|v| v.as_str().is_some_and(coroutine_like))
+    });
+    doc
+}
+
+#[test]
+fn regression_a_run_without_coroutines_named_a_thread_pool_cheapest_without_saying_among_what() {
+    let doc = without_coroutines(quick_run());
+    let answer = Answer::of(&doc);
+    assert_eq!(
+        answer.among_measured().as_deref(),
+        Some("among what was measured (not measured: coroutine, async task)")
+    );
+    let text = first_screen(&doc, 100);
+    assert!(text.lines().all(|l| l.chars().count() <= 100), "{text}");
+    // The unit table and the cards both say it (a heading may wrap).
+    let flat = text.split_whitespace().collect::<Vec<_>>().join(" ");
+    let said = flat
+        .matches("among what was measured (not measured: coroutine, async task)")
+        .count();
+    assert_eq!(said, 2, "{text}");
+    let page = Markdown.render(&doc).unwrap();
+    assert!(page.contains("among what was measured"), "markdown");
+    // A run that measured every kind says nothing of the sort.
+    assert!(!first_screen(&quick_run(), 100).contains("among what was measured"));
+}

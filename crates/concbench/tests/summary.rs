@@ -30,8 +30,8 @@ fn report_prints_the_answer_on_one_screen() {
     assert!(text.lines().count() <= 60, "{text}");
     for needle in [
         "What one unit costs here (median [95% CI])",
-        "(reused stack)",
-        "(fresh stack)",
+        "reused stack",
+        "fresh stack",
         "async task",
         "Cheapest here, and how many units per second fit in 10% of one CPU",
         "Verdicts (",
