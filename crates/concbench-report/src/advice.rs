@@ -75,9 +75,25 @@ pub fn advice_text(a: &Advice, source: &str) -> String {
             let fits = crate::answer::capacity_answer(a)
                 .map(|f| format!(" At this workload's shape, {f}."))
                 .unwrap_or_default();
+            // A model left unranked for lack of measurements could be cheaper: say so.
+            let unranked: Vec<&str> = a
+                .bills
+                .iter()
+                .filter(|b| b.excluded.is_none() && b.overhead_cpu.is_none())
+                .map(|b| b.model.name())
+                .collect();
+            let among = if unranked.is_empty() {
+                String::new()
+            } else {
+                format!(
+                    " among what was measured (not measured: {})",
+                    unranked.join(", ")
+                )
+            };
             format!(
-                "Answer: {} costs least on this machine for this workload (the work itself, {} \
-                 per unit, is the same in every model and is not counted).{fits}{capacity}",
+                "Answer: {} costs least on this machine for this workload{among} (the work \
+                 itself, {} per unit, is the same in every model and is not counted).{fits}\
+                 {capacity}",
                 m.name(),
                 format::value(w.cpu_us, "us")
             )
@@ -127,5 +143,13 @@ mod tests {
         assert!(!text.contains(" us ") && !text.contains(" us,"), "{text}");
         // 1000/s x (14 + 2500 + 90 + 30) ns = 0.26% of one CPU: 10% fits 38,000/s.
         assert!(text.contains("10% of one CPU fits 38,000/s"), "{text}");
+        // No process or thread creation measured: the answer holds among what was.
+        assert!(
+            text.contains(
+                "costs least on this machine for this workload among what was measured \
+                 (not measured: a process per unit (fork), a process pool (prefork), a thread per unit"
+            ),
+            "{text}"
+        );
     }
 }
