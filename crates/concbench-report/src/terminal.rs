@@ -70,7 +70,7 @@ impl Terminal {
         out += &self.units(&answer, width);
         if !doc.verdicts.is_empty() {
             // Wrapped: the tally grows with the kinds of verdict.
-            let heading = format!("Verdicts: {}", tally(&doc.verdicts));
+            let heading = format!("Verdicts ({}):", tally(&doc.verdicts));
             let heading = columns(&[[heading]], self.width);
             writeln!(out, "\n{}", heading.trim_start())?;
             for line in verdict_lines(&answer, width) {
