@@ -10,7 +10,7 @@ pub use label::{verdict_label, verdict_word};
 pub use operands::{operands, Operand};
 
 use crate::advice::{self, Advice, Kind, UnitCosts, Workload};
-use crate::published::{self, Published};
+use crate::published::{self, replications, Published, Replication};
 use concbench_core::{Check, ResultDoc, Verdict};
 
 /// The whole answer of one document.
@@ -18,6 +18,8 @@ use concbench_core::{Check, ResultDoc, Verdict};
 pub struct Answer<'a> {
     /// The document answered.
     pub doc: &'a ResultDoc,
+    /// The published claims and figures it is answered against.
+    pub published: &'a Published,
     /// One row per kind of unit, measured or not.
     pub units: Vec<UnitCosts>,
     /// The kinds of unit this run measured nothing of: the advice and the unit table then hold
@@ -27,6 +29,8 @@ pub struct Answer<'a> {
     pub workloads: Vec<WorkloadAnswer>,
     /// The verdicts in the document's order.
     pub verdicts: Vec<VerdictAnswer<'a>>,
+    /// The articles' published figures beside this machine's measurements.
+    pub replications: Vec<Replication<'a>>,
 }
 
 /// One typical workload and its advice.
@@ -104,6 +108,8 @@ impl<'a> Answer<'a> {
             .collect();
         Answer {
             doc,
+            published,
+            replications: replications(published, doc),
             units,
             unmeasured,
             workloads,

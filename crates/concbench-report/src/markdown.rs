@@ -61,7 +61,7 @@ impl Exporter for Markdown {
                 writeln!(out, "\n{}", cell(&n))?;
             }
         }
-        let replication = sections::replication_rows(doc);
+        let replication = sections::replication_rows(&answer);
         if !replication.is_empty() {
             writeln!(out, "\n## Published vs measured here\n")?;
             table(&mut out, sections::REPLICATION_HEADER, &replication)?;

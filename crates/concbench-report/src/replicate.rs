@@ -2,13 +2,15 @@
 //! verdicts on the seed's claims.
 
 use crate::{layout::table, sections};
+use concbench_analysis::answer::Answer;
 use concbench_analysis::published::Published;
 use concbench_core::ResultDoc;
 use std::fmt::Write;
 
 /// One block per seed: its figures (published, machine, measured here, ratio) and verdicts.
 pub fn seeds_text(doc: &ResultDoc, published: &Published, seeds: &[&str]) -> String {
-    let replication = sections::replication_rows(doc);
+    let answer = Answer::with(doc, published);
+    let replication = sections::replication_rows(&answer);
     let mut out = String::new();
     for seed in seeds {
         let _ = writeln!(out, "\n== {seed}");
@@ -37,7 +39,7 @@ pub fn seeds_text(doc: &ResultDoc, published: &Published, seeds: &[&str]) -> Str
         }
         let in_table = |id: &str| published.dimensions.iter().any(|d| d.claim == id);
         if published.claims_of(seed).any(|c| in_table(&c.id)) {
-            let rows = sections::s0_table_rows(&concbench_analysis::answer::Answer::of(doc));
+            let rows = sections::s0_table_rows(&answer);
             let _ = writeln!(out, "{}", table(sections::S0_TABLE_HEADER, &rows, None));
         }
         for claim in published.claims_of(seed).filter(|c| !in_table(&c.id)) {

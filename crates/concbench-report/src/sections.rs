@@ -4,7 +4,7 @@
 use crate::format;
 pub use concbench_analysis::answer::{verdict_label, verdict_word};
 use concbench_analysis::answer::{Answer, CheckAnswer};
-use concbench_analysis::published::{replications, shared, Figure, Measured};
+use concbench_analysis::published::{Figure, Measured};
 use concbench_core::{ResultDoc, ResultEntry};
 use serde::Serialize;
 
@@ -188,9 +188,8 @@ fn ratio_cell(m: Option<&Measured<'_>>) -> Option<String> {
 /// Published figures beside matching results: concbench's method and the article's own
 /// program side by side where both ran. When one figure matches several results (one per
 /// placement, say), each row names the params that tell them apart.
-pub fn replication_rows(doc: &ResultDoc) -> Vec<[String; 7]> {
-    let p = shared();
-    let reps = replications(p, doc);
+pub fn replication_rows(answer: &Answer<'_>) -> Vec<[String; 7]> {
+    let reps = &answer.replications;
     let matches_of = |f: &Figure| reps.iter().filter(|r| std::ptr::eq(r.figure, f)).count();
     reps.iter()
         .map(|r| {
@@ -501,7 +500,7 @@ pub struct DimensionRow {
 /// Every claim of `data/published.toml` except S0's table rows, and the six rows of S0's table,
 /// each with its verdict from the document or the reason it has none.
 pub fn claims_and_s0_table(answer: &Answer<'_>) -> (Vec<ClaimRow>, Vec<DimensionRow>) {
-    let p = shared();
+    let p = answer.published;
     let judged = |claim: &str| answer.verdict(claim).map(|va| va.verdict);
     let verdict = |claim: &str| judged(claim).map(|v| verdict_word(v.verdict).to_string());
     let label = |claim: &str| judged(claim).map(verdict_label);
@@ -663,7 +662,8 @@ mod tests {
 
     #[test]
     fn a_figure_matching_several_results_names_what_tells_them_apart() {
-        let rows = replication_rows(&doc_with_alternates(&["same-cpu", "unpinned"]));
+        let doc = doc_with_alternates(&["same-cpu", "unpinned"]);
+        let rows = replication_rows(&Answer::of(&doc));
         let whats: Vec<&str> = rows.iter().map(|r| r[1].as_str()).collect();
         assert_eq!(whats.len(), 2, "{whats:?}");
         assert!(
@@ -678,7 +678,8 @@ mod tests {
 
     #[test]
     fn a_single_match_keeps_the_published_wording() {
-        let rows = replication_rows(&doc_with_alternates(&["unpinned"]));
+        let doc = doc_with_alternates(&["unpinned"]);
+        let rows = replication_rows(&Answer::of(&doc));
         assert_eq!(rows.len(), 1);
         assert!(!rows[0][1].contains('['), "{}", rows[0][1]);
     }

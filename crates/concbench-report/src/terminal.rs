@@ -42,12 +42,14 @@ impl Terminal {
 
 impl Exporter for Terminal {
     fn render(&self, doc: &ResultDoc) -> anyhow::Result<String> {
+        // The answer is computed once; the tables and the summary only format it.
+        let answer = Answer::of(doc);
         let mut out = String::new();
         if self.all {
-            out += &self.detail(doc)?;
+            out += &self.detail(&answer)?;
             writeln!(out)?;
         }
-        out += &self.summary(doc)?;
+        out += &self.summary(&answer)?;
         Ok(out)
     }
 }
@@ -55,8 +57,8 @@ impl Exporter for Terminal {
 impl Terminal {
     /// The answer on one screen (60 lines for a quick run at 100 columns): every verdict on a
     /// line of its own, the detail behind each with `--all`.
-    fn summary(&self, doc: &ResultDoc) -> anyhow::Result<String> {
-        let answer = Answer::of(doc);
+    fn summary(&self, answer: &Answer<'_>) -> anyhow::Result<String> {
+        let doc = answer.doc;
         let width = usize::from(self.width.unwrap_or(120));
         let mut out = String::new();
         writeln!(
@@ -67,13 +69,13 @@ impl Terminal {
             mode(doc)
         )?;
         writeln!(out, "{}", short_host_line(doc))?;
-        out += &self.units(&answer, width);
+        out += &self.units(answer, width);
         if !doc.verdicts.is_empty() {
             // Wrapped: the tally grows with the kinds of verdict.
             let heading = format!("Verdicts ({}):", tally(&doc.verdicts));
             let heading = columns(&[[heading]], self.width);
             writeln!(out, "\n{}", heading.trim_start())?;
-            for line in verdict_lines(&answer, width) {
+            for line in verdict_lines(answer, width) {
                 writeln!(out, "{line}")?;
             }
         }
@@ -220,7 +222,8 @@ impl Terminal {
     }
 
     /// Every table, as before the summary existed.
-    fn detail(&self, doc: &ResultDoc) -> anyhow::Result<String> {
+    fn detail(&self, answer: &Answer<'_>) -> anyhow::Result<String> {
+        let doc = answer.doc;
         let mut out = String::new();
         for w in &doc.warnings {
             writeln!(out, "warning: {w}")?;
@@ -241,7 +244,7 @@ impl Terminal {
             writeln!(out, "{n}")?;
         }
         out.push_str(&anatomy::text(doc, self.width));
-        let replication = sections::replication_rows(doc);
+        let replication = sections::replication_rows(answer);
         if !replication.is_empty() {
             writeln!(out, "\nPublished vs measured here:")?;
             writeln!(
@@ -250,15 +253,14 @@ impl Terminal {
                 self.table(sections::REPLICATION_HEADER, &replication)
             )?;
         }
-        let answer = Answer::of(doc);
-        let verdicts = sections::verdict_rows(&answer);
+        let verdicts = sections::verdict_rows(answer);
         if !verdicts.is_empty() {
             writeln!(out, "\nVerdicts:")?;
             writeln!(out, "{}", self.table(sections::VERDICT_HEADER, &verdicts))?;
         }
-        if sections::s0_table_judged(&answer) {
+        if sections::s0_table_judged(answer) {
             writeln!(out, "\nSeed S0's comparison table, re-verified:")?;
-            let rows = sections::s0_table_rows(&answer);
+            let rows = sections::s0_table_rows(answer);
             writeln!(out, "{}", self.table(sections::S0_TABLE_HEADER, &rows))?;
         }
         for s in sections::skipped_lines(doc) {

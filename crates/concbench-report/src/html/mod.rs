@@ -135,7 +135,7 @@ impl From<&ResultDoc> for Page {
             figures: charts::figures(doc),
             anatomy: AnatomyTables::from(doc),
             replication_header: sections::REPLICATION_HEADER,
-            replication: sections::replication_rows(doc),
+            replication: sections::replication_rows(&answer),
             result_header: sections::RESULT_HEADER,
             results,
             notes,
