@@ -148,3 +148,28 @@ fn measured_any(u: &UnitCosts) -> bool {
         || u.bare_switch_ns.is_some()
         || u.memory_kib.is_some()
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::synthetic::{doc, entry_with};
+    use concbench_core::Params;
+
+    #[test]
+    fn a_run_without_coroutines_answers_among_what_was_measured() {
+        let d = doc(vec![
+            entry_with("create.fork", "ns", Params::new(), &[150_000.0; 6]),
+            entry_with("create.thread", "ns", Params::new(), &[30_000.0; 6]),
+        ]);
+        let a = Answer::of(&d);
+        assert!(a.any_unit_cost());
+        assert_eq!(a.unmeasured, [Kind::Coroutine, Kind::AsyncTask]);
+        assert_eq!(
+            a.among_measured().as_deref(),
+            Some("among what was measured (not measured: coroutine, async task)")
+        );
+        // Nothing measured at all: no answer to qualify.
+        let empty = doc(vec![]);
+        assert_eq!(Answer::of(&empty).among_measured(), None);
+    }
+}
