@@ -350,7 +350,7 @@ pub fn workload_rows(answer: &Answer<'_>) -> Vec<[String; 4]> {
             };
             let bill = a.bills.iter().find(|b| b.model == best).expect("billed");
             let mut answer = match capacity_rates(a, true) {
-                Some((fits, Some((model, rate)))) => format!("{fits} ({model}: {rate})"),
+                Some((fits, Some((model, rate)))) => format!("{fits} ({model} {rate})"),
                 Some((fits, None)) => fits,
                 None => String::new(),
             };

@@ -68,7 +68,8 @@ impl Terminal {
             doc.started_at,
             mode(doc)
         )?;
-        writeln!(out, "{}", short_host_line(doc))?;
+        let host = columns(&[[short_host_line(doc)]], self.width);
+        writeln!(out, "{}", host.trim_start())?;
         out += &self.units(answer, width);
         if !doc.verdicts.is_empty() {
             // Wrapped: the tally grows with the kinds of verdict.
@@ -184,9 +185,13 @@ impl Terminal {
             .document
             .as_ref()
             .map_or("FILE".into(), |p| p.display().to_string());
+        let what = if doc.verdicts.is_empty() {
+            "every one with"
+        } else {
+            "these, and every verdict's checks with the figures behind them:"
+        };
         Some(format!(
-            "In the document: {} — these, and every verdict's checks with the figures behind \
-             them: `concbench report {file} --all`{}.",
+            "In the document: {} — {what} `concbench report {file} --all`{}.",
             parts.join(", "),
             if self.files.page.is_some() {
                 " or on the page"
