@@ -480,8 +480,10 @@ fn verdict_lines(answer: &Answer<'_>, width: usize) -> Vec<String> {
         .verdicts
         .iter()
         .map(|va| {
-            let [source, word, _, _] = verdict_row(va.verdict);
-            (source, word, va)
+            // "direction confirmed, size refuted" keeps to its last part in the narrow column:
+            // the figure beside it shows the direction confirmed, the tally says it in full.
+            let v = va.verdict;
+            (v.source.clone(), verdict_cell_narrow(v), va)
         })
         .collect();
     let w_source = rows.iter().map(|r| text_width(&r.0)).max().unwrap_or(0);
@@ -711,56 +713,6 @@ fn group_text(g: &[&Check], same_rule: bool, name: &dyn Fn(&Check) -> String) ->
     }
 }
 
-/// claim id, decision, the key figure (the check that decided it; for a verdict that depends,
-/// one check of each decision), rounds.
-fn verdict_row(v: &Verdict) -> [String; 4] {
-    // Checks shown beside another method's do not decide: the key figure is a deciding one.
-    let deciding: Vec<Check> = v.checks.iter().filter(|c| !c.beside).cloned().collect();
-    let checks = if deciding.is_empty() {
-        &v.checks
-    } else {
-        &deciding
-    };
-    let figure = if checks.is_empty() {
-        "(see the document)".to_string()
-    } else if v.verdict == VerdictKind::Depends {
-        let (text, shown) = depends_figure(checks);
-        more(text, v.checks.len(), shown)
-    } else {
-        let key = checks
-            .iter()
-            .find(|c| c.decision == v.verdict)
-            .unwrap_or(&checks[0]);
-        more(
-            format!("{}: {}", key.rule, measured(key)),
-            v.checks.len(),
-            1,
-        )
-    };
-    [
-        v.source.clone(),
-        // "direction confirmed, size refuted" keeps to its last part in the narrow column: the
-        // figure beside it shows the direction confirmed, the tally says it in full.
-        verdict_cell_narrow(v),
-        figure,
-        rounds_cell(v),
-    ]
-}
-
-/// "22 rounds, 97%" (robustness: the share of resamples agreeing); the rounds alone without a
-/// robustness figure (an older document) or without an interval (one round agrees with itself:
-/// no robustness to speak of).
-fn rounds_cell(v: &Verdict) -> String {
-    match (v.rounds, v.robustness) {
-        (Some(r), Some(_)) if sections::has_interval(v) => {
-            format!("{r} rounds, {}", sections::robustness_cell(v))
-        }
-        (Some(1), _) => "1 round".to_string(),
-        (Some(r), _) => format!("{r} rounds"),
-        (None, _) => String::new(),
-    }
-}
-
 /// `text`, and how many checks it leaves out.
 fn more(text: String, checks: usize, shown: usize) -> String {
     match checks.saturating_sub(shown) {
@@ -857,7 +809,7 @@ mod tests {
             Depends,
             6,
         );
-        assert_eq!(verdict_row(&v)[1], "size refuted");
+        assert_eq!(verdict_cell_narrow(&v), "size refuted");
         assert_eq!(tally(&[v]), "1 direction confirmed, size refuted");
         // Different conditions deciding differently: that is what "depends" means.
         let v = verdict(
@@ -868,12 +820,12 @@ mod tests {
             Depends,
             6,
         );
-        assert_eq!(verdict_row(&v)[1], "depends");
+        assert_eq!(verdict_cell_narrow(&v), "depends");
     }
 
     #[test]
     fn regression_a_one_round_result_showed_100_percent_robust() {
-        let v = verdict(
+        let mut v = verdict(
             vec![check(
                 "same CPU",
                 "p / t >= 1.15",
@@ -883,11 +835,13 @@ mod tests {
             VerdictKind::Confirmed,
             1,
         );
-        assert_eq!(verdict_row(&v)[3], "1 round");
+        // One round agrees with itself: no robustness to speak of, however low it is.
+        v.robustness = Some(0.5);
+        assert!(figure_forms(&v).iter().all(|f| !f.contains("robust")));
     }
 
     #[test]
-    fn every_verdict_row_shows_its_rounds_and_robustness() {
+    fn a_verdict_line_shows_its_rule_and_figure_and_a_fragile_robustness() {
         let mut v = Verdict {
             claim: "a process switch costs more than a thread switch".into(),
             source: "S2.switch_order".into(),
@@ -904,16 +858,22 @@ mod tests {
             unmeasured: vec![],
             robustness: Some(0.97),
         };
-        let row = verdict_row(&v);
-        assert_eq!(row[3], "22 rounds, 97%");
-        assert!(
-            row[2].contains("p / t >= 1.15: 1.20x [1.08, 1.32]"),
-            "{}",
-            row[2]
+        let forms = figure_forms(&v);
+        assert_eq!(forms[0], "p / t >= 1.15: 1.20x [1.08, 1.32]");
+        // The shortest form keeps the figure and the bound.
+        assert_eq!(forms.last().unwrap(), "1.20x [1.08, 1.32], rule >= 1.15");
+        v.robustness = Some(0.7);
+        assert_eq!(
+            figure_forms(&v)[0],
+            "p / t >= 1.15: 1.20x [1.08, 1.32] (robust 70%)"
         );
-        // A document from before robustness was recorded shows the rounds alone.
-        v.robustness = None;
-        assert_eq!(verdict_row(&v)[3], "22 rounds");
+        // Cut to fit, never wider than the room.
+        let lines = fit(&figure_forms(&v), 20, 1);
+        assert_eq!(lines.len(), 1);
+        assert!(
+            lines[0].chars().count() <= 20 && lines[0].ends_with('…'),
+            "{lines:?}"
+        );
     }
 
     #[test]
