@@ -5,7 +5,7 @@
 
 use concbench_analysis::answer::Answer;
 use concbench_core::{ResultDoc, VerdictKind};
-use concbench_report::{Exporter, Files, Markdown, Terminal};
+use concbench_report::{Exporter, Files, Html, Markdown, Terminal};
 
 fn quick_run() -> ResultDoc {
     let path = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/quick-run.json");
@@ -168,6 +168,13 @@ fn regression_a_run_without_coroutines_named_a_thread_pool_cheapest_without_sayi
     assert_eq!(said, 2, "{text}");
     let page = Markdown.render(&doc).unwrap();
     assert!(page.contains("among what was measured"), "markdown");
+    let html = Html.render(&doc).unwrap();
+    assert!(
+        html.contains(
+            "Cheapest here, among what was measured (not measured: coroutine, async task)"
+        ),
+        "html"
+    );
     // A run that measured every kind says nothing of the sort.
     assert!(!first_screen(&quick_run(), 100).contains("among what was measured"));
 }
