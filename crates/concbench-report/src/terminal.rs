@@ -353,14 +353,13 @@ fn tally(verdicts: &[Verdict]) -> String {
         .join(", ")
 }
 
-/// The verdict's word for the narrow column ([`sections::verdict_cell`], its last part; "refuted
-/// (partly)" for a claim partly judged).
+/// The verdict's word for the narrow column ([`sections::verdict_cell`], its last part).
 fn verdict_cell_narrow(v: &Verdict) -> String {
     let label = sections::verdict_label(v);
     let narrow = label.rsplit(", ").next().unwrap_or_default();
     match (v.partly_judged(), v.verdict) {
         (true, VerdictKind::Inconclusive) => "partly judged".into(),
-        (true, _) => format!("{narrow} (partly)"),
+        (true, _) => format!("partly judged: {narrow}"),
         (false, _) => narrow.to_string(),
     }
 }
@@ -601,6 +600,10 @@ fn figure_forms(v: &Verdict) -> Vec<String> {
         // "within [0.800, 1.25]" without its "(equal within 25%)".
         let bound = bound.split(" (").next().unwrap_or(bound);
         forms.push(format!("{short}, rule {bound}{fragile}"));
+        // Last, and cut to fit if need be: the robustness before the rule's bound.
+        if !fragile.is_empty() {
+            forms.push(format!("{short}{fragile}, rule {bound}"));
+        }
     }
     forms
 }
