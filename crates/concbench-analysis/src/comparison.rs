@@ -189,22 +189,12 @@ pub struct CompareSet<'a> {
     pub a_source: String,
     pub runs: Vec<Compared<'a>>,
     pub verdicts: Vec<VerdictRow>,
-    pub gates: Vec<crate::gate::Gate>,
+    pub gates: Vec<crate::threshold::Gate>,
     /// The `--only`/`--where` selection the results were restricted to, as typed; empty for all.
     pub selection: String,
 }
 
 impl CompareSet<'_> {
-    /// The breaches of the thresholds by the `i`-th later run.
-    pub fn breaches(&self, i: usize) -> Vec<crate::gate::Breach<'_>> {
-        crate::gate::breaches(&self.gates, &self.runs[i].comparison, &self.verdicts, i + 1)
-    }
-
-    /// Whether any later run breaks a threshold.
-    pub fn breached(&self) -> bool {
-        (0..self.runs.len()).any(|i| !self.breaches(i).is_empty())
-    }
-
     /// The names of every run, A first (the columns of the verdicts).
     pub fn names(&self) -> Vec<String> {
         std::iter::once("A".to_string())

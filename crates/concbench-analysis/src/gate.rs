@@ -9,82 +9,10 @@
 //! units that are neither times nor rates (sizes, counts) have no "slower" and are never gated
 //! by `slower`/`faster`.
 
-use crate::comparison::{higher_is_better, Pair, RunComparison, VerdictRow};
+use crate::comparison::{higher_is_better, CompareSet, Pair, RunComparison, VerdictRow};
+pub use crate::threshold::{Direction, Gate, GATE_SYNTAX};
 use concbench_core::human::seconds;
 use concbench_core::VerdictKind;
-use std::fmt;
-use std::str::FromStr;
-
-/// Which way a figure moved, for a time or a rate.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Direction {
-    Slower,
-    Faster,
-}
-
-impl Direction {
-    pub fn word(self) -> &'static str {
-        match self {
-            Direction::Slower => "slower",
-            Direction::Faster => "faster",
-        }
-    }
-}
-
-/// One `--fail-if` expression.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub enum Gate {
-    /// `slower>X%` or `faster>X%`: X is a percentage of change of the figure (> 0).
-    Shift { direction: Direction, percent: f64 },
-    /// `verdict-changed`: a claim both runs judged got a different verdict.
-    VerdictChanged,
-}
-
-/// The expressions `--fail-if` accepts, for error messages and help.
-pub const GATE_SYNTAX: &str = "'slower>X%', 'faster>X%' or 'verdict-changed' (e.g. 'slower>10%')";
-
-impl FromStr for Gate {
-    type Err = String;
-
-    fn from_str(s: &str) -> Result<Self, Self::Err> {
-        let t = s.trim();
-        if t == "verdict-changed" {
-            return Ok(Gate::VerdictChanged);
-        }
-        let bad = || format!("'{s}' is not a threshold; write {GATE_SYNTAX}");
-        let (word, rest) = t.split_once('>').ok_or_else(bad)?;
-        let direction = match word.trim() {
-            "slower" => Direction::Slower,
-            "faster" => Direction::Faster,
-            _ => return Err(bad()),
-        };
-        let number = rest.trim().strip_suffix('%').ok_or_else(|| {
-            format!("'{s}': the threshold is a percentage of change; write e.g. 'slower>10%'")
-        })?;
-        let percent: f64 = number.trim().parse().map_err(|_| bad())?;
-        if !(percent.is_finite() && percent > 0.0) {
-            return Err(format!(
-                "'{s}': the percentage must be above 0 (noise is the interval's job: \
-                 'slower>0%' would fail on any significant change; use e.g. 'slower>5%')"
-            ));
-        }
-        if direction == Direction::Faster && percent >= 100.0 {
-            return Err(format!(
-                "'{s}': a figure cannot fall by 100% or more; use a percentage below 100"
-            ));
-        }
-        Ok(Gate::Shift { direction, percent })
-    }
-}
-
-impl fmt::Display for Gate {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            Gate::Shift { direction, percent } => write!(f, "{}>{percent}%", direction.word()),
-            Gate::VerdictChanged => f.write_str("verdict-changed"),
-        }
-    }
-}
 
 /// Whether a result in `unit` is a time (lower is better) or a rate (higher is better); `None`
 /// for sizes and counts, which have no "slower".
@@ -208,6 +136,20 @@ fn same_pair(x: &Breach<'_>, y: &Breach<'_>) -> bool {
     match (x, y) {
         (Breach::Result { pair: p, .. }, Breach::Result { pair: q, .. }) => std::ptr::eq(*p, *q),
         _ => false,
+    }
+}
+
+/// The thresholds of a comparison, held to its runs (here rather than beside the set, so that the
+/// comparison does not need the gate that reads it).
+impl CompareSet<'_> {
+    /// The breaches of the thresholds by the `i`-th later run.
+    pub fn breaches(&self, i: usize) -> Vec<Breach<'_>> {
+        breaches(&self.gates, &self.runs[i].comparison, &self.verdicts, i + 1)
+    }
+
+    /// Whether any later run breaks a threshold.
+    pub fn breached(&self) -> bool {
+        (0..self.runs.len()).any(|i| !self.breaches(i).is_empty())
     }
 }
 

@@ -27,6 +27,7 @@ pub mod crossover;
 pub mod entry;
 pub mod gate;
 pub mod published;
+mod threshold;
 mod toml_json;
 pub mod validate;
 pub mod verdicts;
