@@ -51,7 +51,10 @@ impl Params {
                 Value::String(s) => s == v,
                 // Printed first: `Value == String` would compare as a JSON string, never a
                 // number.
-                other => other.to_string() == *v,
+                other => {
+                    let printed = other.to_string();
+                    printed == *v
+                }
             })
         })
     }
