@@ -226,7 +226,11 @@ fn quick_run(
 }
 
 fn verdict(out: &concbench_session::SessionOutput, source: &str) -> VerdictKind {
-    out.verdicts
+    verdict_in(&out.verdicts, source)
+}
+
+fn verdict_in(verdicts: &[concbench_core::Verdict], source: &str) -> VerdictKind {
+    verdicts
         .iter()
         .find(|v| v.source == source)
         .unwrap()
@@ -706,7 +710,7 @@ fn a_request_comes_back_as_a_finished_document_with_its_settings_and_stats() {
     assert!(finished.stats.rounds >= 3 * request.plan.claim_rounds);
     assert!(finished.stats.passes > 0);
     // Judged as the session's own run judges the same rounds (fork / thread 4x: refuted).
-    assert_eq!(verdict_of(doc, "S0.30x"), VerdictKind::Refuted);
+    assert_eq!(verdict_in(&doc.verdicts, "S0.30x"), VerdictKind::Refuted);
     // A three-variant registry cannot serve the published claims: every other claim's rule
     // names a result this build does not have, and the document says so.
     assert!(doc
@@ -714,12 +718,4 @@ fn a_request_comes_back_as_a_finished_document_with_its_settings_and_stats() {
         .iter()
         .any(|w| w.contains("names a result this build does not have")));
     assert!(doc.warnings.iter().any(|w| w == "beside"));
-}
-
-fn verdict_of(doc: &concbench_core::ResultDoc, source: &str) -> VerdictKind {
-    doc.verdicts
-        .iter()
-        .find(|v| v.source == source)
-        .unwrap()
-        .verdict
 }
