@@ -20,6 +20,7 @@
 
 pub mod side;
 
+use concbench_core::vocab::id;
 use concbench_core::{ResultDoc, ResultEntry};
 use concbench_stats::{median, median_interval};
 use serde::Serialize;
@@ -213,7 +214,7 @@ fn plain_same_cpu(working_set_kib: f64) -> [(&'static str, Value); 3] {
 
 /// The system-call floor of a two-call hand-over.
 fn floor(doc: &ResultDoc) -> Level {
-    let r = doc.find("syscall.getppid").next();
+    let r = doc.find(id::SYSCALL_GETPPID).next();
     Level {
         adds: "system-call floor (2 calls)".into(),
         source: r.map_or_else(String::new, |r| format!("2 x {}", r.id)),
@@ -225,11 +226,15 @@ fn floor(doc: &ResultDoc) -> Level {
 
 fn transport(doc: &ResultDoc, mechanism: &str) -> Level {
     let adds = format!("transport: {mechanism} calls doing the work, one thread");
-    let own = find(doc, "anatomy.transport", &[("mechanism", json!(mechanism))]);
+    let own = find(
+        doc,
+        id::ANATOMY_TRANSPORT,
+        &[("mechanism", json!(mechanism))],
+    );
     // The ring's self-test (a 10-byte token written and read back) is the pipe transport too.
     let ring = find(
         doc,
-        "switch.ring.thread",
+        id::SWITCH_RING_THREAD,
         &[("placement", json!("same-cpu"))],
     )
     .filter(|_| mechanism == "pipe")
@@ -271,11 +276,11 @@ fn pipe_stacks(doc: &ResultDoc) -> Vec<Stack> {
         transport(doc, "pipe"),
         Level::of(
             "switch between threads",
-            find(doc, "switch.pipe.thread", &plain_same_cpu(0.0)),
+            find(doc, id::SWITCH_PIPE_THREAD, &plain_same_cpu(0.0)),
         ),
         Level::of(
             "extra for processes (address-space change)",
-            find(doc, "switch.pipe.process", &plain_same_cpu(0.0)),
+            find(doc, id::SWITCH_PIPE_PROCESS, &plain_same_cpu(0.0)),
         ),
     ];
     let Some(first) = stack("pipe hand-over, same CPU".into(), base.clone()) else {
@@ -283,7 +288,7 @@ fn pipe_stacks(doc: &ResultDoc) -> Vec<Stack> {
     };
     let mut stacks = vec![first];
     let with = |name: String, top: Level| stack(name, [base.clone(), vec![top]].concat());
-    for r in doc.find("switch.pipe.process") {
+    for r in doc.find(id::SWITCH_PIPE_PROCESS) {
         let p = &r.params;
         let kib = p.get_f64("working_set_kib").unwrap_or(0.0);
         let other = p.get_str("sched") == Some("other");
@@ -321,7 +326,7 @@ fn futex_stack(doc: &ResultDoc) -> Option<Stack> {
             transport(doc, "futex"),
             Level::of(
                 "switch between threads",
-                find(doc, "switch.futex.thread", &plain_same_cpu(0.0)),
+                find(doc, id::SWITCH_FUTEX_THREAD, &plain_same_cpu(0.0)),
             ),
         ],
     )

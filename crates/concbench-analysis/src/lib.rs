@@ -7,6 +7,7 @@
 //! * [`warnings`] says when a number should not be trusted, and what to do about it.
 //! * [`published`] holds the seed articles' figures (`data/published.toml`) and matches them
 //!   to measured results.
+//! * [`replication`] maps a seed article to the variants that replicate it.
 //! * [`verdicts`] judges the seed articles' claims from the measured results.
 //! * [`crossover`] finds where two models swap places along a sweep (S0.print).
 //! * [`comparison`] sets two runs side by side (`concbench compare`); [`gate`] says which
@@ -27,6 +28,7 @@ pub mod crossover;
 pub mod entry;
 pub mod gate;
 pub mod published;
+pub mod replication;
 mod threshold;
 mod toml_json;
 pub mod validate;

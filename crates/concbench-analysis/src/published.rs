@@ -293,25 +293,9 @@ fn trim_float(v: f64) -> String {
     s.strip_suffix(".0").map(str::to_string).unwrap_or(s)
 }
 
-/// Nanoseconds per unit for the time units concbench uses (integers, so conversions are exact
-/// for exact inputs).
-fn ns_per(unit: &str) -> Option<f64> {
-    Some(match unit {
-        "ns" => 1.0,
-        "us" | "µs" => 1e3,
-        "ms" => 1e6,
-        "s" => 1e9,
-        _ => return None,
-    })
-}
-
-/// Convert `value` from one unit to another: time units among themselves, anything to itself.
-pub fn convert(value: f64, from: &str, to: &str) -> Option<f64> {
-    if from == to {
-        return Some(value);
-    }
-    Some(value * ns_per(from)? / ns_per(to)?)
-}
+/// Convert `value` from one unit to another: time units among themselves, anything to itself
+/// (the one table, in `concbench_core::unit`).
+pub use concbench_core::unit::convert;
 
 /// The shipped published data, parsed once per process and shared by every reader (the session,
 /// the verdicts and the renderers). Panics only if the shipped file is malformed, which a unit

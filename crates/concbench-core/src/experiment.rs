@@ -117,6 +117,13 @@ pub trait Experiment: Send {
         true
     }
 
+    /// Whether what is read from this variant is a difference with other variants taken pass
+    /// by pass (the anatomy's layers): then every variant of its run needs its rounds in the
+    /// same passes, as a verdict's do, and the run gives them all a verdict's rounds.
+    fn paired(&self) -> bool {
+        false
+    }
+
     fn supported(&self, _host: &Host) -> Support {
         Support::Yes
     }

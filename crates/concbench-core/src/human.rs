@@ -5,22 +5,13 @@
 //! Only display changes: a result document keeps the unit it was recorded in (`us` is a unit
 //! id); what people read is scaled to stay readable (`2650 ns` -> `2.65 µs`).
 
-/// Nanoseconds in one `unit`; `None` for units that are not times.
-fn ns_per(unit: &str) -> Option<f64> {
-    Some(match unit {
-        "ns" => 1.0,
-        "us" | "µs" => 1e3,
-        "ms" => 1e6,
-        "s" => 1e9,
-        _ => return None,
-    })
-}
+use crate::unit::{ns_per, Unit};
 
 /// A unit as people read it: `us` -> `µs`; every other unit as it is.
 pub fn unit_text(unit: &str) -> &str {
-    match unit {
-        "us" => "µs",
-        other => other,
+    match Unit::parse(unit) {
+        Unit::Us => "µs",
+        _ => unit,
     }
 }
 
@@ -28,15 +19,10 @@ pub fn unit_text(unit: &str) -> &str {
 fn time_scale(v: f64, unit: &str) -> Option<(f64, &'static str)> {
     let ns = v * ns_per(unit)?;
     let a = ns.abs();
-    Some(if a >= 1e9 {
-        (ns / 1e9, "s")
-    } else if a >= 1e6 {
-        (ns / 1e6, "ms")
-    } else if a >= 1e3 {
-        (ns / 1e3, "µs")
-    } else {
-        (ns, "ns")
-    })
+    // The smallest unit when no larger one keeps it >= 1 (values below a nanosecond, zero).
+    let fits = |u: &Unit| u.ns_per().is_some_and(|f| a >= f);
+    let to = Unit::TIMES.into_iter().find(fits).unwrap_or(Unit::Ns);
+    Some((ns / to.ns_per()?, to.text()?))
 }
 
 /// Three significant digits, without scientific notation for everyday magnitudes.

@@ -14,6 +14,8 @@ pub mod params;
 pub mod placement;
 pub mod raw;
 pub mod result;
+pub mod settings;
+pub mod unit;
 pub mod usage;
 pub mod vocab;
 
@@ -29,6 +31,8 @@ pub use result::{
     AtMargin, Check, Failure, Invalid, Mode, Overhead, ResultDoc, ResultEntry, Round, Skipped,
     Spread, Summary, Tool, Verdict, VerdictKind, HOLD_AWAKE_SETTING, LABELS_SETTING,
 };
+pub use settings::{RoundCaps, RunMode};
+pub use unit::Unit;
 pub use usage::Usage;
 
 /// A calibrated sample times at least this many operations, however slow one is: a figure

@@ -43,6 +43,22 @@ impl Params {
         self.0.is_empty()
     }
 
+    /// Whether every `KEY=VALUE` of `wanted` is among these params, values compared as
+    /// printed (`files=10`): the rule of `run --where` and `compare --where`.
+    pub fn matches(&self, wanted: &[(String, String)]) -> bool {
+        wanted.iter().all(|(k, v)| {
+            self.get(k).is_some_and(|p| match p {
+                Value::String(s) => s == v,
+                // Printed first: `Value == String` would compare as a JSON string, never a
+                // number.
+                other => {
+                    let printed = other.to_string();
+                    printed == *v
+                }
+            })
+        })
+    }
+
     /// A compact one-line form for tables and progress messages: `placement=same-cpu stack_kib=64`.
     pub fn compact(&self) -> String {
         self.0
@@ -64,5 +80,24 @@ mod tests {
     fn compact_is_sorted_and_unquoted() {
         let p = Params::new().with("placement", "same-cpu").with("b", 2);
         assert_eq!(p.compact(), "b=2 placement=same-cpu");
+    }
+
+    #[test]
+    fn where_matches_values_as_printed() {
+        let p = Params::new()
+            .with("placement", "same-cpu")
+            .with("files", 10);
+        let w = |k: &str, v: &str| vec![(k.to_string(), v.to_string())];
+        assert!(
+            p.matches(&w("files", "10")),
+            "a number matches its printed form"
+        );
+        assert!(p.matches(&w("placement", "same-cpu")));
+        assert!(!p.matches(&w("placement", "cross-cpu")));
+        assert!(
+            !p.matches(&w("threads", "10")),
+            "a missing key never matches"
+        );
+        assert!(p.matches(&[]), "no condition keeps everything");
     }
 }

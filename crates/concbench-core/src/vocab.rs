@@ -5,12 +5,6 @@
 //! silently disappearing. The claims' selectors in `data/published.toml` are checked the same
 //! way (`concbench_analysis::verdicts::unmatched_selectors`).
 
-/// Families whose analysis the run's orchestration must know about.
-pub mod family {
-    /// The opt-in anatomy: its layers are differences of results paired pass by pass.
-    pub const ANATOMY: &str = "anatomy";
-}
-
 /// Experiment ids (`family.what[.variant]`).
 pub mod id {
     pub const SYSCALL_GETPPID: &str = "syscall.getppid";
@@ -48,6 +42,13 @@ pub mod id {
     pub const PROBES_PYTHON_CPU: &str = "probes.python.cpu";
     pub const SERVER_STEVENS: &str = "server.stevens";
     pub const SERVER_CRASH: &str = "server.crash";
+    pub const SWITCH_RING_THREAD: &str = "switch.ring.thread";
+    pub const ANATOMY_TRANSPORT: &str = "anatomy.transport";
+    pub const ANATOMY_VICTIM: &str = "anatomy.victim";
+    pub const ANATOMY_FORK: &str = "anatomy.fork";
+    pub const ANATOMY_VFORK: &str = "anatomy.vfork";
+    pub const ANATOMY_POSIX_SPAWN: &str = "anatomy.posix_spawn";
+    pub const ANATOMY_HANDOVER: &str = "anatomy.handover";
 
     /// Every id above.
     pub const ALL: &[&str] = &[
@@ -86,6 +87,13 @@ pub mod id {
         PROBES_PYTHON_CPU,
         SERVER_STEVENS,
         SERVER_CRASH,
+        SWITCH_RING_THREAD,
+        ANATOMY_TRANSPORT,
+        ANATOMY_VICTIM,
+        ANATOMY_FORK,
+        ANATOMY_VFORK,
+        ANATOMY_POSIX_SPAWN,
+        ANATOMY_HANDOVER,
     ];
 }
 

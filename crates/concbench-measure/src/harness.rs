@@ -308,12 +308,7 @@ fn guarded<T>(f: impl FnOnce() -> Result<T>) -> Result<T> {
 /// seconds per batch), so the harness's time per operation comes out in the declared unit; 1
 /// for `ns` and for units that are not times (those experiments supply their own value).
 fn ns_per_unit(unit: &str) -> f64 {
-    match unit {
-        "us" | "µs" => 1e3,
-        "ms" => 1e6,
-        "s" => 1e9,
-        _ => 1.0,
-    }
+    concbench_core::unit::ns_per(unit).unwrap_or(1.0)
 }
 
 /// Samples accumulated over the repetitions.

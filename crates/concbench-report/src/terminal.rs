@@ -11,7 +11,7 @@ pub use crate::layout::{stdout_width, table};
 use crate::{anatomy, answer, runtimes, sections, Exporter};
 use comfy_table::Table;
 use concbench_analysis::answer::{Answer, VerdictAnswer};
-use concbench_core::{human, Check, ResultDoc, Verdict, VerdictKind};
+use concbench_core::{human, Check, ResultDoc, RunMode, Verdict, VerdictKind};
 use std::fmt::Write;
 use std::path::PathBuf;
 
@@ -308,13 +308,10 @@ fn count(n: usize, what: &str) -> String {
 
 /// " — quick run (short samples, fewer rounds)" when the run was not a full one.
 fn mode(doc: &ResultDoc) -> &'static str {
-    let flag = |k: &str| doc.settings.get(k).and_then(|v| v.as_bool()) == Some(true);
-    if flag("smoke") {
-        " — smoke test, not a measurement"
-    } else if flag("quick") {
-        " — quick run (short samples, fewer rounds)"
-    } else {
-        ""
+    match doc.mode() {
+        RunMode::Smoke => " — smoke test, not a measurement",
+        RunMode::Quick => " — quick run (short samples, fewer rounds)",
+        RunMode::Full => "",
     }
 }
 

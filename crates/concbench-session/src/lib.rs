@@ -13,19 +13,31 @@
 //! ([`monitor`]). Finally every variant's rounds are summarised, passed through the validation
 //! gate, and judged.
 //!
-//! Nothing here needs the command line: [`RoundRunner`] measures one round (a worker process in
-//! production, a fake in tests), [`Machine`] reads the clock and the CPU counters.
+//! Nothing here needs the command line: a [`RunRequest`] says what to run (mode, plan,
+//! pinning, settings), [`selection`] picks the variants from a [`Registry`], [`measure`] runs
+//! them and returns the finished result document with the run's statistics; [`RoundRunner`]
+//! measures one round (a worker process in production, a fake in tests), [`Machine`] reads the
+//! clock and the CPU counters. Every run policy lives here: the plan, the worker's time limit,
+//! the steal warning, the check of the claims' selectors.
 
 mod assemble;
+mod finished;
 pub mod machine;
 pub mod monitor;
 pub mod plan;
+mod request;
 pub mod runner;
 pub mod schedule;
+pub mod selection;
 mod session;
 pub mod settle;
+mod variant;
 
+pub use finished::{broken_selectors, measure, Finished, Rig, RunStats};
 pub use machine::{Machine, SystemMachine};
 pub use plan::RunPlan;
+pub use request::RunRequest;
 pub use runner::{RoundRunner, WorkerRunner};
-pub use session::{run, Observer, SessionOutput, Variant};
+pub use selection::{Chosen, Registry};
+pub use session::{run, Observer, SessionOutput};
+pub use variant::Variant;

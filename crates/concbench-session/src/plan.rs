@@ -19,6 +19,7 @@
 //! does the same: its three base rounds of every such variant left its undecided checks 8 of
 //! its 55 s.
 
+use concbench_core::RunMode;
 use std::time::Duration;
 
 #[derive(Debug, Clone, PartialEq)]
@@ -47,14 +48,15 @@ pub struct RunPlan {
 
 impl RunPlan {
     /// The plan of a full run, `--quick` or `--smoke`.
-    pub fn new(quick: bool, smoke: bool) -> Self {
-        if smoke {
+    pub fn new(mode: RunMode) -> Self {
+        let quick = mode.is_quick();
+        if mode.is_smoke() {
             return RunPlan {
                 claim_rounds: 1,
                 other_rounds: 1,
                 interval_rounds: 1,
                 cheap_round: Duration::ZERO,
-                max_rounds: 1,
+                max_rounds: mode.max_rounds(),
                 // Every variant once, whatever the time: the budget also bounds the rounds of
                 // variants no verdict uses, and a smoke run is there to run each of them. The
                 // cap of one round already rules out extra rounds.
@@ -72,7 +74,7 @@ impl RunPlan {
             other_rounds: 1,
             interval_rounds: 6,
             cheap_round: Duration::from_millis(if quick { 100 } else { 300 }),
-            max_rounds: if quick { 20 } else { 30 },
+            max_rounds: mode.max_rounds(),
             budget: Duration::from_secs(if quick { 55 } else { 540 }),
             settle: Duration::from_secs(if quick { 10 } else { 30 }),
             interference_limit: 0.3,

@@ -1,6 +1,6 @@
 //! Measuring one round: a fresh worker process in production, anything in tests.
 
-use crate::session::Variant;
+use crate::variant::Variant;
 use concbench_core::{Host, Outcome};
 use concbench_measure::isolate::{supervisor::Supervisor, Job};
 use concbench_measure::{HarnessConfig, HarnessEvent};

@@ -7,29 +7,15 @@ use crate::plan::RunPlan;
 use crate::runner::RoundRunner;
 use crate::schedule::{adaptive_pass, cheapest_first, groups, order};
 use crate::settle::{settle, Settled};
+use crate::variant::Variant;
 use concbench_analysis::published::{published, Published};
 use concbench_analysis::verdicts;
 use concbench_core::{
-    CancelToken, Failure, Host, Invalid, Meta, Outcome, Params, ResultEntry, RoundFacts, RoundRaw,
+    CancelToken, Failure, Host, Invalid, Outcome, Params, ResultEntry, RoundFacts, RoundRaw,
     Skipped, Verdict,
 };
 use concbench_measure::HarnessEvent;
 use std::time::Duration;
-
-/// One variant of the run: the registry index the worker looks it up by, and what it records.
-#[derive(Debug, Clone)]
-pub struct Variant {
-    pub index: usize,
-    pub meta: Meta,
-    /// Its params as recorded (placement included).
-    pub params: Params,
-}
-
-impl Variant {
-    pub fn label(&self) -> String {
-        format!("{} {}", self.meta.id, self.params.compact())
-    }
-}
 
 /// What the run tells whoever shows progress.
 pub trait Observer {
@@ -41,6 +27,8 @@ pub trait Observer {
     fn harness_event(&mut self, event: HarnessEvent);
     fn round_ended(&mut self);
     fn note(&mut self, line: &str);
+    /// The measuring has ended (before the document is made).
+    fn finished(&mut self) {}
 }
 
 /// Everything the run measured, judged.
@@ -148,13 +136,10 @@ pub fn run(
     for (slot, v) in slots.iter_mut().zip(variants) {
         slot.judged |= concbench_analysis::advice::reads_variant(v.meta.id, &v.params);
     }
-    // The anatomy's layers are differences of two results taken pass by pass: when it runs,
-    // every variant it reads needs its rounds in the same passes, as a verdict's do (topped up
+    // The anatomy's layers are differences of two results taken pass by pass: when a paired
+    // variant runs, every variant it reads needs its rounds in the same passes, as a verdict's do (topped up
     // later, a cheap variant shared only three passes with its neighbour: no interval).
-    if variants
-        .iter()
-        .any(|v| v.meta.family == concbench_core::vocab::family::ANATOMY)
-    {
+    if variants.iter().any(|v| v.paired) {
         slots.iter_mut().for_each(|s| s.judged = true);
     }
     let settled = (plan.settle > Duration::ZERO).then(|| {

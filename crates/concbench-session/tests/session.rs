@@ -2,11 +2,15 @@
 //! passes, the budget, interference and the validation gate, without processes or timing.
 
 use concbench_core::{
-    CancelToken, Failure, Host, Meta, Outcome, Params, RawMeasurement, VerdictKind,
+    CancelToken, Failure, Host, Meta, Outcome, Params, RawMeasurement, RunMode, VerdictKind,
 };
 use concbench_measure::HarnessEvent;
+use concbench_measure::PinMode;
 use concbench_session::machine::CpuTimes;
-use concbench_session::{run, Machine, Observer, RoundRunner, RunPlan, Variant};
+use concbench_session::{
+    measure, run, selection, Chosen, Machine, Observer, Registry, Rig, RoundRunner, RunPlan,
+    RunRequest, Variant,
+};
 use std::cell::Cell;
 use std::collections::HashMap;
 use std::time::Duration;
@@ -146,16 +150,19 @@ fn variants() -> Vec<Variant> {
             index: 0,
             meta: FORK,
             params: p("parent", "single-threaded"),
+            paired: false,
         },
         Variant {
             index: 1,
             meta: OTHER,
             params: Params::new().with("placement", "same-cpu"),
+            paired: false,
         },
         Variant {
             index: 2,
             meta: THREAD,
             params: p("stack", "default"),
+            paired: false,
         },
     ]
 }
@@ -187,7 +194,7 @@ fn host() -> Host {
 fn plan() -> RunPlan {
     RunPlan {
         settle: Duration::ZERO,
-        ..RunPlan::new(true, false)
+        ..RunPlan::new(RunMode::Quick)
     }
 }
 
@@ -219,7 +226,11 @@ fn quick_run(
 }
 
 fn verdict(out: &concbench_session::SessionOutput, source: &str) -> VerdictKind {
-    out.verdicts
+    verdict_in(&out.verdicts, source)
+}
+
+fn verdict_in(verdicts: &[concbench_core::Verdict], source: &str) -> VerdictKind {
+    verdicts
         .iter()
         .find(|v| v.source == source)
         .unwrap()
@@ -240,7 +251,7 @@ fn rounds_of(out: &concbench_session::SessionOutput, id: &str) -> usize {
 fn full_plan() -> RunPlan {
     RunPlan {
         settle: Duration::ZERO,
-        ..RunPlan::new(false, false)
+        ..RunPlan::new(RunMode::Full)
     }
 }
 
@@ -350,6 +361,7 @@ fn regression_anatomy_levels_share_their_passes_so_each_layer_has_an_interval() 
         index: 3,
         meta: ANATOMY,
         params: Params::new().with("placement", "same-cpu"),
+        paired: true,
     });
     r.base.insert(vs[3].label(), 500.0);
     let out = quick_run(&vs, &mut r, &m);
@@ -603,7 +615,7 @@ fn a_smoke_run_measures_every_variant_once_and_says_nothing_of_budgets() {
     // inconclusive when the budget or the round cap was reached", a warning with no remedy.
     let m = FakeMachine::default();
     let mut r = runner(&m, 4.0, &[0.0]);
-    let p = RunPlan::new(true, true);
+    let p = RunPlan::new(RunMode::Smoke);
     let out = run_with(&p, &variants(), &mut r, &m);
     assert_eq!(out.results.len(), 3);
     assert!(out.results.iter().all(|e| e.rounds.len() == 1));
@@ -613,4 +625,97 @@ fn a_smoke_run_measures_every_variant_once_and_says_nothing_of_budgets() {
         "{:?}",
         out.warnings
     );
+}
+
+/// A registry variant that only describes itself: the fake runner measures it.
+struct Described(Meta, Params);
+
+impl concbench_core::Experiment for Described {
+    fn meta(&self) -> &Meta {
+        &self.0
+    }
+    fn params(&self) -> Params {
+        self.1.clone()
+    }
+    fn run(
+        &mut self,
+        _: &concbench_core::RunContext,
+        _: u64,
+        _: &mut dyn concbench_core::SampleTimer,
+    ) -> anyhow::Result<concbench_core::RunOutput> {
+        unreachable!("the fake runner measures, not the experiment")
+    }
+}
+
+/// The registry of [`variants`], placement left to the request.
+struct FakeRegistry;
+
+impl FakeRegistry {
+    fn experiments() -> Vec<Box<dyn concbench_core::Experiment>> {
+        let strip = |p: &Params| {
+            let mut p = p.clone();
+            p.0.remove("placement");
+            p
+        };
+        variants()
+            .into_iter()
+            .map(|v| Box::new(Described(v.meta, strip(&v.params))) as _)
+            .collect()
+    }
+}
+
+impl Registry for FakeRegistry {
+    fn all(&self) -> Vec<Box<dyn concbench_core::Experiment>> {
+        Self::experiments()
+    }
+    fn select(&self, _: &[String]) -> anyhow::Result<Vec<Chosen>> {
+        Ok(Self::experiments().into_iter().enumerate().collect())
+    }
+    fn at(&self, index: usize) -> Option<Box<dyn concbench_core::Experiment>> {
+        Self::experiments().into_iter().nth(index)
+    }
+}
+
+#[test]
+fn a_request_comes_back_as_a_finished_document_with_its_settings_and_stats() {
+    let m = FakeMachine::default();
+    let mut r = runner(&m, 4.0, &[0.0, 0.01, -0.01]);
+    let mut request = RunRequest::new(RunMode::Quick, PinMode::Auto, vec![0, 1]);
+    request.plan = plan();
+    request.settings.insert("only".into(), "create".into());
+    let chosen = selection::prepare(FakeRegistry.select(&[]).unwrap(), &request);
+    let h = host();
+    let rig = Rig {
+        runner: &mut r,
+        machine: &m,
+        observer: &mut Quiet::default(),
+        cancel: &CancelToken::new(),
+        host: &h,
+    };
+    let mut beside_called = false;
+    let finished = measure(&request, &chosen, &FakeRegistry, rig, &mut |doc| {
+        beside_called = true;
+        doc.warnings.push("beside".into());
+    });
+    let doc = &finished.doc;
+    assert!(beside_called);
+    assert_eq!(doc.results.len(), 3);
+    assert_eq!(doc.mode(), RunMode::Quick);
+    assert_eq!(doc.max_rounds(), request.plan.max_rounds);
+    assert_eq!(
+        doc.settings["only"], "create",
+        "the command's settings are kept"
+    );
+    assert_eq!(doc.settings["pin"], "auto");
+    assert!(finished.stats.rounds >= 3 * request.plan.claim_rounds);
+    assert!(finished.stats.passes > 0);
+    // Judged as the session's own run judges the same rounds (fork / thread 4x: refuted).
+    assert_eq!(verdict_in(&doc.verdicts, "S0.30x"), VerdictKind::Refuted);
+    // A three-variant registry cannot serve the published claims: every other claim's rule
+    // names a result this build does not have, and the document says so.
+    assert!(doc
+        .warnings
+        .iter()
+        .any(|w| w.contains("names a result this build does not have")));
+    assert!(doc.warnings.iter().any(|w| w == "beside"));
 }

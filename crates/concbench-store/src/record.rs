@@ -70,7 +70,7 @@ impl RunRecord {
             labels: serde_json::to_string(&doc.labels())?,
             cpu_model: doc.host.cpu_model.clone(),
             kernel: doc.host.kernel.clone(),
-            quick: setting_flag(doc, "quick"),
+            quick: doc.mode().is_quick(),
             interrupted: doc.interrupted,
             result_count: doc.results.len() as i64,
             failure_count: doc.failures.len() as i64,
@@ -78,13 +78,6 @@ impl RunRecord {
             results,
         })
     }
-}
-
-fn setting_flag(doc: &ResultDoc, key: &str) -> bool {
-    doc.settings
-        .get(key)
-        .and_then(|v| v.as_bool())
-        .unwrap_or(false)
 }
 
 /// One stored run, as `concbench history` lists it and `fleet` selects it.

@@ -9,6 +9,7 @@
 mod args;
 mod commands;
 mod db;
+mod document;
 mod output;
 mod progress;
 mod run_lock;

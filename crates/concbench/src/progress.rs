@@ -60,10 +60,6 @@ impl Progress {
             self.bar.println(line);
         }
     }
-
-    pub fn finish(&self) {
-        self.bar.finish_and_clear();
-    }
 }
 
 impl Observer for Progress {
@@ -118,5 +114,9 @@ impl Observer for Progress {
 
     fn note(&mut self, line: &str) {
         self.line(line);
+    }
+
+    fn finished(&mut self) {
+        self.bar.finish_and_clear();
     }
 }

@@ -2,6 +2,7 @@
 //! MiB of parent, and what the scheduler and the CPU counted. Pure functions of the document.
 
 use super::{difference_interval, passes};
+use concbench_core::vocab::id;
 use concbench_core::{ResultDoc, ResultEntry};
 use serde::Serialize;
 use serde_json::json;
@@ -26,7 +27,7 @@ pub struct VictimRow {
 const SWITCHES_PER_PREEMPTION: f64 = 2.0;
 
 pub fn victim_rows(doc: &ResultDoc) -> Vec<VictimRow> {
-    doc.find("anatomy.victim")
+    doc.find(id::ANATOMY_VICTIM)
         .filter_map(|r| {
             let preemptions = *r.counters.get("preemptions_per_op")?;
             let switches = preemptions * SWITCHES_PER_PREEMPTION;
@@ -78,7 +79,7 @@ impl ForkCurve {
     }
 }
 
-const CREATIONS: [&str; 3] = ["anatomy.fork", "anatomy.vfork", "anatomy.posix_spawn"];
+const CREATIONS: [&str; 3] = [id::ANATOMY_FORK, id::ANATOMY_VFORK, id::ANATOMY_POSIX_SPAWN];
 
 pub fn fork_curves(doc: &ResultDoc) -> Vec<ForkCurve> {
     let mut out = Vec::new();
@@ -130,14 +131,14 @@ pub struct ThreadedFork {
 pub fn threaded_forks(doc: &ResultDoc) -> Vec<ThreadedFork> {
     let single = super::find(
         doc,
-        "anatomy.fork",
+        id::ANATOMY_FORK,
         &[
             ("parent_mib", json!(1)),
             ("thp", json!("off")),
             ("parent_threads", json!(1)),
         ],
     );
-    doc.find("anatomy.fork")
+    doc.find(id::ANATOMY_FORK)
         .filter(|r| r.params.get_f64("parent_threads").is_some_and(|t| t > 1.0))
         .map(|r| ThreadedFork {
             threads: r.params.get_f64("parent_threads").unwrap_or(0.0),
@@ -172,7 +173,7 @@ const EVIDENCE_METRICS: [&str; 11] = [
 ];
 
 pub fn evidence_rows(doc: &ResultDoc) -> Vec<EvidenceRow> {
-    doc.find("anatomy.handover")
+    doc.find(id::ANATOMY_HANDOVER)
         .map(|r| {
             let p = &r.params;
             let label = [
@@ -204,14 +205,14 @@ pub fn unavailable(doc: &ResultDoc) -> Vec<String> {
             out.push(why.to_string());
         }
     };
-    for r in doc.find("anatomy.handover") {
+    for r in doc.find(id::ANATOMY_HANDOVER) {
         for key in ["hw_counters", "sched_tracepoints"] {
             if let Some(why) = r.info.get(key).filter(|v| *v != "measured") {
                 add(why);
             }
         }
     }
-    for s in doc.skipped.iter().filter(|s| s.id == "anatomy.handover") {
+    for s in doc.skipped.iter().filter(|s| s.id == id::ANATOMY_HANDOVER) {
         for why in s.reason.split("; ") {
             add(why);
         }

@@ -45,7 +45,8 @@ struct Checked<'a> {
 /// Judge `claim` on `doc`; `None` when none of its checks has evidence in the document.
 pub fn judge_claim<'a>(doc: &'a ResultDoc, claim: &'a Claim) -> Option<Judged<'a>> {
     let mut checked = Vec::new();
-    let horizon = horizon(doc);
+    // The rounds a check of this run can reach: the plan's cap per variant.
+    let horizon = doc.max_rounds();
     for (i, spec) in claim.checks.iter().enumerate() {
         let (Ok(rule), Ok(quantity)) = (spec.rule(), spec.quantity()) else {
             continue; // a malformed rule fails the published-data tests, never a run
@@ -274,18 +275,6 @@ pub const FUTILITY_MIN_ROUNDS: usize = 10;
 
 /// A check whose chance to be decided by the rounds its run still allows is below this stops.
 pub const FUTILITY_CHANCE: f64 = 0.05;
-
-/// How many rounds a check can reach when the document does not say (`settings.max_rounds`):
-/// a quick run's cap.
-pub const DEFAULT_HORIZON: usize = 20;
-
-/// The rounds a check of this run can reach: the plan's cap per variant.
-fn horizon(doc: &ResultDoc) -> usize {
-    doc.settings
-        .get("max_rounds")
-        .and_then(|v| v.as_u64())
-        .map_or(DEFAULT_HORIZON, |n| n as usize)
-}
 
 /// Whether more rounds could decide an inconclusive check: it has fewer than
 /// [`FUTILITY_MIN_ROUNDS`] rounds, or its chance to be decided by `horizon` rounds

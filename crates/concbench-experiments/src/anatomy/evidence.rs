@@ -129,6 +129,11 @@ fn pair_tasks() -> Vec<i32> {
 }
 
 impl Experiment for Evidence {
+    /// The anatomy's layers are differences with its other variants, pass by pass.
+    fn paired(&self) -> bool {
+        true
+    }
+
     fn meta(&self) -> &Meta {
         &META
     }

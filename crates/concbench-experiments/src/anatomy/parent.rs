@@ -215,6 +215,11 @@ impl Parent {
 }
 
 impl Experiment for Parent {
+    /// The anatomy's layers are differences with its other variants, pass by pass.
+    fn paired(&self) -> bool {
+        true
+    }
+
     fn meta(&self) -> &Meta {
         match self.method {
             Method::Fork => &FORK_META,

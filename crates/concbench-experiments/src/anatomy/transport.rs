@@ -62,6 +62,11 @@ impl Transport {
 }
 
 impl Experiment for Transport {
+    /// The anatomy's layers are differences with its other variants, pass by pass.
+    fn paired(&self) -> bool {
+        true
+    }
+
     fn meta(&self) -> &Meta {
         &META
     }

@@ -214,6 +214,11 @@ impl Victim {
 }
 
 impl Experiment for Victim {
+    /// The anatomy's layers are differences with its other variants, pass by pass.
+    fn paired(&self) -> bool {
+        true
+    }
+
     fn meta(&self) -> &Meta {
         &META
     }

@@ -177,18 +177,12 @@ impl ProbeExperiment {
     /// The sample value in the variant's unit.
     fn value(&self, a: &Answer) -> Result<f64> {
         let unit = self.variant.meta.unit;
-        let per_ns = match unit {
-            "ns" => 1.0,
-            "us" => 1e3,
-            "ms" => 1e6,
-            "s" => 1e9,
-            _ => {
-                return a
-                    .value
-                    .with_context(|| format!("{} answered no value in {unit}", self.label()))
-            }
-        };
-        Ok(a.ns_per_op / per_ns)
+        match concbench_core::unit::ns_per(unit) {
+            Some(per_ns) => Ok(a.ns_per_op / per_ns),
+            None => a
+                .value
+                .with_context(|| format!("{} answered no value in {unit}", self.label())),
+        }
     }
 }
 

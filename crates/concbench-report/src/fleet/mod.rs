@@ -18,7 +18,7 @@ pub use markdown::markdown;
 pub use text::text;
 
 use concbench_analysis::advice::{self, Cost, Kind, UnitCosts};
-use concbench_core::{ResultDoc, ResultEntry, VerdictKind};
+use concbench_core::{ResultDoc, ResultEntry, RunMode, VerdictKind};
 use std::collections::BTreeMap;
 
 /// A run offered to the fleet report, and where it came from (`run 12`, a file name).
@@ -107,10 +107,6 @@ fn setting_str<'a>(doc: &'a ResultDoc, key: &str) -> Option<&'a str> {
     doc.settings.get(key).and_then(|v| v.as_str())
 }
 
-fn setting_flag(doc: &ResultDoc, key: &str) -> bool {
-    doc.settings.get(key).and_then(|v| v.as_bool()) == Some(true)
-}
-
 /// The machine a document was measured on.
 pub fn machine(doc: &ResultDoc) -> String {
     doc.host
@@ -161,7 +157,7 @@ fn members(submitted: Vec<Submitted>) -> (Vec<Member>, Vec<String>) {
     let mut excluded = Vec::new();
     let mut by_key: BTreeMap<String, Member> = BTreeMap::new();
     for Submitted { source, doc } in submitted {
-        if setting_flag(&doc, "smoke") {
+        if doc.mode().is_smoke() {
             excluded.push(format!(
                 "{source}: a smoke test (one tiny repetition), not a measurement"
             ));
@@ -454,11 +450,13 @@ fn facts(members: &[Member]) -> Vec<FactRow> {
             d.host.governor.clone().unwrap_or_else(|| "-".into())
         }),
         ("pin", |d| setting_str(d, "pin").unwrap_or("auto").into()),
+        // A smoke run shows as quick, as it always has: it implies the quick sizes (and the
+        // fleet leaves smoke runs out anyway).
         ("mode", |d| {
-            if setting_flag(d, "quick") {
-                "quick".into()
+            if d.mode().is_quick() {
+                RunMode::Quick.as_str().into()
             } else {
-                "full".into()
+                RunMode::Full.as_str().into()
             }
         }),
         ("selection", |d| selection(d)),

@@ -14,7 +14,7 @@ mod charts;
 use crate::{format, runtimes, sections, Exporter};
 use concbench_analysis::advice::{kib_text, share};
 use concbench_analysis::answer::Answer;
-use concbench_core::ResultDoc;
+use concbench_core::{ResultDoc, RunMode};
 use minijinja::Environment;
 use serde::Serialize;
 
@@ -148,13 +148,10 @@ impl From<&ResultDoc> for Page {
 }
 
 fn mode(doc: &ResultDoc) -> Option<&'static str> {
-    let flag = |k: &str| doc.settings.get(k).and_then(|v| v.as_bool()) == Some(true);
-    if flag("smoke") {
-        Some("smoke test: one repetition of a few iterations, to prove every experiment runs — not a measurement")
-    } else if flag("quick") {
-        Some("quick run: short samples and fewer rounds; run without --quick for tighter intervals")
-    } else {
-        None
+    match doc.mode() {
+        RunMode::Smoke => Some("smoke test: one repetition of a few iterations, to prove every experiment runs — not a measurement"),
+        RunMode::Quick => Some("quick run: short samples and fewer rounds; run without --quick for tighter intervals"),
+        RunMode::Full => None,
     }
 }
 

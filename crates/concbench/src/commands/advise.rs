@@ -15,7 +15,7 @@ pub fn advise(args: AdviseArgs) -> Result<ExitCode> {
     let workload = workload(&args)?;
     let (advice, source) = match &args.from {
         Some(path) => (
-            bill_models(&super::report::load(path, "--from")?, workload),
+            bill_models(&crate::document::load(path, "--from")?, workload),
             path.display().to_string(),
         ),
         None => from_history(args.db.as_deref(), workload)?,

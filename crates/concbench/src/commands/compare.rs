@@ -100,7 +100,7 @@ fn restrict(docs: &mut [ResultDoc], args: &CompareArgs) -> Result<String> {
                 .only
                 .iter()
                 .any(|n| concbench_experiments::name_selects(&e.family, &e.id, n)))
-            && super::run::params_match(&e.params, &args.where_params)
+            && e.params.matches(&args.where_params)
     };
     for name in &args.only {
         let known = docs
@@ -142,7 +142,7 @@ fn restrict(docs: &mut [ResultDoc], args: &CompareArgs) -> Result<String> {
 fn resolve(arg: &str, side: &str, db: Option<&str>) -> Result<(ResultDoc, String)> {
     let path = Path::new(arg);
     if path.exists() {
-        let doc = super::report::load(path, &format!("compare {side}"))?;
+        let doc = crate::document::load(path, &format!("compare {side}"))?;
         let label = format!("{arg} ({}, {})", doc.host.hostname, doc.started_at);
         return Ok((doc, label));
     }

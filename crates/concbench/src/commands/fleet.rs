@@ -93,7 +93,7 @@ fn from_store(db: Option<&str>, filters: &[FleetFilter]) -> Result<Option<Vec<Su
 fn from_files(files: &[PathBuf], filters: &[FleetFilter]) -> Result<Option<Vec<Submitted>>> {
     let mut out = Vec::new();
     for file in files {
-        let doc = super::report::load(file, "fleet")?;
+        let doc = crate::document::load(file, "fleet")?;
         if filters
             .iter()
             .all(|f| Facts::of(&doc, &doc.labels()).matches(f))

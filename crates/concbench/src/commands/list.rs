@@ -4,10 +4,11 @@
 //! run modes that include it, so a selection can be composed without the docs.
 
 use crate::args::{ListArgs, MeasureArgs};
-use crate::session::{self, Variant};
+use crate::session;
 use crate::stdout::outln;
 use clap::Parser;
 use concbench_core::UsageError;
+use concbench_session::{selection, Chosen};
 use std::collections::HashSet;
 use std::process::ExitCode;
 
@@ -87,13 +88,13 @@ fn mode(flags: &[&str]) -> MeasureArgs {
 }
 
 /// The indices of the variants a run in this mode keeps (the run's own rule:
-/// [`session::prepare`]).
+/// [`selection::prepare`]).
 fn kept(flags: &[&str]) -> HashSet<usize> {
-    let every: Vec<Variant> = concbench_experiments::all()
+    let every: Vec<Chosen> = concbench_experiments::all()
         .into_iter()
         .enumerate()
         .collect();
-    session::prepare(every, &mode(flags))
+    selection::prepare(every, &session::request(&mode(flags)))
         .into_iter()
         .map(|(i, _)| i)
         .collect()
@@ -103,7 +104,7 @@ fn kept(flags: &[&str]) -> HashSet<usize> {
 fn list_variants(names: &[String]) -> anyhow::Result<ExitCode> {
     // Unknown names are refused with `run --only`'s message.
     concbench_experiments::select(names)?;
-    let full_args = mode(&[]);
+    let full = session::request(&mode(&[]));
     let modes = [
         ("quick", kept(&["--quick"])),
         ("full", kept(&[])),
@@ -141,7 +142,7 @@ fn list_variants(names: &[String]) -> anyhow::Result<ExitCode> {
         } else {
             runs.join(", ")
         };
-        let params = session::params_of(e.as_ref(), &full_args).compact();
+        let params = full.params_of(e.as_ref()).compact();
         outln!("  {params:<48}  {runs}");
         example = params.split(' ').next().unwrap_or_default().to_string();
         shown += 1;

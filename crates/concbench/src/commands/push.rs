@@ -19,7 +19,7 @@ pub fn push(args: PushArgs) -> Result<ExitCode> {
     let docs: Vec<(String, ResultDoc)> = args
         .files
         .iter()
-        .map(|f| Ok((f.display().to_string(), super::report::load(f, "push")?)))
+        .map(|f| Ok((f.display().to_string(), crate::document::load(f, "push")?)))
         .collect::<Result<_>>()?;
     let mut store = db::open(args.db.as_deref())?;
     let mut stored = store.runs()?;

@@ -1,22 +1,24 @@
 //! `concbench replicate [SEED,..]`: run the seed articles' experiments with the seeds' parameters
 //! and print published vs measured side by side, with the ratio and the verdicts.
 //!
-//! The mapping seed -> experiments is the published data itself: a seed's variants are the
-//! registry variants that match one of its figures (`data/published.toml`: result id and
-//! params, placement included) or run the article's own program for one, plus, for the S0 comparison table, the results its rows need
-//! (`data/s0_table.toml`). Seeds none of whose experiments this build has are reported as not
+//! The mapping seed -> experiments is the published data itself
+//! ([`concbench_analysis::replication`]); this file hands it the registry's variants with their
+//! recorded params. Seeds none of whose experiments this build has are reported as not
 //! available, not as errors.
 
 use crate::args::ReplicateArgs;
 use crate::db;
-use crate::session::{self, Variant};
+use crate::session::{self, Builtin};
 use crate::stdout::{out, outln};
 use anyhow::Result;
 use concbench_analysis::published::{published, Published};
-use concbench_analysis::verdicts::check_uses;
-use concbench_core::UsageError;
+use concbench_analysis::replication::{
+    deciding_variants, requested_seeds, result_ids, seed_variants, table_needs, Candidate,
+};
+use concbench_core::Params;
 use concbench_report::{replicate::seeds_text, Exporter, Files, Terminal};
-use std::collections::{BTreeMap, BTreeSet};
+use concbench_session::{selection, Chosen, Registry, RunRequest};
+use std::collections::BTreeSet;
 use std::process::ExitCode;
 
 pub fn replicate(args: ReplicateArgs) -> Result<ExitCode> {
@@ -24,15 +26,21 @@ pub fn replicate(args: ReplicateArgs) -> Result<ExitCode> {
     let seeds = requested_seeds(&published, &args.seeds)?;
     super::preflight::check_before_measuring(args.measure.json.as_deref(), &[])?;
     super::leftovers::sweep_before_measuring();
-    let quick = session::is_quick(&args.measure);
+    let mut request = session::request(&args.measure);
+    let quick = request.mode.is_quick();
+    let candidates = Candidates::of(&request);
     let mut chosen: BTreeSet<usize> = BTreeSet::new();
     let mut available: Vec<&str> = Vec::new();
     for seed in &seeds {
-        let all = variants_of(&published, seed, &args);
-        let mut kept =
-            session::prepare(all.iter().map(|(i, _)| reload(*i)).collect(), &args.measure);
+        let all = candidates.of_seed(&published, seed);
+        let mut kept = selection::prepare(all.iter().map(|i| reload(*i)).collect(), &request);
         if quick && !args.measure.smoke {
-            add_deciding_systems(&published, seed, &all, &mut kept, &args);
+            let deciding = candidates.deciding(&published, seed, &all);
+            for i in deciding {
+                if !kept.iter().any(|(k, _)| *k == i) {
+                    kept.push(reload(i));
+                }
+            }
         }
         match (all.is_empty(), kept.is_empty()) {
             (true, _) => outln!(
@@ -63,10 +71,11 @@ pub fn replicate(args: ReplicateArgs) -> Result<ExitCode> {
         return Ok(ExitCode::SUCCESS);
     }
     let mut store = db::for_writing(&args.measure.store)?;
-    let variants: Vec<Variant> = chosen.into_iter().map(reload).collect();
-    let mut settings = BTreeMap::new();
-    settings.insert("seeds".into(), available.clone().into());
-    let doc = session::measure(variants, &args.measure, settings)?;
+    let variants: Vec<Chosen> = chosen.into_iter().map(reload).collect();
+    request
+        .settings
+        .insert("seeds".into(), available.clone().into());
+    let doc = session::measure(variants, &args.measure, request)?;
     let document = session::keep(&doc, &args.measure, store.as_mut(), "replicate");
     let terminal = Terminal {
         width: concbench_report::terminal::stdout_width(),
@@ -90,138 +99,54 @@ pub fn replicate(args: ReplicateArgs) -> Result<ExitCode> {
 }
 
 /// The registry variant at `index` (variants are values, so each selection builds its own).
-fn reload(index: usize) -> Variant {
-    (
-        index,
-        concbench_experiments::at(index).expect("index from the registry"),
-    )
+fn reload(index: usize) -> Chosen {
+    (index, Builtin.at(index).expect("index from the registry"))
 }
 
-/// The seeds the arguments name (all when none), in the published file's order.
-fn requested_seeds<'a>(published: &'a Published, requested: &[String]) -> Result<Vec<&'a str>> {
-    let known = published.seeds();
-    if requested.is_empty() {
-        return Ok(known);
-    }
-    let mut out: Vec<&str> = Vec::new();
-    for name in requested {
-        let matched = published.seeds_named(name);
-        if matched.is_empty() {
-            return Err(UsageError::new(format!(
-                "replicate: unknown seed '{name}'; seeds are {} (a prefix such as S0 takes all \
-                 of its parts)",
-                known.join(", ")
-            ))
-            .into());
-        }
-        for s in matched {
-            if !out.contains(&s) {
-                out.push(s);
-            }
-        }
-    }
-    out.sort_by_key(|s| known.iter().position(|k| k == s));
-    Ok(out)
+/// The registry's variants with the params they record under this run's request.
+struct Candidates {
+    params: Vec<(usize, &'static str, Params)>,
 }
 
-/// Registry variants that measure `seed`: those matching one of its figures, or the selectors
-/// its S0 table rows need.
-fn variants_of(published: &Published, seed: &str, args: &ReplicateArgs) -> Vec<Variant> {
-    let figures: Vec<_> = published
-        .figures
-        .iter()
-        .filter(|f| f.seed == seed)
-        .collect();
-    let selected: BTreeSet<usize> = needs_of(published, seed)
-        .into_iter()
-        .filter_map(|n| concbench_experiments::select(std::slice::from_ref(n)).ok())
-        .flatten()
-        .map(|(i, _)| i)
-        .collect();
-    let checks: Vec<_> = published
-        .claims
-        .iter()
-        .filter(|c| c.seed == seed)
-        .flat_map(|c| c.checks.iter())
-        .collect();
-    concbench_experiments::all()
-        .into_iter()
-        .enumerate()
-        .filter(|(i, e)| {
-            let params = session::params_of(e.as_ref(), &args.measure);
-            let id = e.meta().id;
-            selected.contains(i)
-                || figures.iter().any(|f| {
-                    f.matches_variant(id, &params) || f.article_program_variant(id, &params)
-                })
-                || checks.iter().any(|c| check_uses(c, id, &params))
-        })
-        .collect()
-}
-
-/// `replicate --quick` of a seed still measures what decides its claims: the first deciding
-/// check of each facet names the article's own program or system (seed S2's Swoole against
-/// Netty, say), which `--quick` leaves out of a plain run for its cost. A replication without
-/// them would judge the articles on stand-ins, or only in part.
-fn add_deciding_systems(
-    published: &Published,
-    seed: &str,
-    all: &[Variant],
-    kept: &mut Vec<Variant>,
-    args: &ReplicateArgs,
-) {
-    let mut leads = Vec::new();
-    for claim in published.claims.iter().filter(|c| c.seed == seed) {
-        if claim.unjudged.is_some() {
-            continue;
-        }
-        let mut facets = BTreeSet::new();
-        for check in claim.checks.iter().filter(|c| c.decides) {
-            if check
-                .facet
-                .as_ref()
-                .is_none_or(|f| facets.insert(f.clone()))
-            {
-                leads.push(check);
-            }
-        }
-    }
-    for (i, e) in all {
-        let params = session::params_of(e.as_ref(), &args.measure);
-        let needed = leads.iter().any(|c| check_uses(c, e.meta().id, &params));
-        if needed && !kept.iter().any(|(k, _)| k == i) {
-            kept.push(reload(*i));
-        }
-    }
-}
-
-/// The result ids a seed's figures name, for "not available" messages.
-fn result_ids(published: &Published, seed: &str) -> String {
-    let mut ids: Vec<&str> = published
-        .figures
-        .iter()
-        .filter(|f| f.seed == seed)
-        .map(|f| f.result_id.as_str())
-        .collect();
-    ids.dedup();
-    if ids.is_empty() {
-        let needs: Vec<&str> = needs_of(published, seed)
+impl Candidates {
+    fn of(request: &RunRequest) -> Self {
+        let params = concbench_experiments::all()
             .into_iter()
-            .map(String::as_str)
+            .enumerate()
+            .map(|(i, e)| (i, e.meta().id, request.params_of(e.as_ref())))
             .collect();
-        return needs.join(", ");
+        Candidates { params }
     }
-    ids.join(", ")
-}
 
-/// The `--only` selectors the S0 table rows of `seed` need (empty for other seeds).
-fn needs_of<'a>(published: &'a Published, seed: &str) -> Vec<&'a String> {
-    published
-        .dimensions
-        .iter()
-        .filter(|d| published.claims_of(seed).any(|c| c.id == d.claim))
-        .flat_map(|d| d.needs.iter())
-        .collect()
+    /// As the published claims see them, those of `only` (all when `None`).
+    fn view(&self, only: Option<&[usize]>) -> Vec<Candidate<'_>> {
+        self.params
+            .iter()
+            .filter(|(i, _, _)| only.is_none_or(|o| o.contains(i)))
+            .map(|(index, id, params)| Candidate {
+                index: *index,
+                id,
+                params,
+            })
+            .collect()
+    }
+
+    /// The registry indices that measure `seed` (the published data's mapping), with those
+    /// its S0 table rows' selectors name.
+    fn of_seed(&self, published: &Published, seed: &str) -> Vec<usize> {
+        let needed: BTreeSet<usize> = table_needs(published, seed)
+            .into_iter()
+            .filter_map(|n| Builtin.select(std::slice::from_ref(n)).ok())
+            .flatten()
+            .map(|(i, _)| i)
+            .collect();
+        seed_variants(published, seed, &self.view(None), &needed)
+    }
+
+    /// Of `all`, the variants that decide `seed`'s claims.
+    fn deciding(&self, published: &Published, seed: &str, all: &[usize]) -> Vec<usize> {
+        deciding_variants(published, seed, &self.view(Some(all)))
+    }
 }
 
 #[cfg(test)]
@@ -230,48 +155,25 @@ mod tests {
     use crate::args::{Cli, Command};
     use clap::Parser;
 
-    fn args(cli: &[&str]) -> ReplicateArgs {
+    fn request(cli: &[&str]) -> RunRequest {
         match Cli::parse_from(cli).command {
-            Command::Replicate(a) => a,
+            Command::Replicate(a) => session::request(&a.measure),
             _ => unreachable!(),
         }
     }
 
-    fn published_with(result_id: &str) -> Published {
+    #[test]
+    fn a_seed_selects_the_registered_variants_matching_its_figures() {
         let mut p = published();
         p.figures = serde_json::from_value(serde_json::json!([{
-            "seed": "SX", "result_id": result_id, "what": "w", "value": 1.0, "unit": "ns",
+            "seed": "SX", "result_id": "create.fork", "what": "w", "value": 1.0, "unit": "ns",
             "machine": "m"
         }]))
         .unwrap();
         p.claims.clear();
         p.dimensions.clear();
-        p
-    }
-
-    #[test]
-    fn a_seed_whose_results_are_not_registered_has_no_variants() {
-        let p = published_with("nothing.registered_here");
-        assert!(variants_of(&p, "SX", &args(&["concbench", "replicate"])).is_empty());
-        assert_eq!(result_ids(&p, "SX"), "nothing.registered_here");
-    }
-
-    #[test]
-    fn a_seed_selects_the_variants_matching_its_figures() {
-        let p = published_with("create.fork");
-        let v = variants_of(&p, "SX", &args(&["concbench", "replicate"]));
+        let v = Candidates::of(&request(&["concbench", "replicate"])).of_seed(&p, "SX");
         assert_eq!(v.len(), 2, "both parent histories of create.fork");
-        assert!(v.iter().all(|(_, e)| e.meta().id == "create.fork"));
-    }
-
-    #[test]
-    fn seeds_expand_prefixes_keep_file_order_and_refuse_unknowns() {
-        let p = published();
-        let s = requested_seeds(&p, &["S1".into(), "S0.print".into(), "S0".into()]).unwrap();
-        assert_eq!(s[0], "S0.create", "file order, duplicates removed: {s:?}");
-        assert_eq!(s.iter().filter(|x| **x == "S0.print").count(), 1);
-        assert!(s.contains(&"S1"));
-        let err = requested_seeds(&p, &["nope".into()]).unwrap_err();
-        assert!(concbench_core::error::is_usage_error(&err));
+        assert!(v.iter().all(|i| reload(*i).1.meta().id == "create.fork"));
     }
 }

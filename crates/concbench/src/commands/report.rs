@@ -3,12 +3,13 @@
 //! or (`--format`) the document on stdout in a format Bencher or benchstat reads.
 
 use crate::args::{ExportFormat, ReportArgs};
+use crate::document::load;
 use crate::stdout::{errln, out};
 use anyhow::Result;
 use concbench_analysis::verdicts;
-use concbench_core::{ResultDoc, UsageError, SCHEMA_ID};
+use concbench_core::UsageError;
 use concbench_report::{Bencher, Benchstat, Csv, Exporter, Files, Html, Markdown, Terminal};
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::ExitCode;
 
 pub fn report(args: ReportArgs) -> Result<ExitCode> {
@@ -63,29 +64,4 @@ pub fn report(args: ReportArgs) -> Result<ExitCode> {
         out!("{}", terminal.render(&doc)?);
     }
     Ok(ExitCode::SUCCESS)
-}
-
-/// Read and check a result document; every problem is a usage error naming the command (or
-/// flag) `who` and the file.
-pub fn load(path: &Path, who: &str) -> Result<ResultDoc> {
-    let shown = path.display();
-    let text = std::fs::read_to_string(path).map_err(|e| {
-        UsageError::new(format!(
-            "{who}: cannot read {shown}: {e}; pass a file written by `concbench run --json`"
-        ))
-    })?;
-    let value: serde_json::Value = serde_json::from_str(&text).map_err(|e| {
-        UsageError::new(format!(
-            "{who}: {shown} is not JSON ({e}); pass a file written by `concbench run --json`"
-        ))
-    })?;
-    if value.get("schema").and_then(|s| s.as_str()) != Some(SCHEMA_ID) {
-        return Err(UsageError::new(format!(
-            "{who}: {shown} is not a concbench result (its \"schema\" is not \"{SCHEMA_ID}\")"
-        ))
-        .into());
-    }
-    let doc = serde_json::from_value(value)
-        .map_err(|e| UsageError::new(format!("{who}: {shown} does not match {SCHEMA_ID}: {e}")))?;
-    Ok(doc)
 }

@@ -1,24 +1,25 @@
-//! `concbench run`: select variants with `--only` and `--where`, measure them (see
-//! [`crate::session`]), write the result document (and the pages asked for), store it in the
+//! `concbench run`: select variants with `--only` and `--where` (the session's rule:
+//! [`concbench_session::selection`]), measure them (see [`crate::session`]), write the result document (and the pages asked for), store it in the
 //! history, and print the answer (every table with `--all`).
 
 use super::preflight;
 use crate::args::RunArgs;
 use crate::db;
 use crate::output;
-use crate::session::{self, Variant};
+use crate::session::{self, Builtin};
 use crate::stdout::{errln, out};
 use anyhow::Result;
-use concbench_core::{
-    Experiment, Params, ResultDoc, UsageError, HOLD_AWAKE_SETTING, LABELS_SETTING,
-};
+use concbench_core::{ResultDoc, UsageError, HOLD_AWAKE_SETTING, LABELS_SETTING};
 use concbench_report::{Exporter, Files, Html, Markdown, Terminal};
-use std::collections::{BTreeMap, BTreeSet};
+use concbench_session::selection;
+use std::collections::BTreeMap;
 use std::path::Path;
 use std::process::ExitCode;
 
 pub fn run(args: RunArgs) -> Result<ExitCode> {
-    let variants = session::prepare(select(&args)?, &args.measure);
+    let mut request = session::request(&args.measure);
+    let selected = selection::select(&Builtin, &args.only, &args.where_params, &request)?;
+    let variants = selection::prepare(selected, &request);
     if variants.is_empty() && !args.where_params.is_empty() {
         return Err(UsageError::new(
             "--where: the variants with these params are not in the --quick subset (sweep points \
@@ -33,9 +34,9 @@ pub fn run(args: RunArgs) -> Result<ExitCode> {
     preflight::check_before_measuring(args.measure.json.as_deref(), &pages)?;
     super::leftovers::sweep_before_measuring();
     let mut store = db::for_writing(&args.measure.store)?;
-    let mut settings = settings(&args);
-    let held = hold_awake(&args, &mut settings);
-    let measured = session::measure(variants, &args.measure, settings);
+    request.settings = settings(&args);
+    let held = hold_awake(&args, &mut request.settings);
+    let measured = session::measure(variants, &args.measure, request);
     // Released as soon as the measuring ends (also when it failed or was interrupted).
     drop(held);
     let doc = measured?;
@@ -77,48 +78,6 @@ fn write_files(
     Ok(Files {
         document: Some(document),
         page,
-    })
-}
-
-/// The variants `--only` and `--where` select. `--where` sees the params a result shows,
-/// `placement` included (the harness adds it: [`session::params_of`]).
-fn select(args: &RunArgs) -> Result<Vec<Variant>> {
-    let only = concbench_experiments::select(&args.only)?;
-    if args.where_params.is_empty() {
-        return Ok(only);
-    }
-    let shown = |e: &dyn Experiment| session::params_of(e, &args.measure);
-    let keys: BTreeSet<String> = only
-        .iter()
-        .flat_map(|(_, e)| shown(e.as_ref()).0.into_keys())
-        .collect();
-    let kept: Vec<Variant> = only
-        .into_iter()
-        .filter(|(_, e)| params_match(&shown(e.as_ref()), &args.where_params))
-        .collect();
-    if kept.is_empty() {
-        return Err(UsageError::new(format!(
-            "--where: no selected variant has these params; the selected variants' params are \
-             {} (a run's table shows each variant's values)",
-            keys.into_iter().collect::<Vec<_>>().join(", ")
-        ))
-        .into());
-    }
-    Ok(kept)
-}
-
-/// Whether every `KEY=VALUE` is among `params` (values compared as printed: `files=10`); also
-/// `compare --where`'s rule.
-pub(crate) fn params_match(params: &Params, wanted: &[(String, String)]) -> bool {
-    wanted.iter().all(|(k, v)| {
-        params.get(k).is_some_and(|p| match p {
-            serde_json::Value::String(s) => s == v,
-            // Printed first: `Value == String` would compare as a JSON string, never a number.
-            other => {
-                let printed = other.to_string();
-                printed == *v
-            }
-        })
     })
 }
 

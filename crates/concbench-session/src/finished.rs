@@ -1,0 +1,154 @@
+//! A whole run, from its request to its finished result document: the start-up check of the
+//! claims' selectors, the session ([`crate::run`]), and the document with its settings, its
+//! run-wide warnings and its verdicts.
+//!
+//! What the binary still does around it: the command line, the run lock, the io data files,
+//! the Ctrl-C handler, the scratch directory, the progress display and writing the files.
+
+use crate::machine::Machine;
+use crate::monitor::Load;
+use crate::request::RunRequest;
+use crate::runner::RoundRunner;
+use crate::selection::{variants, Chosen, Registry};
+use crate::session::Observer;
+use crate::settle::Settled;
+use concbench_core::{CancelToken, Host, Params, ResultDoc};
+use concbench_measure::{clock, recorded_params, PinMode};
+
+/// What measures the rounds and where: the worker runner, the machine's clock and counters,
+/// whoever shows progress, Ctrl-C, and the host facts.
+pub struct Rig<'a> {
+    pub runner: &'a mut dyn RoundRunner,
+    pub machine: &'a dyn Machine,
+    pub observer: &'a mut dyn Observer,
+    pub cancel: &'a CancelToken,
+    pub host: &'a Host,
+}
+
+/// How the run went, beside its document: for the closing line.
+#[derive(Debug, Clone, Default)]
+pub struct RunStats {
+    /// Rounds measured and passes run.
+    pub rounds: usize,
+    pub passes: usize,
+    pub settled: Option<Settled>,
+    /// Other processes' CPUs and the steal share over the whole run.
+    pub load: Option<Load>,
+}
+
+/// The finished run.
+#[derive(Debug, Clone)]
+pub struct Finished {
+    pub doc: ResultDoc,
+    pub stats: RunStats,
+}
+
+/// Measure `chosen` as `request` asks, judge, and make the result document. `beside` records,
+/// once the measuring has ended, what the caller knows of the run's surroundings (the runs that
+/// measured beside it) before the closing advice is drawn from the document.
+pub fn measure(
+    request: &RunRequest,
+    chosen: &[Chosen],
+    registry: &dyn Registry,
+    rig: Rig<'_>,
+    beside: &mut dyn FnMut(&mut ResultDoc),
+) -> Finished {
+    let broken = broken_selectors(registry);
+    for w in &broken {
+        rig.observer.note(&format!("concbench: warning: {w}"));
+    }
+    let started_at = clock::wall_now_rfc3339();
+    let out = crate::run(
+        &variants(chosen, request),
+        &request.plan,
+        rig.runner,
+        rig.machine,
+        rig.observer,
+        rig.cancel,
+        rig.host,
+    );
+    rig.observer.finished();
+    let mut doc = ResultDoc::new(rig.host.clone(), started_at);
+    doc.settings = request.settings.clone();
+    doc.settings.extend(request.harness_settings());
+    doc.warnings = rig.host.confounder_warnings();
+    doc.warnings.extend(broken);
+    doc.warnings.extend(out.warnings);
+    if let Some(w) = out.load.and_then(|l| steal_warning(l.steal)) {
+        doc.warnings.push(w);
+    }
+    beside(&mut doc);
+    doc.duration_s = rig.machine.now().as_secs_f64();
+    doc.results = out.results;
+    doc.invalid = out.invalid;
+    doc.skipped = out.skipped;
+    doc.failures = out.failures;
+    doc.verdicts = out.verdicts;
+    doc.interrupted = out.interrupted;
+    doc.warnings
+        .extend(concbench_analysis::warnings::suggest_hold_awake(&doc));
+    let stats = RunStats {
+        rounds: out.rounds,
+        passes: out.passes,
+        settled: out.settled,
+        load: out.load,
+    };
+    Finished { doc, stats }
+}
+
+/// Claims whose rule names a result this build does not register: a build defect (a renamed
+/// experiment or param), said at start-up rather than leaving a verdict silently unjudged.
+pub fn broken_selectors(registry: &dyn Registry) -> Vec<String> {
+    let all = registry.all();
+    // The registry as a two-CPU machine pinning as asked would record it, whatever this run does.
+    let keys: Vec<(&str, Params)> = all
+        .iter()
+        .map(|e| {
+            (
+                e.meta().id,
+                recorded_params(e.as_ref(), PinMode::Auto, &[0, 1]),
+            )
+        })
+        .collect();
+    let refs: Vec<(&str, &Params)> = keys.iter().map(|(id, p)| (*id, p)).collect();
+    let published = concbench_analysis::published::published();
+    concbench_analysis::verdicts::unmatched_selectors(&published, &refs)
+        .into_iter()
+        .map(|s| {
+            format!(
+                "the rule of {s} names a result this build does not have; that check cannot be \
+                 judged (a renamed experiment or param: please report it)"
+            )
+        })
+        .collect()
+}
+
+/// The share of CPU time a hypervisor may steal before a run's figures deserve a warning.
+const STEAL_WARNING_SHARE: f64 = 0.02;
+
+/// A warning when the hypervisor took CPU time away during the run (other guests on the host).
+fn steal_warning(share: f64) -> Option<String> {
+    (share > STEAL_WARNING_SHARE).then(|| {
+        format!(
+            "the hypervisor took {:.1}% of the CPU time during the run (steal): other guests \
+             on the host competed with the measurement; rerun at a quieter time and compare the \
+             two runs (`concbench compare`) before trusting small differences",
+            share * 100.0
+        )
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn steal_is_warned_about_only_above_the_threshold() {
+        assert!(steal_warning(0.01).is_none());
+        let w = steal_warning(0.125).expect("12.5% steal is worth a warning");
+        assert!(
+            w.contains("12.5%") && w.contains("concbench compare"),
+            "{w}"
+        );
+    }
+}
