@@ -333,7 +333,13 @@ fn s0_30x_says_which_program_decides_it_and_why_the_articles_does_not() {
     let deciding = deciders(claim);
     assert_eq!(deciding.len(), 1);
     let why = deciding[0].why.as_deref().unwrap_or_default();
-    for needed in ["据统计", "create.fork", "forkcreat.c", "S0.create", "One quantity"] {
+    for needed in [
+        "据统计",
+        "create.fork",
+        "forkcreat.c",
+        "S0.create",
+        "One quantity",
+    ] {
         assert!(why.contains(needed), "S0.30x's why lacks {needed:?}: {why}");
     }
 }

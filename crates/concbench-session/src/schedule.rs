@@ -135,18 +135,18 @@ pub enum Priority {
     Beside,
 }
 
-/// The variants that get their remaining base rounds: whole check sets, by priority and then
-/// cheapest first, while the rounds still to take (`more` per variant, `cost(i)` seconds each)
+/// The variants that get their remaining base rounds: whole check sets, cheapest first (a
+/// deciding set before one shown or beside at equal cost), while the rounds still to take (`more` per variant, `cost(i)` seconds each)
 /// fit in [`BASE_SHARE`] of `left` seconds. A set left out keeps its first round (a figure
 /// without an interval) and the run says so: an interval needs all six rounds, so five of a
 /// dear set's rounds would buy nothing a verdict could use while costing what decides the
 /// cheap ones. A set only beside the verdicts gets its rounds only where they are cheap (a
 /// round under `cheap` seconds) or already given to a deciding set: an absolute time shown
-/// beside must not take what would decide a claim; a cheap one ranks with the first screen's.
+/// beside must not take what would decide a claim.
 ///
 /// Invariants: every chosen variant belongs to a chosen set; a set is taken whole or not at
-/// all; the chosen rounds cost at most `BASE_SHARE * left`; a set of higher priority is never
-/// left out for one of lower priority that costs as much or more.
+/// all; the chosen rounds cost at most `BASE_SHARE * left`; a set is never left out for one of
+/// lower priority that costs as much or more.
 pub fn base_sets(
     mut sets: Vec<(Priority, Vec<usize>)>,
     cost: impl Fn(usize) -> f64,
@@ -155,22 +155,23 @@ pub fn base_sets(
     cheap: f64,
 ) -> Vec<usize> {
     let total = |set: &[usize]| -> f64 { set.iter().map(|&i| cost(i)).sum::<f64>() * more as f64 };
-    // A cheap set beside the verdicts ranks with the first screen's figures: its rounds cost
-    // next to nothing, and the verdict shows it.
-    let rank = |p: Priority, set: &[usize]| match p {
-        Priority::Beside if set.iter().all(|&i| cost(i) < cheap) => Priority::Shown,
-        p => p,
-    };
+    // Cheapest first over deciding, shown and cheap beside sets alike, priority breaking ties;
+    // a dear set beside the verdicts last. Why not every deciding set before the first screen:
+    // replayed on a recorded full run, the deciding sets filled the share and left the
+    // headline's coroutine figures (0.1 s a round) without an interval.
+    let dear_beside =
+        |p: Priority, set: &[usize]| p == Priority::Beside && set.iter().any(|&i| cost(i) >= cheap);
     sets.sort_by(|(pa, a), (pb, b)| {
-        rank(*pa, a)
-            .cmp(&rank(*pb, b))
+        dear_beside(*pa, a)
+            .cmp(&dear_beside(*pb, b))
             .then(total(a).total_cmp(&total(b)))
+            .then(pa.cmp(pb))
     });
     let limit = left.max(0.0) * BASE_SHARE;
     let mut chosen: Vec<usize> = Vec::new();
     for (priority, set) in sets {
         let extra: Vec<usize> = set.into_iter().filter(|i| !chosen.contains(i)).collect();
-        if priority == Priority::Beside && extra.iter().any(|&i| cost(i) >= cheap) {
+        if dear_beside(priority, &extra) {
             continue;
         }
         if total(&chosen) + total(&extra) <= limit {
@@ -260,15 +261,22 @@ mod tests {
         assert_eq!(order(&g, &[5, 2], 42, 0).len(), 2);
     }
     #[test]
-    fn base_rounds_go_to_whole_deciding_sets_cheapest_first_within_their_share() {
+    fn base_rounds_go_to_whole_sets_cheapest_first_within_their_share() {
         use Priority::*;
         // Costs 0.1, 0.15, 5, 5, 1 s a round; five rounds to go. Deciding sets {0, 1} (1.25 s)
         // and {2, 3} (50 s), the shown {4} (5 s). 40 s left: a share of 30 s takes {0, 1} and
         // {4}, not the 50-s pair, whose six rounds would overrun.
-        let sets = vec![(Decides, vec![2, 3]), (Shown, vec![4]), (Decides, vec![0, 1])];
+        let sets = vec![
+            (Decides, vec![2, 3]),
+            (Shown, vec![4]),
+            (Decides, vec![0, 1]),
+        ];
         assert_eq!(base_sets(sets.clone(), costs, 5, 40.0, 1.0), vec![0, 1, 4]);
         // 100 s left: 75 s holds everything (56.25 s).
-        assert_eq!(base_sets(sets.clone(), costs, 5, 100.0, 1.0), vec![0, 1, 2, 3, 4]);
+        assert_eq!(
+            base_sets(sets.clone(), costs, 5, 100.0, 1.0),
+            vec![0, 1, 4, 2, 3]
+        );
         // Nothing left, or no round to go: nothing to add, and nothing costs more than left.
         assert!(base_sets(sets.clone(), costs, 5, 0.0, 1.0).is_empty());
         let mut all = base_sets(sets, costs, 0, 0.0, 1.0);
@@ -297,9 +305,11 @@ mod tests {
             base_sets(vec![(Beside, vec![4])], costs, 5, 1000.0, 2.0),
             vec![4]
         );
-        // A cheap beside set ranks with a first-screen one, cheapest first: {0} (0.5 s) before
-        // the shown {2, 3} (50 s), in a 50.4-s share.
-        let sets = vec![(Shown, vec![2, 3]), (Beside, vec![0])];
+        // Cheapest first across priorities: the shown {0} (0.5 s) before the deciding {2, 3}
+        // (50 s), in a 50.4-s share; a cheap beside set the same.
+        let sets = vec![(Decides, vec![2, 3]), (Shown, vec![0])];
+        assert_eq!(base_sets(sets, costs, 5, 67.2, 1.0), vec![0]);
+        let sets = vec![(Decides, vec![2, 3]), (Beside, vec![0])];
         assert_eq!(base_sets(sets, costs, 5, 67.2, 1.0), vec![0]);
     }
 

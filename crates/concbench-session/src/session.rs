@@ -605,7 +605,11 @@ impl Run<'_> {
             }
         }
         let more = self.plan.claim_rounds.saturating_sub(1) as f64;
-        let cost: f64 = short.iter().map(|&i| self.slots[i].mean_wall()).sum::<f64>() * more;
+        let cost: f64 = short
+            .iter()
+            .map(|&i| self.slots[i].mean_wall())
+            .sum::<f64>()
+            * more;
         // What the left-out rounds add to the budget, given the share base rounds may take.
         let budget = self.plan.budget.as_secs_f64();
         let suggested = ((budget + cost / crate::schedule::BASE_SHARE) / 60.0).ceil() * 60.0;

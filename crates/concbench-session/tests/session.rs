@@ -639,7 +639,10 @@ fn regression_a_full_run_spent_618_s_of_its_540_s_budget_on_base_rounds() {
     assert!(m.now() <= full_plan().budget, "{:?}", m.now());
     assert_eq!(rounds_of(&out, "probes.c.process_100k"), 1);
     assert_eq!(rounds_of(&out, "probes.c.thread_100k"), 1);
-    assert!(rounds_of(&out, "create.fork") > 6, "the adaptive rounds ran");
+    assert!(
+        rounds_of(&out, "create.fork") > 6,
+        "the adaptive rounds ran"
+    );
     assert_eq!(verdict(&out, "S0.30x"), VerdictKind::Confirmed);
     assert_eq!(verdict(&out, "S0.create"), VerdictKind::Inconclusive);
     let w = out
