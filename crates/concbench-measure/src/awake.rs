@@ -448,12 +448,8 @@ mod tests {
         assert_eq!(code, 130, "the second signal exits with 130");
         assert_eq!(std::fs::read_to_string(&disable).unwrap(), "0");
         assert!(
-            !dir.path()
-                .join("run/concbench")
-                .read_dir()
-                .unwrap()
-                .any(|_| true),
-            "the journal is gone"
+            !dir.path().join("run/concbench").exists(),
+            "the journal and its directory are gone"
         );
     }
 

@@ -56,11 +56,20 @@ pub fn forget(root: &Root, file: &std::path::Path) {
         .filter(|l| !l.starts_with(&prefix))
         .map(|l| format!("{l}\n"))
         .collect();
-    let _ = if kept.is_empty() {
-        std::fs::remove_file(&journal)
+    if kept.is_empty() {
+        remove(&journal);
     } else {
-        std::fs::write(&journal, kept)
-    };
+        let _ = std::fs::write(&journal, kept);
+    }
+}
+
+/// Remove a journal, and its directory when no other journal is left in it.
+fn remove(journal: &std::path::Path) {
+    let _ = std::fs::remove_file(journal);
+    if let Some(dir) = journal.parent() {
+        // Fails, as it should, while another process's journal is there.
+        let _ = std::fs::remove_dir(dir);
+    }
 }
 
 /// Write back every value in process `pid`'s journal and remove it; the number of files
@@ -77,7 +86,7 @@ pub fn restore(root: &Root, pid: u32) -> usize {
         .filter_map(|l| l.split_once('\t'))
         .filter(|(file, value)| std::fs::write(file, value).is_ok())
         .count();
-    let _ = std::fs::remove_file(&journal);
+    remove(&journal);
     restored
 }
 
@@ -121,6 +130,13 @@ pub fn restore_on_exit() {
         }
         // SAFETY: `name` is NUL-terminated (see `journal_name`).
         unsafe { replay(name.as_ptr().cast()) };
+        // Its directory too, when no other journal is left in it (rmdir fails otherwise).
+        let end = name.iter().position(|&b| b == 0).unwrap_or(0);
+        if let Some(slash) = name[..end].iter().rposition(|&b| b == b'/') {
+            name[slash] = 0;
+            // SAFETY: `name` is now the NUL-terminated directory of the journal.
+            unsafe { libc::rmdir(name.as_ptr().cast()) };
+        }
     }
 }
 
@@ -205,6 +221,10 @@ mod tests {
         assert_eq!(restore(&root, std::process::id()), 1);
         assert_eq!(std::fs::read_to_string(&file).unwrap(), "0");
         assert!(!path(&root, std::process::id()).exists());
+        assert!(
+            !dir.path().join("run/concbench").exists(),
+            "nothing left in /run"
+        );
         assert_eq!(restore(&root, std::process::id()), 0);
     }
 
