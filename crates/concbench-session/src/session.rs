@@ -132,27 +132,38 @@ fn margin_checks(v: &Verdict) -> Vec<String> {
 }
 
 /// Each check's claim, priority and variants (`links`, in the order of `published`'s checks):
-/// a check that may decide comes first; a stand-in's or a `decides = false` check's is beside.
+/// a check that may decide comes first; a `decides = false` check's is beside, and so is a
+/// stand-in's where the article's own program of its facet is measured in this run (where it
+/// is not, as in a quick run without the JVM servers, the stand-in decides).
 fn check_priorities(
     published: &Published,
     links: &[Vec<usize>],
 ) -> Vec<(String, Priority, Vec<usize>)> {
-    let specs = published
-        .claims
-        .iter()
-        .flat_map(|c| c.checks.iter().map(move |k| (c, k)));
-    specs
-        .zip(links)
-        .filter(|(_, set)| !set.is_empty())
-        .map(|((claim, check), set)| {
-            let priority = if check.decides && !check.stand_in {
-                Priority::Decides
-            } else {
-                Priority::Beside
+    let mut out = Vec::new();
+    let mut at = 0;
+    for claim in &published.claims {
+        let sets = &links[at..at + claim.checks.len()];
+        at += claim.checks.len();
+        let article_measured =
+            |facet: &Option<String>| {
+                claim.checks.iter().zip(sets).any(|(k, set)| {
+                    !k.stand_in && k.decides && &k.facet == facet && !set.is_empty()
+                })
             };
-            (claim.id.clone(), priority, set.clone())
-        })
-        .collect()
+        for (check, set) in claim.checks.iter().zip(sets) {
+            if set.is_empty() {
+                continue;
+            }
+            let beside = !check.decides || (check.stand_in && article_measured(&check.facet));
+            let priority = if beside {
+                Priority::Beside
+            } else {
+                Priority::Decides
+            };
+            out.push((claim.id.clone(), priority, set.clone()));
+        }
+    }
+    out
 }
 
 /// Run the session: settle, measure in passes, judge, and return the document's parts.
@@ -763,6 +774,32 @@ mod tests {
             boundary: None,
             at_margin: None,
         }
+    }
+
+    #[test]
+    fn a_stand_in_decides_only_where_the_articles_program_is_not_measured() {
+        // S0.create's stand-in (concbench's create.*_100k, variants 0 and 1) beside the
+        // article's programs (probes.c.*_100k, variants 2 and 3) when they are in the run.
+        let p = published();
+        let links = |probes: bool| -> Vec<Vec<usize>> {
+            p.claims
+                .iter()
+                .flat_map(|c| c.checks.iter().map(move |k| (c.id.as_str(), k)))
+                .map(|(claim, k)| match (claim, k.stand_in, probes) {
+                    ("S0.create", true, _) => vec![0, 1],
+                    ("S0.create", false, true) => vec![2, 3],
+                    _ => Vec::new(),
+                })
+                .collect()
+        };
+        let stand_in = |probes: bool| {
+            check_priorities(&p, &links(probes))
+                .into_iter()
+                .find(|(claim, _, set)| claim == "S0.create" && set == &[0, 1])
+                .map(|(_, priority, _)| priority)
+        };
+        assert_eq!(stand_in(false), Some(Priority::Decides));
+        assert_eq!(stand_in(true), Some(Priority::Beside));
     }
 
     #[test]
