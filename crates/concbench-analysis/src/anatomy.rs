@@ -11,7 +11,11 @@
 //! 4. the extra for processes, an address-space change (`switch.pipe.process`, same CPU);
 //! 5. either the indirect cost of a working set (`switch.pipe.process` with W KiB minus 0 KiB:
 //!    cache and TLB refill), or the wake-up on another CPU (`switch.pipe.process` cross-CPU on a
-//!    pair class minus same CPU) — one bar per working set and per pair class.
+//!    pair class minus same CPU) — one bar per working set and per pair class;
+//! 6. the wake-up of a thread on another CPU per idle condition (`switch.wake.thread`: free to
+//!    sleep, held awake by `/dev/cpu_dma_latency` or a `SCHED_IDLE` spinner, deeper states
+//!    disabled) over the same-CPU switch between threads — one bar per condition, named with
+//!    the idle-state entries per hand-over that explain it.
 //!
 //! A level the run lacks is skipped and its layer merges into the next ("transport + switch
 //! between threads"). Each layer has an interval ([`difference_interval`]); a layer whose
@@ -187,6 +191,7 @@ impl Anatomy {
 pub fn anatomy(doc: &ResultDoc) -> Anatomy {
     let mut stacks = pipe_stacks(doc);
     stacks.extend(futex_stack(doc));
+    stacks.extend(wake_stacks(doc));
     Anatomy {
         stacks,
         victim: side::victim_rows(doc),
@@ -316,6 +321,53 @@ fn pipe_stacks(doc: &ResultDoc) -> Vec<Stack> {
         stacks.extend(extra);
     }
     stacks
+}
+
+/// One bar per idle condition of `switch.wake.thread`: the thread levels, then the wake-up on
+/// the other CPU under that condition. Why over the same-CPU thread switch: the two differ by
+/// where the woken thread runs, so the layer is the wake-up and what the idle state adds to it.
+fn wake_stacks(doc: &ResultDoc) -> Vec<Stack> {
+    let base = vec![
+        floor(doc),
+        transport(doc, "pipe"),
+        Level::of(
+            "switch between threads",
+            find(doc, "switch.pipe.thread", &plain_same_cpu(0.0)),
+        ),
+    ];
+    doc.find("switch.wake.thread")
+        .filter_map(|r| {
+            let idle = r.params.get_str("idle").unwrap_or("free");
+            let top = Level::of(&format!("wake-up on another CPU, idle={idle}"), Some(r));
+            let name = format!(
+                "pipe hand-over between threads, CPUs {:?}, idle={idle} ({})",
+                r.cpus,
+                idle_usage(r)
+            );
+            stack(name, [base.clone(), vec![top]].concat())
+        })
+        .collect()
+}
+
+/// "1.6 idle-state entries per hand-over (C1 1.2, C6 0.4)", or why there is no such figure.
+fn idle_usage(r: &ResultEntry) -> String {
+    let Some(sleeps) = r.counters.get("idle_sleeps_per_op") else {
+        return "idle-state usage not read: no cpuidle driver publishes states here".into();
+    };
+    let per_state: Vec<String> = r
+        .counters
+        .iter()
+        .filter_map(|(k, v)| {
+            let name = k.strip_prefix("idle_")?.strip_suffix("_per_op")?;
+            (name != "sleeps" && *v > 0.0).then(|| format!("{name} {v:.2}"))
+        })
+        .collect();
+    let states = if per_state.is_empty() {
+        String::new()
+    } else {
+        format!(": {}", per_state.join(", "))
+    };
+    format!("{sleeps:.2} idle-state entries per hand-over{states}")
 }
 
 fn futex_stack(doc: &ResultDoc) -> Option<Stack> {
@@ -470,5 +522,57 @@ mod tests {
         );
         assert_eq!(l[1].median.round(), 2300.0);
         assert!(anatomy(&doc(vec![])).is_empty());
+    }
+    #[test]
+    fn the_wake_up_layer_gets_one_bar_per_idle_condition_with_its_idle_usage() {
+        let same = Params::new()
+            .with("placement", "same-cpu")
+            .with("sched", "other")
+            .with("working_set_kib", 0);
+        let wake = |idle: &str, ns: f64, sleeps: Option<f64>| {
+            let p = Params::new()
+                .with("placement", "cross-cpu")
+                .with("sched", "other")
+                .with("working_set_kib", 0)
+                .with("idle", idle);
+            let mut e = entry_with("switch.wake.thread", "ns", p, &[ns; 6]);
+            e.cpus = vec![0, 1];
+            if let Some(s) = sleeps {
+                e.counters.insert("idle_sleeps_per_op".into(), s);
+                e.counters.insert("idle_c6_per_op".into(), s);
+                e.counters.insert("idle_poll_per_op".into(), 0.0);
+            }
+            e
+        };
+        let d = doc(vec![
+            entry("syscall.getppid", &[100.0; 6]),
+            entry_with("switch.pipe.thread", "ns", same, &[2000.0; 6]),
+            wake("free", 20000.0, Some(0.63)),
+            wake("spinner", 3400.0, None),
+        ]);
+        let stacks = wake_stacks(&d);
+        assert_eq!(stacks.len(), 2);
+        let free = &stacks[0];
+        assert!(free.name.contains("idle=free"), "{}", free.name);
+        assert!(
+            free.name
+                .contains("0.63 idle-state entries per hand-over: c6 0.63"),
+            "{}",
+            free.name
+        );
+        let top = free.layers.last().unwrap();
+        assert_eq!(top.name, "wake-up on another CPU, idle=free");
+        assert_eq!(top.median, 18000.0);
+        assert!(
+            stacks[1].name.contains("no cpuidle driver"),
+            "{}",
+            stacks[1].name
+        );
+        assert_eq!(stacks[1].layers.last().unwrap().median, 1400.0);
+        assert_eq!(
+            anatomy(&d).stacks.len(),
+            3,
+            "the thread bar and the two wake-ups"
+        );
     }
 }

@@ -217,6 +217,8 @@ fn the_articles_own_program_decides_wherever_it_runs() {
             ],
         ),
         ("S0.table.reliability", &["isolation.crash"]),
+        // The sentence is prose naming no program; forkcreat.c / pthreadcreat.c decide
+        // S0.create, and one quantity decides one claim (the claim's `why` says so).
         ("S0.30x", &["create.fork", "create.thread"]),
         ("S0.30x.far", &["memory.process", "memory.thread"]),
         (
@@ -320,6 +322,26 @@ fn the_articles_own_program_decides_wherever_it_runs() {
         expected.len(),
         "a claim named here is no longer judged"
     );
+}
+
+#[test]
+fn s0_30x_says_which_program_decides_it_and_why_the_articles_does_not() {
+    // Its deciding check is concbench's create.fork / create.thread, a departure from "the
+    // article's own program decides" that the claim's `why` must argue from the article's words.
+    let p = published();
+    let claim = p.claims.iter().find(|c| c.id == "S0.30x").unwrap();
+    let deciding = deciders(claim);
+    assert_eq!(deciding.len(), 1);
+    let why = deciding[0].why.as_deref().unwrap_or_default();
+    for needed in [
+        "据统计",
+        "create.fork",
+        "forkcreat.c",
+        "S0.create",
+        "One quantity",
+    ] {
+        assert!(why.contains(needed), "S0.30x's why lacks {needed:?}: {why}");
+    }
 }
 
 #[test]

@@ -187,6 +187,7 @@ mod tests {
             "switch.pipe.thread",
             "switch.pipe.process",
             "switch.futex.thread",
+            "switch.wake.thread",
         ] {
             assert!(ids.contains(id), "{id} missing from --only anatomy");
         }

@@ -9,7 +9,9 @@
 //!   nothing else wants the CPU, so the CPU never enters an idle state, and any woken thread
 //!   preempts it at once. Needs no privilege.
 //! * [`StatesDisabled`]: `cpuN/cpuidle/stateK/disable` set to 1 for some states of some CPUs.
-//!   Root only; the previous values are written back on drop.
+//!   Root only; the previous values are written back on drop, and noted first in a journal
+//!   ([`crate::journal`]) that the coordinator replays when a worker is killed (a second Ctrl-C,
+//!   a time limit), where no destructor runs.
 //!
 //! Unavailable paths come back as `Err(reason)` (a sentence), for the caller to report as
 //! skipped — never as a failure.
@@ -140,6 +142,7 @@ fn enter_sched_idle() -> Result<(), String> {
 /// Some idle states disabled while this lives; the previous values are written back on drop.
 #[derive(Debug)]
 pub struct StatesDisabled {
+    root: Root,
     restore: Vec<(PathBuf, String)>,
 }
 
@@ -148,6 +151,7 @@ impl StatesDisabled {
     /// state, not root); whatever was changed before the error is restored.
     pub fn disable(root: &Root, cpus: &[usize], names: &[&str]) -> Result<Self, String> {
         let mut guard = StatesDisabled {
+            root: root.clone(),
             restore: Vec::new(),
         };
         for &cpu in cpus {
@@ -166,13 +170,22 @@ impl StatesDisabled {
                 ));
                 let before = std::fs::read_to_string(&path)
                     .map_err(|e| format!("reading {}: {e}", path.display()))?;
+                // Noted before the change: a worker killed right after it still has it undone.
+                crate::journal::record(root, &path, &before).map_err(|e| match e.kind() {
+                    std::io::ErrorKind::PermissionDenied => {
+                        format!("disabling an idle state needs root (its journal: {e})")
+                    }
+                    _ => format!("noting {} in the restore journal: {e}", path.display()),
+                })?;
+                guard
+                    .restore
+                    .push((path.clone(), before.trim().to_string()));
                 std::fs::write(&path, "1").map_err(|e| match e.kind() {
                     std::io::ErrorKind::PermissionDenied => {
                         format!("disabling an idle state needs root ({})", path.display())
                     }
                     _ => format!("writing {}: {e}", path.display()),
                 })?;
-                guard.restore.push((path, before.trim().to_string()));
             }
         }
         Ok(guard)
@@ -183,7 +196,9 @@ impl Drop for StatesDisabled {
     fn drop(&mut self) {
         // Newest first, so a state written twice ends at its first value.
         for (path, before) in self.restore.drain(..).rev() {
-            let _ = std::fs::write(&path, &before);
+            if std::fs::write(&path, &before).is_ok() {
+                crate::journal::forget(&self.root, &path);
+            }
         }
     }
 }
@@ -285,6 +300,7 @@ mod tests {
             eprintln!("skipped: needs root and {DMA_LATENCY}");
             return;
         }
+        let _one = DMA.lock().unwrap_or_else(|e| e.into_inner());
         let held = DmaLatency::hold().expect("root may hold the latency limit");
         assert_eq!(DmaLatency::current(), Some(0));
         drop(held);
@@ -330,6 +346,7 @@ mod tests {
     #[test]
     fn a_run_is_held_by_whatever_the_machine_allows_and_says_how() {
         let cpus = concbench_sys::allowed_cpus().unwrap();
+        let _one = DMA.lock().unwrap_or_else(|e| e.into_inner());
         let (guard, how) = hold_for_run(&Root::default(), &cpus);
         assert_eq!(guard.is_some(), how.method.is_some(), "{how:?}");
         assert!(!how.note.is_empty());
@@ -373,6 +390,135 @@ mod tests {
         });
         assert!(result.is_err());
         assert_eq!(std::fs::read_to_string(state.join("disable")).unwrap(), "0");
+    }
+
+    /// Serialises the tests that hold or read `/dev/cpu_dma_latency`, a machine-wide setting.
+    static DMA: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
+    /// Run `body` in a forked child that installed the cancel handler (journals below `root`)
+    /// and, once `body` holds what it holds, send it SIGINT twice; the child's exit code.
+    fn killed_by_two_signals(root: &Root, body: impl FnOnce() -> Result<Held, i32>) -> i32 {
+        let mut child = concbench_sys::fork_child(|| {
+            if crate::signals::install_cancel_handler_below(root).is_err() {
+                return 2;
+            }
+            let _held = match body() {
+                Ok(h) => h,
+                Err(code) => return code,
+            };
+            // SAFETY: raise signals this process, whose handlers were installed above: the
+            // first asks for a clean stop, the second exits at once (no destructor runs).
+            unsafe {
+                libc::raise(libc::SIGINT);
+                libc::raise(libc::SIGINT);
+            }
+            4
+        })
+        .unwrap();
+        let status = child.wait().unwrap();
+        assert!(libc::WIFEXITED(status), "status {status:#x}");
+        libc::WEXITSTATUS(status)
+    }
+
+    /// A fixture tree with CPU 0's C6 enabled.
+    fn c6_tree() -> (tempfile::TempDir, PathBuf) {
+        let dir = tempfile::tempdir().unwrap();
+        let state = dir
+            .path()
+            .join("sys/devices/system/cpu/cpu0/cpuidle/state2");
+        std::fs::create_dir_all(&state).unwrap();
+        std::fs::write(state.join("name"), "C6\n").unwrap();
+        std::fs::write(state.join("disable"), "0\n").unwrap();
+        (dir, state.join("disable"))
+    }
+
+    #[test]
+    fn regression_idle_max_state_stayed_disabled_after_a_second_signal() {
+        // `idle=max_c1` disables C1E and C6 for its round; a second Ctrl-C exited at once
+        // (signal-hook's conditional shutdown), no destructor ran, and the states stayed off.
+        let (dir, disable) = c6_tree();
+        let root = Root::new(dir.path());
+        let code = killed_by_two_signals(&root, || {
+            let g = StatesDisabled::disable(&root, &[0], &["C6"]).map_err(|_| 3)?;
+            if std::fs::read_to_string(&disable).unwrap_or_default() != "1" {
+                return Err(5);
+            }
+            Ok(Held::States(g))
+        });
+        assert_eq!(code, 130, "the second signal exits with 130");
+        assert_eq!(std::fs::read_to_string(&disable).unwrap(), "0");
+        assert!(
+            !dir.path().join("run/concbench").exists(),
+            "the journal and its directory are gone"
+        );
+    }
+
+    #[test]
+    fn a_worker_killed_outright_has_its_states_restored_by_the_coordinator() {
+        // SIGKILL (a time limit, the coordinator gone): the coordinator replays the journal
+        // when the worker ends.
+        let (dir, disable) = c6_tree();
+        let root = Root::new(dir.path());
+        let mut child = concbench_sys::fork_child(|| {
+            let g = StatesDisabled::disable(&root, &[0], &["C6"]);
+            std::mem::forget(g);
+            // SAFETY: raise signals this process; SIGKILL ends it without any destructor.
+            unsafe { libc::raise(libc::SIGKILL) };
+            0
+        })
+        .unwrap();
+        let pid = child.pid() as u32;
+        child.wait().unwrap();
+        assert_eq!(std::fs::read_to_string(&disable).unwrap(), "1");
+        assert_eq!(crate::journal::worker_ended(&root, pid), 1);
+        assert_eq!(std::fs::read_to_string(&disable).unwrap(), "0");
+    }
+
+    #[test]
+    fn a_run_held_awake_as_root_lets_go_on_a_second_signal() {
+        if !is_root() || !std::path::Path::new(DMA_LATENCY).exists() {
+            eprintln!("skipped: holding {DMA_LATENCY} needs root and the device");
+            return;
+        }
+        let _one = DMA.lock().unwrap_or_else(|e| e.into_inner());
+        let dir = tempfile::tempdir().unwrap();
+        let code = killed_by_two_signals(&Root::new(dir.path()), || {
+            let held = DmaLatency::hold().map_err(|_| 3)?;
+            if DmaLatency::current() != Some(0) {
+                return Err(5);
+            }
+            Ok(Held::DmaLatency(held))
+        });
+        assert_eq!(code, 130);
+        assert_ne!(
+            DmaLatency::current(),
+            Some(0),
+            "the limit outlived the process"
+        );
+    }
+
+    #[test]
+    fn a_run_held_awake_as_an_ordinary_user_spins_and_lets_go_on_a_second_signal() {
+        // As root, the child becomes nobody first (as `runuser -u nobody` would); already
+        // ordinary, it runs as it is.
+        let dir = tempfile::tempdir().unwrap();
+        let cpu = concbench_sys::allowed_cpus().unwrap()[0];
+        let live = Root::default();
+        let code = killed_by_two_signals(&Root::new(dir.path()), || {
+            // SAFETY: the forked child is single-threaded; dropping to nobody affects only it.
+            if is_root() && unsafe { libc::setgid(65534) != 0 || libc::setuid(65534) != 0 } {
+                return Err(6);
+            }
+            if DmaLatency::hold().is_ok() {
+                return Err(7);
+            }
+            let (held, how) = hold_for_run(&live, &[cpu]);
+            match (held, how.method) {
+                (Some(h), Some(HoldMethod::Spinner)) => Ok(h),
+                _ => Err(8),
+            }
+        });
+        assert_eq!(code, 130, "7: nobody held the latency limit; 8: no spinner");
     }
 
     #[test]

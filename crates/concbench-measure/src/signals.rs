@@ -3,7 +3,9 @@
 //!
 //! A clean stop lets the harness tear the current experiment down (children killed and reaped,
 //! files removed). If the user insists, exiting is still safe: every forked child dies with its
-//! parent (`PR_SET_PDEATHSIG`, see `concbench-sys::child`).
+//! parent (`PR_SET_PDEATHSIG`, see `concbench-sys::child`), and before exiting the second
+//! signal writes back the idle states the process or its worker disabled
+//! ([`crate::journal::restore_on_exit`]): no destructor runs on that path.
 //!
 //! The handler only sets an atomic flag — no helper thread (as the `ctrlc` crate would start):
 //! a second thread in the process makes every `fork` measurably slower (about 30% on a 2-CPU
@@ -11,11 +13,17 @@
 
 use concbench_core::CancelToken;
 use signal_hook::consts::{SIGHUP, SIGINT, SIGTERM};
-use std::sync::atomic::AtomicBool;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
 /// Install the handlers once per process; returns the token experiments poll.
 pub fn install_cancel_handler() -> anyhow::Result<CancelToken> {
+    install_cancel_handler_below(&crate::idle::Root::default())
+}
+
+/// As [`install_cancel_handler`], with the restore journals below `root` (a test's tree).
+pub fn install_cancel_handler_below(root: &crate::idle::Root) -> anyhow::Result<CancelToken> {
+    crate::journal::arm(root);
     let flag = Arc::new(AtomicBool::new(false));
     // Under `nohup` SIGHUP is ignored on purpose: the run must outlive its terminal.
     let hangup = (!ignored(SIGHUP)).then_some(SIGHUP);
@@ -24,8 +32,19 @@ pub fn install_cancel_handler() -> anyhow::Result<CancelToken> {
         unsafe { signal_hook::low_level::register(SIGHUP, leave_the_terminal) }?;
     }
     for sig in [SIGINT, SIGTERM].into_iter().chain(hangup) {
-        // Registered first so it runs before the flag is set: a second signal exits at once.
-        signal_hook::flag::register_conditional_shutdown(sig, 130, flag.clone())?;
+        // Registered first so it runs before the flag is set: a second signal restores what the
+        // journals hold and exits at once.
+        let armed = flag.clone();
+        // SAFETY: the action loads an atomic, replays the journals with async-signal-safe calls
+        // only (see `restore_on_exit`) and `_exit`s.
+        unsafe {
+            signal_hook::low_level::register(sig, move || {
+                if armed.load(Ordering::SeqCst) {
+                    crate::journal::restore_on_exit();
+                    signal_hook::low_level::exit(130);
+                }
+            })
+        }?;
         signal_hook::flag::register(sig, flag.clone())?;
     }
     Ok(CancelToken::from_flag(flag))

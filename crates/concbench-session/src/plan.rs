@@ -8,6 +8,15 @@
 //! are affordable for every cheap variant; the long batches (io, servers, print workloads)
 //! dominate the run's time and get what their verdicts need.
 //!
+//! No round starts past the budget, the base passes' included: a verdict's variants get one
+//! pass, and then the rest of their six rounds only for the check sets that fit in three
+//! quarters of the budget left (deciding checks first, cheapest first: `schedule::base_sets`);
+//! a dear set left out keeps one round, and the run says which claims it would have decided.
+//! Why: measured on 2026-11-26, a full run's six base rounds of every verdict's variant (now
+//! with the headline's variants and the articles' servers) took 618 s of its 540-s budget, and
+//! the run 623 s, with no adaptive round left and 15 of 27 claims inconclusive. A round's cost
+//! is measured around the worker, so its start-up (and a server's) is counted.
+//!
 //! A full run measures the articles' sizes, where one round of a variant can take seconds (a
 //! 100-thread cold read of 5 GiB, a server under 1000 connections): every variant once is about
 //! five minutes on a 2-CPU machine. So in a full run a variant no verdict uses gets one round in

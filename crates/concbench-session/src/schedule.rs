@@ -110,6 +110,77 @@ pub fn adaptive_pass(
     chosen
 }
 
+/// The share of the budget left after the verdicts' first pass that their remaining base
+/// rounds may take; the rest is kept for adaptive rounds on the checks still undecided.
+///
+/// Why three quarters: measured on this 2-CPU VM (2026-11-26), a quick run's first pass took
+/// 7.5 s and its other five base passes 34 s of the 47.5 s then left (0.72), so a quick run keeps
+/// every check's six rounds; a full run's first pass took 117 s and the other five 500 s of the
+/// 423 s left, which overran the 540-s budget by 78 s and left no adaptive round, with 15 of 27
+/// claims inconclusive. A quarter left (about 100 s in a full run) gives the cheap undecided
+/// checks dozens of passes, which is what decides them (see [`PASS_SHARE`]).
+pub const BASE_SHARE: f64 = 0.75;
+
+/// How much a check set matters to the base passes, most first.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Priority {
+    /// It decides a verdict (with the article's own program, or concbench's method where the
+    /// article gave none).
+    Decides,
+    /// A figure of the first screen (the headline, the advice cards) or of the anatomy, which
+    /// reads it pass by pass.
+    Shown,
+    /// Judged beside a verdict only: a stand-in for the article's program, a `decides = false`
+    /// check.
+    Beside,
+}
+
+/// The variants that get their remaining base rounds: whole check sets, cheapest first (a
+/// deciding set before one shown or beside at equal cost), while the rounds still to take (`more` per variant, `cost(i)` seconds each)
+/// fit in [`BASE_SHARE`] of `left` seconds. A set left out keeps its first round (a figure
+/// without an interval) and the run says so: an interval needs all six rounds, so five of a
+/// dear set's rounds would buy nothing a verdict could use while costing what decides the
+/// cheap ones. A set only beside the verdicts gets its rounds only where they are cheap (a
+/// round under `cheap` seconds) or already given to a deciding set: an absolute time shown
+/// beside must not take what would decide a claim.
+///
+/// Invariants: every chosen variant belongs to a chosen set; a set is taken whole or not at
+/// all; the chosen rounds cost at most `BASE_SHARE * left`; a set is never left out for one of
+/// lower priority that costs as much or more.
+pub fn base_sets(
+    mut sets: Vec<(Priority, Vec<usize>)>,
+    cost: impl Fn(usize) -> f64,
+    more: usize,
+    left: f64,
+    cheap: f64,
+) -> Vec<usize> {
+    let total = |set: &[usize]| -> f64 { set.iter().map(|&i| cost(i)).sum::<f64>() * more as f64 };
+    // Cheapest first over deciding, shown and cheap beside sets alike, priority breaking ties;
+    // a dear set beside the verdicts last. Why not every deciding set before the first screen:
+    // replayed on a recorded full run, the deciding sets filled the share and left the
+    // headline's coroutine figures (0.1 s a round) without an interval.
+    let dear_beside =
+        |p: Priority, set: &[usize]| p == Priority::Beside && set.iter().any(|&i| cost(i) >= cheap);
+    sets.sort_by(|(pa, a), (pb, b)| {
+        dear_beside(*pa, a)
+            .cmp(&dear_beside(*pb, b))
+            .then(total(a).total_cmp(&total(b)))
+            .then(pa.cmp(pb))
+    });
+    let limit = left.max(0.0) * BASE_SHARE;
+    let mut chosen: Vec<usize> = Vec::new();
+    for (priority, set) in sets {
+        let extra: Vec<usize> = set.into_iter().filter(|i| !chosen.contains(i)).collect();
+        if dear_beside(priority, &extra) {
+            continue;
+        }
+        if total(&chosen) + total(&extra) <= limit {
+            chosen.extend(extra);
+        }
+    }
+    chosen
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -188,5 +259,73 @@ mod tests {
         );
         assert_eq!(order(&g, &wanted, 42, 3), order(&g, &wanted, 42, 3));
         assert_eq!(order(&g, &[5, 2], 42, 0).len(), 2);
+    }
+    #[test]
+    fn base_rounds_go_to_whole_sets_cheapest_first_within_their_share() {
+        use Priority::*;
+        // Costs 0.1, 0.15, 5, 5, 1 s a round; five rounds to go. Deciding sets {0, 1} (1.25 s)
+        // and {2, 3} (50 s), the shown {4} (5 s). 40 s left: a share of 30 s takes {0, 1} and
+        // {4}, not the 50-s pair, whose six rounds would overrun.
+        let sets = vec![
+            (Decides, vec![2, 3]),
+            (Shown, vec![4]),
+            (Decides, vec![0, 1]),
+        ];
+        assert_eq!(base_sets(sets.clone(), costs, 5, 40.0, 1.0), vec![0, 1, 4]);
+        // 100 s left: 75 s holds everything (56.25 s).
+        assert_eq!(
+            base_sets(sets.clone(), costs, 5, 100.0, 1.0),
+            vec![0, 1, 4, 2, 3]
+        );
+        // Nothing left, or no round to go: nothing to add, and nothing costs more than left.
+        assert!(base_sets(sets.clone(), costs, 5, 0.0, 1.0).is_empty());
+        let mut all = base_sets(sets, costs, 0, 0.0, 1.0);
+        all.sort_unstable();
+        assert_eq!(all, vec![0, 1, 2, 3, 4]);
+    }
+
+    #[test]
+    fn a_deciding_set_comes_before_a_beside_one_of_the_same_cost() {
+        use Priority::*;
+        // {2} and {3} both cost 25 s for five rounds; a 30-s share holds one of them.
+        let sets = vec![(Beside, vec![2]), (Decides, vec![3])];
+        assert_eq!(base_sets(sets, costs, 5, 40.0, 10.0), vec![3]);
+    }
+
+    #[test]
+    fn a_dear_set_only_beside_the_verdicts_gets_no_base_rounds_of_its_own() {
+        use Priority::*;
+        // {2} beside costs 5 s a round: not cheap (1 s), so it is left out though it fits; a
+        // beside set whose variants a deciding set already measures costs nothing more.
+        let sets = vec![(Beside, vec![2]), (Decides, vec![0, 1]), (Beside, vec![0])];
+        assert_eq!(base_sets(sets, costs, 5, 1000.0, 1.0), vec![0, 1]);
+        let sets = vec![(Beside, vec![2, 3]), (Decides, vec![3])];
+        assert_eq!(base_sets(sets, costs, 5, 1000.0, 1.0), vec![3]);
+        assert_eq!(
+            base_sets(vec![(Beside, vec![4])], costs, 5, 1000.0, 2.0),
+            vec![4]
+        );
+        // Cheapest first across priorities: the shown {0} (0.5 s) before the deciding {2, 3}
+        // (50 s), in a 50.4-s share; a cheap beside set the same.
+        let sets = vec![(Decides, vec![2, 3]), (Shown, vec![0])];
+        assert_eq!(base_sets(sets, costs, 5, 67.2, 1.0), vec![0]);
+        let sets = vec![(Decides, vec![2, 3]), (Beside, vec![0])];
+        assert_eq!(base_sets(sets, costs, 5, 67.2, 1.0), vec![0]);
+    }
+
+    #[test]
+    fn regression_a_full_run_spent_618_s_of_its_540_s_budget_on_base_rounds() {
+        // The recorded full run (/work/m-prev/full.json, 2026-11-26): a first pass of 103 s
+        // over the verdicts' variants, of which S4's cold reads (21 s a pass), the creation
+        // probes (12 s), the servers (37 s) and the rest (33 s). Five more passes of all of
+        // them (515 s) overran the 423 s left; the plan now keeps them within 317 s and leaves
+        // the rest to adaptive rounds.
+        let cost = |i: usize| [21.0, 12.0, 37.0, 33.0][i];
+        let sets = (0..4).map(|i| (Priority::Decides, vec![i])).collect();
+        let chosen = base_sets(sets, cost, 5, 423.0, 0.3);
+        let spent: f64 = chosen.iter().map(|&i| cost(i) * 5.0).sum();
+        assert!(spent <= 0.75 * 423.0, "{spent}");
+        // 60 + 105 s: the servers' 185 s and the rest's 165 s do not fit beside them.
+        assert_eq!(chosen, vec![1, 0], "the dearest sets give way");
     }
 }

@@ -5,7 +5,7 @@ use crate::machine::Machine;
 use crate::monitor::Monitor;
 use crate::plan::RunPlan;
 use crate::runner::RoundRunner;
-use crate::schedule::{adaptive_pass, cheapest_first, groups, order};
+use crate::schedule::{adaptive_pass, base_sets, cheapest_first, groups, order, Priority};
 use crate::settle::{settle, Settled};
 use crate::variant::Variant;
 use concbench_analysis::published::{published, Published};
@@ -58,6 +58,9 @@ struct Slot {
     done: bool,
     /// A verdict uses it.
     judged: bool,
+    /// Judged, but the budget left its check set no room for the rest of its base rounds: it
+    /// keeps its first round and gets no adaptive ones (one more round gives no interval).
+    short: bool,
 }
 
 impl Slot {
@@ -83,6 +86,9 @@ struct Run<'a> {
     host: &'a Host,
     published: Published,
     groups: Vec<Vec<usize>>,
+    /// Per check of `published`: its claim, how much it matters to the base passes, and the
+    /// variants it reads.
+    checks: Vec<(String, Priority, Vec<usize>)>,
     slots: Vec<Slot>,
     monitor: Monitor,
     skipped: Vec<Skipped>,
@@ -113,6 +119,41 @@ fn margin_checks(v: &Verdict) -> Vec<String> {
         .collect()
 }
 
+/// Each check's claim, priority and variants (`links`, in the order of `published`'s checks):
+/// a check that may decide comes first; a `decides = false` check's is beside, and so is a
+/// stand-in's where the article's own program of its facet is measured in this run (where it
+/// is not, as in a quick run without the JVM servers, the stand-in decides).
+fn check_priorities(
+    published: &Published,
+    links: &[Vec<usize>],
+) -> Vec<(String, Priority, Vec<usize>)> {
+    let mut out = Vec::new();
+    let mut at = 0;
+    for claim in &published.claims {
+        let sets = &links[at..at + claim.checks.len()];
+        at += claim.checks.len();
+        let article_measured =
+            |facet: &Option<String>| {
+                claim.checks.iter().zip(sets).any(|(k, set)| {
+                    !k.stand_in && k.decides && &k.facet == facet && !set.is_empty()
+                })
+            };
+        for (check, set) in claim.checks.iter().zip(sets) {
+            if set.is_empty() {
+                continue;
+            }
+            let beside = !check.decides || (check.stand_in && article_measured(&check.facet));
+            let priority = if beside {
+                Priority::Beside
+            } else {
+                Priority::Decides
+            };
+            out.push((claim.id.clone(), priority, set.clone()));
+        }
+    }
+    out
+}
+
 /// Run the session: settle, measure in passes, judge, and return the document's parts.
 pub fn run(
     variants: &[Variant],
@@ -126,6 +167,7 @@ pub fn run(
     let published = published();
     let keys: Vec<(&str, &Params)> = variants.iter().map(|v| (v.meta.id, &v.params)).collect();
     let links = verdicts::check_variants(&published, &keys);
+    let priorities = check_priorities(&published, &links);
     let mut slots: Vec<Slot> = variants.iter().map(|_| Slot::default()).collect();
     for i in links.iter().flatten() {
         slots[*i].judged = true;
@@ -157,6 +199,7 @@ pub fn run(
         cancel,
         host,
         groups: groups(variants.len(), &links),
+        checks: priorities,
         published,
         slots,
         monitor: Monitor::default(),
@@ -186,21 +229,23 @@ impl Run<'_> {
         self.observer.planned(self.planned);
     }
 
-    /// The rounds variant `i` gets in the base passes: a verdict's or the others'.
+    /// The rounds variant `i` gets in the base passes: a verdict's (its first alone when the
+    /// budget left its checks no room) or the others'.
     fn base_rounds(&self, i: usize) -> usize {
-        if self.slots[i].judged {
-            self.plan.claim_rounds
-        } else {
-            self.plan.other_rounds
+        match (&self.slots[i].judged, &self.slots[i].short) {
+            (true, false) => self.plan.claim_rounds,
+            (true, true) => 1,
+            _ => self.plan.other_rounds,
         }
     }
 
-    /// Everyone gets its first rounds: `claim_rounds` passes of the variants a verdict uses, then
-    /// `other_rounds` passes of the others while the budget lasts. Why the verdicts' first and
-    /// only theirs unconditionally: without six rounds a verdict has no interval, while a figure
-    /// no verdict reads can wait for another run. Measured on 2026-11-26, a full run's base
-    /// passes (every variant once, then the judged ones five more times) took 557 and 602 s of
-    /// its 540-s budget on a slowed host, and the run 604 s: over the ten minutes it promises.
+    /// Everyone gets its first rounds, none past the budget: one pass of the variants a verdict
+    /// uses; then the rest of their `claim_rounds` for the check sets that fit in a share of
+    /// the budget left ([`base_sets`]: deciding checks first, cheapest first); then
+    /// `other_rounds` passes of the others. Why the first pass first: only then is a round's
+    /// cost known, worker and server start-up included. Measured on 2026-11-26, a full run's
+    /// base passes (six of every verdict's variant, whatever they cost) took 618 s of its 540-s
+    /// budget and the run 623 s: over the ten minutes it promises, with no adaptive round left.
     fn base_passes(&mut self) {
         let judged: Vec<usize> = (0..self.slots.len())
             .filter(|&i| self.slots[i].judged)
@@ -208,9 +253,18 @@ impl Run<'_> {
         let others: Vec<usize> = (0..self.slots.len())
             .filter(|&i| !self.slots[i].judged)
             .collect();
-        self.plan_more(judged.len() * self.plan.claim_rounds);
-        for _ in 0..self.plan.claim_rounds {
-            if !self.pass(&judged) {
+        self.plan_more(judged.len());
+        if !self.pass_in_budget(&judged) {
+            return;
+        }
+        let more = self.plan.claim_rounds.saturating_sub(1);
+        let chosen = self.base_choice(&judged, more);
+        for &i in &judged {
+            self.slots[i].short = more > 0 && !chosen.contains(&i);
+        }
+        self.plan_more(chosen.len() * more);
+        for _ in 0..more {
+            if !self.pass_in_budget(&chosen) {
                 return;
             }
         }
@@ -221,6 +275,34 @@ impl Run<'_> {
             }
         }
         self.skip_unmeasured(&others);
+    }
+
+    /// The judged variants that get `more` base rounds within the budget left: the check sets
+    /// of `published` by priority, and a variant no check reads (a first-screen figure, the
+    /// anatomy's) alone.
+    fn base_choice(&self, judged: &[usize], more: usize) -> Vec<usize> {
+        let measured = |i: &usize| !self.slots[*i].done;
+        let mut sets: Vec<(Priority, Vec<usize>)> = self
+            .checks
+            .iter()
+            .map(|(_, p, set)| (*p, set.iter().copied().filter(measured).collect::<Vec<_>>()))
+            .filter(|(_, set)| !set.is_empty())
+            .collect();
+        for &i in judged.iter().filter(|i| measured(i)) {
+            if !self.checks.iter().any(|(_, _, set)| set.contains(&i)) {
+                sets.push((Priority::Shown, vec![i]));
+            }
+        }
+        let left = self.plan.budget.as_secs_f64() - self.elapsed().as_secs_f64();
+        let cheap = self.plan.cheap_round.as_secs_f64();
+        base_sets(sets, |i| self.slots[i].mean_wall(), more, left, cheap)
+    }
+
+    /// One pass over `wanted` in the scheduled order, taking no round once the budget is spent.
+    fn pass_in_budget(&mut self, wanted: &[usize]) -> bool {
+        let ordered = order(&self.groups, wanted, self.plan.seed, self.passes);
+        let budget = self.plan.budget;
+        self.pass_in(ordered, &|run: &Self| run.elapsed() < budget)
     }
 
     /// A pass over `wanted`, cheapest first, that takes no round once the budget is spent.
@@ -304,7 +386,8 @@ impl Run<'_> {
             sets.extend(self.short_of_base().into_iter().map(|i| vec![i]));
             sets.retain(|set| {
                 set.iter().all(|&i| {
-                    !self.slots[i].done && self.slots[i].rounds.len() < self.plan.max_rounds
+                    let s = &self.slots[i];
+                    !s.done && !s.short && s.rounds.len() < self.plan.max_rounds
                 })
             });
             let left = self.plan.budget.as_secs_f64() - self.elapsed().as_secs_f64();
@@ -499,6 +582,50 @@ impl Run<'_> {
         ))
     }
 
+    /// The warning for variants the budget gave their first round only (see [`base_sets`]),
+    /// naming the claims whose checks read them and the budget that would measure them.
+    fn short_warning(&self) -> Option<String> {
+        let short: Vec<usize> = (0..self.slots.len())
+            .filter(|&i| self.slots[i].short && !self.slots[i].done)
+            .collect();
+        if short.is_empty() || self.cancel.is_cancelled() {
+            return None;
+        }
+        // The claims a left-out figure would have decided (those it is only shown beside keep
+        // their verdicts).
+        let mut claims: Vec<&str> = Vec::new();
+        for (claim, priority, set) in &self.checks {
+            let reads = set.iter().any(|i| short.contains(i));
+            if reads && *priority == Priority::Decides && !claims.contains(&claim.as_str()) {
+                claims.push(claim);
+            }
+        }
+        let more = self.plan.claim_rounds.saturating_sub(1) as f64;
+        let cost: f64 = short
+            .iter()
+            .map(|&i| self.slots[i].mean_wall())
+            .sum::<f64>()
+            * more;
+        // What the left-out rounds add to the budget, given the share base rounds may take.
+        let budget = self.plan.budget.as_secs_f64();
+        let suggested = ((budget + cost / crate::schedule::BASE_SHARE) / 60.0).ceil() * 60.0;
+        let of = if claims.is_empty() {
+            String::new()
+        } else {
+            format!(" (deciding {})", claims.join(", "))
+        };
+        Some(format!(
+            "the budget ({budget:.0} s) had room for one round only of {}{of}, not the {} an \
+             interval needs: their dearer rounds would have left the undecided checks none; \
+             --budget {suggested:.0} measures them too",
+            match short.len() {
+                1 => "1 figure".to_string(),
+                n => format!("{n} figures"),
+            },
+            self.plan.claim_rounds,
+        ))
+    }
+
     fn finish(self, settled: Option<Settled>) -> SessionOutput {
         let measured = self.measured();
         let (results, invalid) = assemble(&measured, self.host);
@@ -524,6 +651,9 @@ impl Run<'_> {
             .flat_map(|j| margin_checks(&j.verdict))
             .collect();
         if let Some(w) = self.base_overran(open.len()) {
+            warnings.push(w);
+        }
+        if let Some(w) = self.short_warning() {
             warnings.push(w);
         }
         if self.unmeasured > 0 {
@@ -629,6 +759,32 @@ mod tests {
             boundary: None,
             at_margin: None,
         }
+    }
+
+    #[test]
+    fn a_stand_in_decides_only_where_the_articles_program_is_not_measured() {
+        // S0.create's stand-in (concbench's create.*_100k, variants 0 and 1) beside the
+        // article's programs (probes.c.*_100k, variants 2 and 3) when they are in the run.
+        let p = published();
+        let links = |probes: bool| -> Vec<Vec<usize>> {
+            p.claims
+                .iter()
+                .flat_map(|c| c.checks.iter().map(move |k| (c.id.as_str(), k)))
+                .map(|(claim, k)| match (claim, k.stand_in, probes) {
+                    ("S0.create", true, _) => vec![0, 1],
+                    ("S0.create", false, true) => vec![2, 3],
+                    _ => Vec::new(),
+                })
+                .collect()
+        };
+        let stand_in = |probes: bool| {
+            check_priorities(&p, &links(probes))
+                .into_iter()
+                .find(|(claim, _, set)| claim == "S0.create" && set == &[0, 1])
+                .map(|(_, priority, _)| priority)
+        };
+        assert_eq!(stand_in(false), Some(Priority::Decides));
+        assert_eq!(stand_in(true), Some(Priority::Beside));
     }
 
     #[test]

@@ -118,16 +118,17 @@ pub struct MeasureArgs {
     /// Samples per round (default 5, or 3 with --quick; long batches take 1).
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=10_000))]
     pub repeat: Option<u32>,
-    /// Rounds every variant gets at least — each a fresh worker process, interleaved with the
-    /// variants it is compared with. The unit of evidence: intervals and verdicts are across
+    /// Rounds every variant gets at least, within the budget — each a fresh worker process,
+    /// interleaved with the variants it is compared with. The unit of evidence: intervals and verdicts are across
     /// rounds (default: 6 for variants a verdict uses, more while a verdict is undecided; 1 for
     /// the others, topped up to 6 when a round is cheap and the budget allows).
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=1000))]
     pub rounds: Option<u32>,
     /// How long the run's rounds may take: 540s, 9m, or plain seconds (default 540s; 55s with
-    /// --quick). The first rounds of every variant a verdict uses always run; then each other
-    /// variant's round, cheapest first, and extra rounds for undecided verdicts while it lasts.
-    /// A variant it leaves without a round is listed as skipped.
+    /// --quick). No round starts past it: a round of every variant a verdict uses first, the
+    /// rest of their six for the checks that fit in three quarters of what is left, then each
+    /// other variant's round, cheapest first, and extra rounds for undecided verdicts. A
+    /// variant it leaves without a round is listed as skipped.
     #[arg(long, value_name = "DURATION", value_parser = parse_budget)]
     pub budget: Option<std::time::Duration>,
     /// How long to wait, at most, for other processes to leave the CPUs before measuring: 30s,

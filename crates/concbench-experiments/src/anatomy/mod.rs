@@ -5,8 +5,10 @@
 //!   from results that differ by one factor: `syscall.getppid` (the system-call floor),
 //!   `transport` (the hand-over's two system calls in one thread), `switch.pipe.thread` /
 //!   `switch.futex.thread` (a switch between threads), `switch.pipe.process` (the extra for
-//!   processes, the working-set sweep, and the wake-up on another CPU per pair class). Selecting
-//!   this family selects those variants too ([`is_input`]);
+//!   processes, the working-set sweep, and the wake-up on another CPU per pair class), and
+//!   `switch.wake.thread` (the wake-up of a thread on another CPU per idle condition: free, held
+//!   awake, deeper states disabled). Selecting this family selects those variants too
+//!   ([`is_input`]);
 //! * `victim`: what a preemption costs the work it interrupts;
 //! * `parent`: fork, vfork and posix_spawn from parents of growing size, with and without
 //!   transparent huge pages, and from a parent with many threads;
@@ -56,14 +58,15 @@ pub fn all() -> Vec<Box<dyn Experiment>> {
 /// Whether a variant of another family is one of the anatomy's layers, so `--only anatomy`
 /// measures it too (in the same run, interleaved with the rest when there are rounds): the
 /// system-call floor, the plain same-CPU thread switches by pipe and futex, and the process
-/// pipe switch — same CPU at every working set, and across CPUs on every pair class.
+/// pipe switch — same CPU at every working set, and across CPUs on every pair class — and the
+/// thread wake-up across CPUs under every idle condition this machine can make.
 pub fn is_input(e: &dyn Experiment) -> bool {
     let p = e.params();
     let plain = p.get_str("sched") == Some("other");
     let same_cpu = e.placement() == Placement::SameCpu;
     let no_working_set = p.get_f64("working_set_kib") == Some(0.0);
     match e.meta().id {
-        "syscall.getppid" => true,
+        "syscall.getppid" | "switch.wake.thread" => true,
         "switch.pipe.thread" | "switch.futex.thread" => plain && same_cpu && no_working_set,
         "switch.pipe.process" => {
             plain && (same_cpu || (e.placement() == Placement::CrossCpu && no_working_set))

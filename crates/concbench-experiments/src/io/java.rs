@@ -5,7 +5,9 @@
 //! The Java probe (`probes/java/Probe.java`, experiment `read`) does the reading and times it
 //! from the release of its readers to the last one's end; concbench makes the files, drops their
 //! pages before each repetition and checks the drop, and reads the probe process's own device
-//! reads (`/proc/<pid>/io`) to label each repetition cold, partial or warm.
+//! reads (`/proc/<pid>/io`) to label each repetition cold, partial or warm, and its CPU time
+//! (`/proc/<pid>/stat`) over the request's wall time: S4's guard withholds a one-thread reader
+//! bound by its own CPU, the article's reader having run at 4% user CPU.
 
 use super::cache::{make_cold, CacheJudge};
 use super::config::{Cache, Config, Model, Reader, MIB};
@@ -21,7 +23,7 @@ use anyhow::{bail, Context, Result};
 use concbench_core::{
     Experiment, Host, Meta, Params, Placement, Plan, RunContext, RunOutput, SampleTimer, Support,
 };
-use concbench_measure::usage::system_cpu;
+use concbench_measure::usage::{pid_usage, system_cpu};
 use serde_json::Value;
 use std::collections::BTreeMap;
 
@@ -117,6 +119,20 @@ fn process_read_bytes(pid: i32) -> Option<u64> {
         .and_then(|v| v.trim().parse().ok())
 }
 
+/// The reader process's CPU time (user + system, every thread of the JVM) between two readings
+/// over the wall time between them, as `io.read`'s `reader_cpu_share`; `None` when either
+/// reading failed (the process gone) or no time passed.
+fn reader_cpu_share(
+    before: Option<concbench_core::Usage>,
+    after: Option<concbench_core::Usage>,
+    wall: std::time::Duration,
+) -> Option<f64> {
+    let (b, a) = (before?, after?);
+    let wall_ns = wall.as_secs_f64() * 1e9;
+    let cpu = (a.user_ns + a.sys_ns) - (b.user_ns + b.sys_ns);
+    (wall_ns > 0.0).then(|| cpu.max(0.0) / wall_ns)
+}
+
 impl Experiment for JavaRead {
     fn meta(&self) -> &Meta {
         &META
@@ -205,9 +221,13 @@ impl Experiment for JavaRead {
         };
         let cpu0 = system_cpu();
         let device0 = process_read_bytes(pid);
+        let reader0 = pid_usage(pid);
+        let begun = std::time::Instant::now();
         timer.restart();
         let answer = probe.request(&request, &ctx.cancel)?;
         timer.stop();
+        let wall = begun.elapsed();
+        let reader1 = pid_usage(pid);
         let device1 = process_read_bytes(pid);
         let cpu1 = system_cpu();
         let bytes = answer.metrics.get("bytes").copied().unwrap_or(0.0) as u64;
@@ -235,6 +255,9 @@ impl Experiment for JavaRead {
             out = out.metric("mib_per_s", bytes as f64 / MIB as f64 / (wall_ms / 1e3));
         }
         out = out.metric("resident_share_before", around.resident_before);
+        if let Some(share) = reader_cpu_share(reader0, reader1, wall) {
+            out = out.metric("reader_cpu_share", share);
+        }
         if let Some(share) = around.iowait_share {
             out = out.metric("iowait_share", share);
         }
@@ -279,6 +302,27 @@ mod tests {
         assert!(c
             .iter()
             .all(|c| c.reader == Reader::Byte && c.read_kib == 8 && c.file_mib == 50));
+    }
+
+    #[test]
+    fn the_readers_cpu_share_is_its_cpu_time_over_the_wall() {
+        let at = |user_ms: f64, sys_ms: f64| concbench_core::Usage {
+            user_ns: user_ms * 1e6,
+            sys_ns: sys_ms * 1e6,
+            ..concbench_core::Usage::default()
+        };
+        let s = std::time::Duration::from_secs(2);
+        // 1.5 s user + 0.3 s system over 2 s: a CPU-bound reader.
+        let share = reader_cpu_share(Some(at(100.0, 50.0)), Some(at(1600.0, 350.0)), s);
+        assert!((share.unwrap() - 0.9).abs() < 1e-9, "{share:?}");
+        // The article's reader: 4% of the wall on the CPU.
+        let share = reader_cpu_share(Some(at(0.0, 0.0)), Some(at(60.0, 20.0)), s);
+        assert!((share.unwrap() - 0.04).abs() < 1e-9, "{share:?}");
+        assert_eq!(reader_cpu_share(None, Some(at(1.0, 1.0)), s), None);
+        assert_eq!(
+            reader_cpu_share(Some(at(0.0, 0.0)), Some(at(1.0, 1.0)), Default::default()),
+            None
+        );
     }
 
     #[test]

@@ -58,6 +58,7 @@ impl Supervisor {
                 ))
             }
         };
+        crate::journal::worker_started(child.id());
         if let Some(mut stdin) = child.stdin.take() {
             let job_json = serde_json::to_vec(job).expect("a job always serialises");
             if let Err(e) = stdin.write_all(&job_json) {
@@ -117,6 +118,8 @@ impl Supervisor {
         }
         let status = child.wait();
         let _ = reader.join();
+        // A worker killed (a time limit, Ctrl-C twice) left the idle states it disabled.
+        crate::journal::worker_ended(&crate::idle::Root::default(), child.id());
         if let Some(reason) = killed_for {
             return failed(reason);
         }
