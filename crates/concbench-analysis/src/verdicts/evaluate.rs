@@ -375,7 +375,7 @@ fn label_at_margin(checked: &mut [Checked<'_>]) {
 
 /// Withhold or qualify the decision when a guard's counter lies outside its bound (a counter
 /// the result does not carry leaves the check as it is); true when one withheld the decision.
-fn apply_guards(check: &mut Check, spec: &CheckSpec, instance: &Instance<'_>) -> bool {
+pub(super) fn apply_guards(check: &mut Check, spec: &CheckSpec, instance: &Instance<'_>) -> bool {
     let mut withheld = false;
     for g in &spec.guards {
         let Some((entry, _)) = instance.results.get(g.name.as_str()) else {
