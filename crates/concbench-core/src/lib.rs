@@ -23,7 +23,7 @@ pub use error::UsageError;
 pub use experiment::{Experiment, Meta, Plan, RunOutput, SampleTimer, Support};
 pub use host::Host;
 pub use params::Params;
-pub use pooled::{History, PooledCheck, PooledVerdict};
+pub use pooled::{Drift, History, PooledCheck, PooledVerdict};
 pub use placement::{CpuPair, PairClass, Placement};
 pub use raw::{Outcome, RawMeasurement, RoundFacts, RoundRaw};
 pub use result::{usable_rounds, MIN_CLEAN_ROUNDS};

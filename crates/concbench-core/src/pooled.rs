@@ -19,6 +19,9 @@ pub struct History {
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub excluded: Vec<String>,
     pub verdicts: Vec<PooledVerdict>,
+    /// The results whose `ci95` includes the host's run-to-run drift, with their own interval.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub drift: Vec<Drift>,
 }
 
 /// One claim judged over the runs.
@@ -80,6 +83,18 @@ impl History {
     }
 }
 
+impl History {
+    /// "4 runs, 2026-11-20 … 2026-11-26; left out: 1 interrupted": the span and what was not
+    /// pooled, for a report's heading.
+    pub fn heading(&self) -> String {
+        if self.excluded.is_empty() {
+            self.span()
+        } else {
+            format!("{}; left out: {}", self.span(), self.excluded.join(", "))
+        }
+    }
+}
+
 impl PooledVerdict {
     /// "confirmed over 4 runs (62 rounds); this run alone: inconclusive".
     pub fn sentence(&self) -> String {
@@ -100,4 +115,17 @@ fn word(k: VerdictKind) -> &'static str {
         VerdictKind::Depends => "depends",
         VerdictKind::Inconclusive => "inconclusive",
     }
+}
+
+/// A result whose 95% interval was widened by the run-to-run drift of its host.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Drift {
+    pub id: String,
+    pub params: crate::Params,
+    /// The run-level standard deviation of its median over the runs (log scale).
+    pub tau: f64,
+    /// Runs it was estimated from, this one included.
+    pub runs: usize,
+    /// The interval of this run's rounds alone, before widening.
+    pub own_ci95: [f64; 2],
 }

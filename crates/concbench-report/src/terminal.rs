@@ -121,6 +121,12 @@ impl Terminal {
             let rows: Vec<[String; 4]> = doc.verdicts.iter().map(verdict_row).collect();
             writeln!(out, "{}", columns(&rows, self.width))?;
         }
+        if let Some(h) = &doc.history {
+            let heading = format!("Over this host's history ({}):", h.heading());
+            writeln!(out, "\n{heading}")?;
+            let rows: Vec<[String; 2]> = h.verdicts.iter().map(|v| [v.source.clone(), v.sentence()]).collect();
+            writeln!(out, "{}", columns(&rows, self.width))?;
+        }
         writeln!(out)?;
         // Wrapped like the tables above: a long warning is still read on an 80-column screen.
         let warnings: Vec<[String; 2]> = doc

@@ -17,6 +17,7 @@
 pub mod compatible;
 mod context;
 pub mod decide;
+pub mod drift;
 mod evaluate;
 pub mod expr;
 mod margin;
@@ -29,7 +30,7 @@ pub mod spec;
 pub use decide::{Combine, Rule};
 pub use compatible::{compatible, mode_class, Exclusion};
 pub use evaluate::Judged;
-pub use pooled::pool;
+pub use pooled::{label_over_history, over_history, pool};
 pub use spec::{ArticleFigures, CheckSpec, Selector, SelectorSpec};
 
 use crate::published::{published, Published};
