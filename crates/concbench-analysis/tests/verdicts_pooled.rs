@@ -39,14 +39,21 @@ fn runs_each_too_noisy_to_decide_confirm_together() {
     let runs: Vec<ResultDoc> = (0..5)
         .map(|i| run(noisy(28.0, 8, 0.3), &format!("2026-11-2{i}T10:00:00Z")))
         .collect();
-    let alone = runs[0].verdicts.iter().find(|v| v.source == "S0.30x").unwrap();
+    let alone = runs[0]
+        .verdicts
+        .iter()
+        .find(|v| v.source == "S0.30x")
+        .unwrap();
     assert_eq!(alone.verdict, Inconclusive, "{}", alone.explanation);
     let others: Vec<&ResultDoc> = runs[1..].iter().collect();
     let h = pool(&runs[0], &others, vec![]).unwrap();
     let v = s030x(&h);
     assert_eq!((v.verdict, v.alone), (Confirmed, Inconclusive), "{v:?}");
     assert_eq!((v.runs, v.rounds), (5, 40));
-    assert_eq!((h.runs, h.span()), (5, "5 runs, 2026-11-20 … 2026-11-24".to_string()));
+    assert_eq!(
+        (h.runs, h.span()),
+        (5, "5 runs, 2026-11-20 … 2026-11-24".to_string())
+    );
     assert_eq!(
         v.sentence(),
         "confirmed over 5 runs (40 rounds); this run alone: inconclusive"
@@ -87,7 +94,11 @@ fn a_bimodal_figure_over_the_runs_decides_nothing() {
     assert_eq!(c.decision, Inconclusive);
     assert_eq!(c.modes.len(), 2, "{c:?}");
     assert!((c.modes[0].share - 0.5).abs() < 1e-9);
-    assert!(c.note.starts_with("bimodal over the runs (50% near"), "{}", c.note);
+    assert!(
+        c.note.starts_with("bimodal over the runs (50% near"),
+        "{}",
+        c.note
+    );
     assert_eq!(s030x(&h).verdict, Inconclusive);
 }
 

@@ -23,8 +23,8 @@ pub use error::UsageError;
 pub use experiment::{Experiment, Meta, Plan, RunOutput, SampleTimer, Support};
 pub use host::Host;
 pub use params::Params;
-pub use pooled::{Drift, History, PooledCheck, PooledVerdict};
 pub use placement::{CpuPair, PairClass, Placement};
+pub use pooled::{Drift, History, PooledCheck, PooledVerdict};
 pub use raw::{Outcome, RawMeasurement, RoundFacts, RoundRaw};
 pub use result::{usable_rounds, MIN_CLEAN_ROUNDS};
 pub use result::{

@@ -70,7 +70,11 @@ impl Exporter for Markdown {
         }
         if let Some(h) = &doc.history {
             writeln!(out, "\n## Over this host's history ({})\n", h.heading())?;
-            let rows: Vec<[String; 2]> = h.verdicts.iter().map(|v| [v.source.clone(), v.sentence()]).collect();
+            let rows: Vec<[String; 2]> = h
+                .verdicts
+                .iter()
+                .map(|v| [v.source.clone(), v.sentence()])
+                .collect();
             table(&mut out, ["claim", "over the runs"], &rows)?;
         }
         if sections::s0_table_judged(doc) {

@@ -124,7 +124,11 @@ impl Terminal {
         if let Some(h) = &doc.history {
             let heading = format!("Over this host's history ({}):", h.heading());
             writeln!(out, "\n{heading}")?;
-            let rows: Vec<[String; 2]> = h.verdicts.iter().map(|v| [v.source.clone(), v.sentence()]).collect();
+            let rows: Vec<[String; 2]> = h
+                .verdicts
+                .iter()
+                .map(|v| [v.source.clone(), v.sentence()])
+                .collect();
             writeln!(out, "{}", columns(&rows, self.width))?;
         }
         writeln!(out)?;

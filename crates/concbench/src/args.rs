@@ -200,10 +200,15 @@ pub struct ReportArgs {
     /// the history database).
     #[arg(required_unless_present_any = ["fleet", "runs"], value_name = "FILE")]
     pub files: Vec<PathBuf>,
-    /// Re-judge the newest stored run without measuring, over the last N compatible runs of its
-    /// machine in the history (itself included): the verdicts over the host's history beside
-    /// that run's own.
-    #[arg(long, value_name = "N", group = "fleet_or_runs", conflicts_with = "files")]
+    /// Re-judge the newest stored run without measuring, over the newest N runs of its machine
+    /// in the history that are compatible with it (itself included; same build and mode class,
+    /// finished): the verdicts over the host's history beside that run's own.
+    #[arg(
+        long,
+        value_name = "N",
+        group = "fleet_or_runs",
+        conflicts_with = "files"
+    )]
     pub runs: Option<usize>,
     /// One report across machines from the FILEs, or from the history's runs (see `fleet`).
     #[arg(long, group = "fleet_or_runs")]

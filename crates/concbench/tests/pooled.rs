@@ -35,8 +35,9 @@ fn report_runs_rejudges_the_newest_run_over_the_stored_history() {
         .arg(&db)
         .assert()
         .success();
+    // Four asked for, three compatible: the window looks past the interrupted one.
     concbench()
-        .args(["report", "--runs", "3", "--db"])
+        .args(["report", "--runs", "4", "--db"])
         .arg(&db)
         .assert()
         .success()
@@ -45,6 +46,14 @@ fn report_runs_rejudges_the_newest_run_over_the_stored_history() {
         ))
         .stdout(predicate::str::contains("over 3 runs ("))
         .stdout(predicate::str::contains("this run alone: "));
+    concbench()
+        .args(["report", "--runs", "2", "--db"])
+        .arg(&db)
+        .assert()
+        .success()
+        .stdout(predicate::str::contains(
+            "Over this host's history (2 runs, 2026-11-21 … 2026-11-22)",
+        ));
     concbench()
         .args(["report", "--runs", "1", "--db"])
         .arg(&db)
@@ -61,7 +70,9 @@ fn report_runs_on_an_empty_store_says_what_to_do() {
         .arg(dir.path().join("empty.sqlite"))
         .assert()
         .code(2)
-        .stderr(predicate::str::contains("holds no run of `concbench run` yet"));
+        .stderr(predicate::str::contains(
+            "holds no run of `concbench run` yet",
+        ));
     // --runs reads the history: it takes no FILE.
     concbench()
         .args(["report", "--runs", "5"])

@@ -163,9 +163,6 @@ mod tests {
     fn an_interrupted_run_is_excluded() {
         let mut b = run("m1", true);
         b.interrupted = true;
-        assert_eq!(
-            compatible(&run("m1", true), &b),
-            Err(Exclusion::Incomplete)
-        );
+        assert_eq!(compatible(&run("m1", true), &b), Err(Exclusion::Incomplete));
     }
 }

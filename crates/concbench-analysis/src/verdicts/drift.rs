@@ -88,7 +88,14 @@ mod tests {
     fn run(level: f64) -> ResultDoc {
         doc(vec![entry(
             "switch.pipe.thread",
-            &[level * 0.99, level, level * 1.01, level * 0.995, level * 1.005, level],
+            &[
+                level * 0.99,
+                level,
+                level * 1.01,
+                level * 0.995,
+                level * 1.005,
+                level,
+            ],
         )])
     }
 

@@ -27,8 +27,8 @@ mod robustness;
 pub mod series;
 pub mod spec;
 
-pub use decide::{Combine, Rule};
 pub use compatible::{compatible, mode_class, Exclusion};
+pub use decide::{Combine, Rule};
 pub use evaluate::Judged;
 pub use pooled::{label_over_history, over_history, pool};
 pub use spec::{ArticleFigures, CheckSpec, Selector, SelectorSpec};

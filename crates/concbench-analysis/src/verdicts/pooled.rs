@@ -24,12 +24,9 @@ use super::decide::{combine, decide, Rule};
 use super::series::{instances, series, Instance};
 use super::spec::CheckSpec;
 use crate::published::{published, Claim};
-use concbench_core::{
-    History, Mode, PooledCheck, PooledVerdict, ResultDoc, Verdict, VerdictKind,
-};
+use concbench_core::{History, Mode, PooledCheck, PooledVerdict, ResultDoc, Verdict, VerdictKind};
 use concbench_stats::{
-    hochberg_step_up, modes, random_effects, sequential_interval,
-    MIN_VALUES_95, SEQUENTIAL_ALPHA,
+    hochberg_step_up, modes, random_effects, sequential_interval, MIN_VALUES_95, SEQUENTIAL_ALPHA,
 };
 
 /// Everything a run gains from its host's history, in place: checks labelled at the margin by
@@ -67,8 +64,16 @@ pub fn pool(doc: &ResultDoc, others: &[&ResultDoc], excluded: Vec<String>) -> Op
             Some(pool_claim(claim, v, &runs))
         })
         .collect();
-    let first = runs.iter().map(|d| d.started_at.as_str()).min()?.to_string();
-    let last = runs.iter().map(|d| d.started_at.as_str()).max()?.to_string();
+    let first = runs
+        .iter()
+        .map(|d| d.started_at.as_str())
+        .min()?
+        .to_string();
+    let last = runs
+        .iter()
+        .map(|d| d.started_at.as_str())
+        .max()?
+        .to_string();
     Some(History {
         runs: runs.len(),
         first,
@@ -310,8 +315,10 @@ pub fn label_over_history(doc: &mut ResultDoc, others: &[&ResultDoc]) {
             let interval = Some((estimate - typical, estimate + typical));
             if let Some(m) = super::margin::at_margin(rule, estimate, interval, &[]) {
                 check.at_margin = Some(m);
-                let sentence = super::margin::sentence(&m, &check.unit)
-                    .replace("an interval half-width", "a typical interval half-width over this host's runs");
+                let sentence = super::margin::sentence(&m, &check.unit).replace(
+                    "an interval half-width",
+                    "a typical interval half-width over this host's runs",
+                );
                 check.note = if check.note.is_empty() {
                     sentence
                 } else {

@@ -18,7 +18,12 @@ pub const MAX_POOLED_RUNS: usize = 20;
 /// stored), and record the result in `doc.history` (none without a compatible stored run);
 /// label checks at the margin by their typical half-width over those runs, and widen the
 /// results' intervals by the host's run-to-run drift (`verdicts::drift`).
-pub fn attach(doc: &mut ResultDoc, store: &mut Store, skip: Option<i64>, limit: usize) -> Result<()> {
+pub fn attach(
+    doc: &mut ResultDoc,
+    store: &mut Store,
+    skip: Option<i64>,
+    limit: usize,
+) -> Result<()> {
     let (others, excluded) = compatible_runs(store, doc, skip, limit.saturating_sub(1))?;
     let refs: Vec<&ResultDoc> = others.iter().collect();
     verdicts::over_history(doc, &refs, excluded);
