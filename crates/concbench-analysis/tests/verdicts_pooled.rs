@@ -125,3 +125,37 @@ fn a_run_that_did_not_measure_the_check_is_not_counted() {
     // The history still spans both runs.
     assert_eq!(h.runs, 2);
 }
+
+#[test]
+fn pooling_copies_of_a_run_never_contradicts_its_own_decision() {
+    // Property: runs that agree exactly put the pooled interval around the run's own median, so
+    // a check the run confirmed is never refuted over the history, nor the reverse.
+    let mut rng = fastrand::Rng::with_seed(30);
+    for _ in 0..15 {
+        let level = 5.0 + 70.0 * rng.f64();
+        let spread = 0.02 + 0.4 * rng.f64();
+        let rounds = 6 + rng.usize(..10);
+        let copies = 2 + rng.usize(..4);
+        let values: Vec<f64> = (0..rounds)
+            .map(|_| level * (1.0 + spread * (rng.f64() - 0.5)))
+            .collect();
+        // Judged once: the copies differ only in their start.
+        let first = run(values, "2026-11-20T10:00:00Z");
+        let runs: Vec<ResultDoc> = (0..copies)
+            .map(|i| {
+                let mut d = first.clone();
+                d.started_at = format!("2026-11-2{i}T10:00:00Z");
+                d
+            })
+            .collect();
+        let others: Vec<&ResultDoc> = runs[1..].iter().collect();
+        let h = pool(&runs[0], &others, vec![]).unwrap();
+        for c in s030x(&h).checks.iter() {
+            let opposite = matches!(
+                (c.alone, c.decision),
+                (Confirmed, Refuted) | (Refuted, Confirmed)
+            );
+            assert!(!opposite, "level {level}, spread {spread}: {c:?}");
+        }
+    }
+}
