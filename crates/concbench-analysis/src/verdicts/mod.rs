@@ -9,7 +9,7 @@
 //! the rule's number at the rounds spent) — never "refuted" for lack of precision.
 //!
 //! Over a host's history ([`pool`]), each check is also judged on this run and the compatible
-//! stored runs ([`compatible`]), the run as the top level of the model.
+//! stored runs ([`compatible()`]), the run as the top level of the model.
 //!
 //! The S0.table row "programming and debugging" carries no checks, deliberately: how hard code
 //! is to write and debug is not a property of the machine.
