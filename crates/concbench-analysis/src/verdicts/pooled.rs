@@ -128,7 +128,13 @@ fn pool_claim(claim: &Claim, v: &Verdict, runs: &[&ResultDoc]) -> PooledVerdict 
     let mut decisions: Vec<VerdictKind> = deciding.iter().map(|c| c.decision).collect();
     // A deciding check this run did not measure keeps the claim from being confirmed, as in the
     // run's own verdict.
-    decisions.extend(v.unmeasured.iter().map(|_| VerdictKind::Inconclusive));
+    // A facet a stand-in decided was measured: it counts by its pooled check, as in one run.
+    decisions.extend(
+        v.unmeasured
+            .iter()
+            .filter(|u| !u.ends_with(super::evaluate::STOOD_IN))
+            .map(|_| VerdictKind::Inconclusive),
+    );
     let verdict = combine(claim.combine, &decisions).unwrap_or(VerdictKind::Inconclusive);
     PooledVerdict {
         source: v.source.clone(),
