@@ -95,6 +95,36 @@ impl History {
     }
 }
 
+impl History {
+    /// "2 differ from this run alone: S0.create refuted (alone: inconclusive), ..." or "the same
+    /// verdicts as this run alone".
+    pub fn summary(&self) -> String {
+        let differ: Vec<String> = self
+            .verdicts
+            .iter()
+            .filter(|v| v.verdict != v.alone)
+            .map(|v| {
+                format!(
+                    "{} {} (alone: {})",
+                    v.source,
+                    word(v.verdict),
+                    word(v.alone)
+                )
+            })
+            .collect();
+        if differ.is_empty() {
+            "the same verdicts as this run alone".to_string()
+        } else {
+            format!(
+                "{} of {} claims differ from this run alone: {}",
+                differ.len(),
+                self.verdicts.len(),
+                differ.join(", ")
+            )
+        }
+    }
+}
+
 impl PooledVerdict {
     /// "confirmed over 4 runs (62 rounds); this run alone: inconclusive".
     pub fn sentence(&self) -> String {

@@ -122,14 +122,18 @@ impl Terminal {
             writeln!(out, "{}", columns(&rows, self.width))?;
         }
         if let Some(h) = &doc.history {
-            let heading = format!("Over this host's history ({}):", h.heading());
-            writeln!(out, "\n{heading}")?;
-            let rows: Vec<[String; 2]> = h
-                .verdicts
-                .iter()
-                .map(|v| [v.source.clone(), v.sentence()])
-                .collect();
-            writeln!(out, "{}", columns(&rows, self.width))?;
+            // One line in the summary (which claims differ from this run alone); every claim
+            // with --all.
+            writeln!(out, "\nOver this host's history ({}):", h.heading())?;
+            writeln!(out, "{}", columns(&[[h.summary()]], self.width))?;
+            if self.all {
+                let rows: Vec<[String; 2]> = h
+                    .verdicts
+                    .iter()
+                    .map(|v| [v.source.clone(), v.sentence()])
+                    .collect();
+                writeln!(out, "{}", columns(&rows, self.width))?;
+            }
         }
         writeln!(out)?;
         // Wrapped like the tables above: a long warning is still read on an 80-column screen.

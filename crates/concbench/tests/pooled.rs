@@ -37,7 +37,7 @@ fn report_runs_rejudges_the_newest_run_over_the_stored_history() {
         .success();
     // Four asked for, three compatible: the window looks past the interrupted one.
     concbench()
-        .args(["report", "--runs", "4", "--db"])
+        .args(["report", "--all", "--runs", "4", "--db"])
         .arg(&db)
         .assert()
         .success()
@@ -46,6 +46,16 @@ fn report_runs_rejudges_the_newest_run_over_the_stored_history() {
         ))
         .stdout(predicate::str::contains("over 3 runs ("))
         .stdout(predicate::str::contains("this run alone: "));
+    // The summary says in one line which claims differ from the run alone.
+    concbench()
+        .args(["report", "--runs", "4", "--db"])
+        .arg(&db)
+        .assert()
+        .success()
+        .stdout(predicate::str::contains(
+            "claims differ from this run alone: ",
+        ))
+        .stdout(predicate::str::contains("over 3 runs (").not());
     concbench()
         .args(["report", "--runs", "2", "--db"])
         .arg(&db)
