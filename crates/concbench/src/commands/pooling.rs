@@ -82,7 +82,7 @@ fn is_run(row: &RunRow) -> bool {
 }
 
 /// The listing's machine columns against the document's host (the full check is
-/// [`verdicts::compatible`]).
+/// [`verdicts::compatible()`]).
 fn same_machine(row: &RunRow, doc: &ResultDoc) -> bool {
     match (&row.machine_id, &doc.host.machine_id) {
         (Some(a), Some(b)) => a == b,
