@@ -16,6 +16,13 @@ Prints, for the run documents given (oldest first):
     runs' estimates, each with the standard error its 95% interval implies, on logarithms for
     positive quantities), decided against the rule's numbers and combined as the claim says.
 Exits 1 if any check is contradicted.
+
+To evaluate this build's pooled verdicts, typical-half-width labels and drift-widened intervals on
+recorded documents without measuring, replay them as a host meets them first:
+    cargo run --release -p concbench-analysis --example replay_history -- OUT q-*.json
+    python3 bench/stability.py OUT/q-*.json
+Documents of runs that pooled with their history carry `history`; the pooled verdicts of the
+newest (`history.verdicts`) are printed after this script's own pooling when present.
 """
 import itertools
 import json
@@ -25,6 +32,9 @@ import sys
 import tomllib
 from pathlib import Path
 
+# What the note of an inconclusive check says when its refutation fell to the correction across the
+# claim's conditions (not its margin): a change the report explained in that run.
+CORRECTED = "not once the correction for the claim's"
 PUBLISHED = Path(__file__).resolve().parent.parent / "data" / "published.toml"
 # Seconds per unit, for rules written in a time unit other than the check's.
 TIME = {"ns": 1e-9, "us": 1e-6, "µs": 1e-6, "ms": 1e-3, "s": 1.0}
@@ -72,7 +82,8 @@ def contradictions_and_changes(docs):
             contradicted.append((k, seen))
         if "inconclusive" in decisions and decisions - {"inconclusive"}:
             labelled = [i for i, c in seen if c["decision"] != "inconclusive" and c.get("at_margin")]
-            changed.append((k, seen, labelled))
+            corrected = [i for i, c in seen if c["decision"] == "inconclusive" and CORRECTED in c.get("note", "")]
+            changed.append((k, seen, labelled, corrected))
     return contradicted, changed
 
 
@@ -207,10 +218,18 @@ def main(paths):
     for (claim, cond), seen in contradicted:
         print(f"  {claim} / {cond}: " + ", ".join(f"run {i + 1} {c['decision']}" for i, c in seen))
     unlabelled = [c for c in changed if not c[2]]
+    unexplained = [c for c in unlabelled if not c[3]]
     print(f"\nChanges between a decision and inconclusive: {len(changed)} of {total} checks, "
-          f"{len(changed) - len(unlabelled)} labelled at the margin in a run where they were decided")
-    for (claim, cond), seen, labelled in changed:
-        mark = f"labelled in run(s) {', '.join(str(i + 1) for i in labelled)}" if labelled else "NOT LABELLED"
+          f"{len(changed) - len(unlabelled)} labelled at the margin in a run where they were decided, "
+          f"{len(unlabelled) - len(unexplained)} more held back by the correction across the claim's "
+          f"conditions (said in the note), {len(unexplained)} unexplained")
+    for (claim, cond), seen, labelled, corrected in changed:
+        if labelled:
+            mark = f"labelled in run(s) {', '.join(str(i + 1) for i in labelled)}"
+        elif corrected:
+            mark = f"not labelled; the correction held it back in run(s) {', '.join(str(i + 1) for i in corrected)}"
+        else:
+            mark = "NOT LABELLED"
         runs = " ".join(f"{c['decision'][:4]}" for _, c in seen)
         print(f"  {claim} / {cond}: {runs} — {mark}")
     (ri, rp), (ci, cp) = capture(docs)
@@ -226,6 +245,21 @@ def main(paths):
         print(f"  {claim}: {verdict}")
         for cond, rule, decision, text in cs:
             print(f"      {cond}: {rule}; {text} -> {decision}")
+    newest = docs[-1][1].get("history")
+    if newest:
+        left = [v for v in newest["verdicts"] if v["verdict"] == "inconclusive"]
+        print(f"\nThe newest run's own verdicts over its history ({newest['runs']} runs): "
+              f"{len(left)} inconclusive")
+        for v in left:
+            for c in v["checks"]:
+                if not c.get("beside") and c["decision"] == "inconclusive":
+                    ci = c.get("ci95") or [None, None]
+                    est = c.get("estimate")
+                    text = "no estimate" if est is None else f"{est:.4g} [{ci[0]:.4g}, {ci[1]:.4g}]"
+                    print(f"  {v['source']} / {c['condition']}: {c['rule']}; {text}"
+                          + (f" ({c['note']})" if c.get("note") else ""))
+            if not [c for c in v["checks"] if not c.get("beside")]:
+                print(f"  {v['source']}: no deciding check measured (partly judged)")
     return 1 if contradicted else 0
 
 

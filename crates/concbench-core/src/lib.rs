@@ -12,6 +12,7 @@ pub mod host;
 pub mod human;
 pub mod params;
 pub mod placement;
+pub mod pooled;
 pub mod raw;
 pub mod result;
 pub mod settings;
@@ -25,6 +26,7 @@ pub use experiment::{Experiment, Meta, Plan, RunOutput, SampleTimer, Support};
 pub use host::Host;
 pub use params::Params;
 pub use placement::{CpuPair, PairClass, Placement};
+pub use pooled::{Drift, History, PooledCheck, PooledVerdict};
 pub use raw::{Outcome, RawMeasurement, RoundFacts, RoundRaw};
 pub use result::{usable_rounds, MIN_CLEAN_ROUNDS};
 pub use result::{

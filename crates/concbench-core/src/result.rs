@@ -51,6 +51,10 @@ pub struct ResultDoc {
     /// True when the run was stopped by Ctrl-C before it finished.
     #[serde(default)]
     pub interrupted: bool,
+    /// The claims judged over this run and the compatible stored runs of its host (absent with
+    /// `run --alone`, without a history, or in documents from before it).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub history: Option<crate::pooled::History>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -371,6 +375,7 @@ impl ResultDoc {
             verdicts: Vec::new(),
             warnings: Vec::new(),
             interrupted: false,
+            history: None,
         }
     }
 

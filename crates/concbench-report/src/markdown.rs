@@ -71,6 +71,15 @@ impl Exporter for Markdown {
             writeln!(out, "\n## Verdicts\n")?;
             table(&mut out, sections::VERDICT_HEADER, &verdicts)?;
         }
+        if let Some(h) = &doc.history {
+            writeln!(out, "\n## Over this host's history ({})\n", h.heading())?;
+            let rows: Vec<[String; 2]> = h
+                .verdicts
+                .iter()
+                .map(|v| [v.source.clone(), v.sentence()])
+                .collect();
+            table(&mut out, ["claim", "over the runs"], &rows)?;
+        }
         if sections::s0_table_judged(&answer) {
             writeln!(out, "\n## Seed S0's comparison table, re-verified\n")?;
             table(

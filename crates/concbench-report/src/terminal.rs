@@ -80,6 +80,20 @@ impl Terminal {
                 writeln!(out, "{line}")?;
             }
         }
+        if let Some(h) = &doc.history {
+            // One line in the summary (which claims differ from this run alone); every claim
+            // with --all.
+            writeln!(out, "\nOver this host's history ({}):", h.heading())?;
+            writeln!(out, "{}", columns(&[[h.summary()]], self.width))?;
+            if self.all {
+                let rows: Vec<[String; 2]> = h
+                    .verdicts
+                    .iter()
+                    .map(|v| [v.source.clone(), v.sentence()])
+                    .collect();
+                writeln!(out, "{}", columns(&rows, self.width))?;
+            }
+        }
         writeln!(out)?;
         // Wrapped like the tables above: a long warning is still read on an 80-column screen.
         let warnings: Vec<[String; 2]> = doc

@@ -474,8 +474,10 @@ impl Run<'_> {
             results,
             ..concbench_core::ResultDoc::new(self.host.clone(), String::new())
         };
-        doc.settings
-            .insert("max_rounds".into(), self.plan.max_rounds.into());
+        concbench_core::RoundCaps {
+            max_rounds: self.plan.max_rounds,
+        }
+        .write(&mut doc.settings);
         doc
     }
 

@@ -48,6 +48,18 @@ pub fn random_effects(runs: &[&[f64]], level: f64) -> Option<Pooled> {
     if k < 2 || runs.iter().flat_map(|r| r.iter()).any(|x| !x.is_finite()) {
         return None;
     }
+    // Every value the same (a 0/1 outcome that never varied): the interval is the point, and
+    // the weights below would divide by zero.
+    let first = runs[0][0];
+    if runs.iter().flat_map(|r| r.iter()).all(|x| *x == first) {
+        return Some(Pooled {
+            estimate: first,
+            ci: (first, first),
+            tau: 0.0,
+            runs: k,
+            rounds: runs.iter().map(|r| r.len()).sum(),
+        });
+    }
     let medians: Vec<f64> = runs.iter().map(|r| median(r)).collect();
     let own: Vec<Option<f64>> = runs
         .iter()
@@ -278,6 +290,19 @@ mod tests {
         assert!(p.ci.1 - p.ci.0 < 0.2, "{p:?}");
         assert!(random_effects(&[&a], 0.95).is_none());
         assert!(random_effects(&[&a, &[f64::NAN]], 0.95).is_none());
+    }
+
+    #[test]
+    fn regression_an_outcome_that_never_varied_pools_to_its_value_not_nan() {
+        // S0.table.reliability: a pool survived (1) in every round of every run.
+        let ones = [1.0; 6];
+        let p = random_effects(&[&ones, &ones, &ones], 0.95).unwrap();
+        assert_eq!((p.estimate, p.ci, p.tau), (1.0, (1.0, 1.0), 0.0));
+        let zeros = [0.0; 6];
+        assert_eq!(
+            random_effects(&[&zeros, &zeros], 0.95).unwrap().ci,
+            (0.0, 0.0)
+        );
     }
 
     #[test]

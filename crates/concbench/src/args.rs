@@ -93,6 +93,11 @@ pub struct RunArgs {
     /// in the document and shown in the header.
     #[arg(long)]
     pub hold_awake: bool,
+    /// Judge the claims on this run only. By default they are also judged over this run and the
+    /// compatible runs of this machine in the history (same build and mode class, finished; the
+    /// newest 20), shown beside this run's own verdicts.
+    #[arg(long)]
+    pub alone: bool,
     #[command(flatten)]
     pub measure: MeasureArgs,
 }
@@ -194,13 +199,23 @@ pub enum ExportFormat {
 pub struct ReportArgs {
     /// A result document written by `concbench run` (with --fleet: any number, or none to read
     /// the history database).
-    #[arg(required_unless_present = "fleet", value_name = "FILE")]
+    #[arg(required_unless_present_any = ["fleet", "runs"], value_name = "FILE")]
     pub files: Vec<PathBuf>,
+    /// Re-judge the newest stored run without measuring, over the newest N runs of its machine
+    /// in the history that are compatible with it (itself included; same build and mode class,
+    /// finished): the verdicts over the host's history beside that run's own.
+    #[arg(
+        long,
+        value_name = "N",
+        group = "fleet_or_runs",
+        conflicts_with = "files"
+    )]
+    pub runs: Option<usize>,
     /// One report across machines from the FILEs, or from the history's runs (see `fleet`).
-    #[arg(long)]
+    #[arg(long, group = "fleet_or_runs")]
     pub fleet: bool,
-    /// With --fleet and no FILE: the history database to read.
-    #[arg(long, value_name = "PATH|URL", requires = "fleet")]
+    /// With --fleet and no FILE, or with --runs: the history database to read.
+    #[arg(long, value_name = "PATH|URL", requires = "fleet_or_runs")]
     pub db: Option<String>,
     /// With --fleet: only runs matching (see `fleet --where`).
     #[arg(long = "where", value_name = "FILTER", value_parser = parse_fleet_filter, requires = "fleet")]

@@ -189,10 +189,7 @@ fn unmeasured(claim: &Claim, checked: &[Checked<'_>]) -> (Vec<String>, Vec<Strin
                     .any(|c| in_facet(c) && !claim.checks[c.spec].stand_in);
                 let any = checked.iter().any(in_facet);
                 if any && has_article && !by_article {
-                    stood_in.push(format!(
-                        "{} (concbench's own method decided in its place)",
-                        unmeasured_text(spec)
-                    ));
+                    stood_in.push(format!("{} {STOOD_IN}", unmeasured_text(spec)));
                 }
                 any
             }
@@ -264,6 +261,11 @@ fn counter_median(entry: &ResultEntry, counter: &str) -> Option<f64> {
     }
     Some(median(&values))
 }
+
+/// How a facet decided by concbench's stand-in for the article's program is listed among a
+/// verdict's `unmeasured` (measured, but not by the article's method: it does not count as
+/// undecided).
+pub(super) const STOOD_IN: &str = "(concbench's own method decided in its place)";
 
 /// What an open check that more rounds would not decide says.
 pub const AT_THE_MARGIN: &str = "more rounds would not decide this: the run's remaining rounds \
@@ -364,7 +366,7 @@ fn label_at_margin(checked: &mut [Checked<'_>]) {
 
 /// Withhold or qualify the decision when a guard's counter lies outside its bound (a counter
 /// the result does not carry leaves the check as it is); true when one withheld the decision.
-fn apply_guards(check: &mut Check, spec: &CheckSpec, instance: &Instance<'_>) -> bool {
+pub(super) fn apply_guards(check: &mut Check, spec: &CheckSpec, instance: &Instance<'_>) -> bool {
     let mut withheld = false;
     for g in &spec.guards {
         let Some((entry, _)) = instance.results.get(g.name.as_str()) else {

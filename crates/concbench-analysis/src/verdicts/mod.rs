@@ -8,21 +8,29 @@
 //! depends (decided differently under different conditions), inconclusive (an interval straddles
 //! the rule's number at the rounds spent) — never "refuted" for lack of precision.
 //!
+//! Over a host's history ([`pool`]), each check is also judged on this run and the compatible
+//! stored runs ([`compatible()`]), the run as the top level of the model.
+//!
 //! The S0.table row "programming and debugging" carries no checks, deliberately: how hard code
 //! is to write and debug is not a property of the machine.
 
+pub mod compatible;
 mod context;
 pub mod decide;
+pub mod drift;
 mod evaluate;
 pub mod expr;
 mod margin;
 mod multiplicity;
+mod pooled;
 mod robustness;
 pub mod series;
 pub mod spec;
 
+pub use compatible::{compatible, mode_class, Exclusion};
 pub use decide::{Combine, Rule};
 pub use evaluate::Judged;
+pub use pooled::{label_over_history, over_history, pool};
 pub use spec::{ArticleFigures, CheckSpec, Selector, SelectorSpec};
 
 use crate::published::{shared, Published};

@@ -11,6 +11,7 @@ mod leftovers;
 mod list;
 mod load;
 mod man;
+mod pooling;
 mod preflight;
 mod push;
 mod replicate;

@@ -1,13 +1,14 @@
 //! `concbench report FILE.json`: re-render a stored result without measuring — the answer on the
 //! terminal (every table with `--all`), or only the files `--html`, `--markdown`, `--csv` name,
-//! or (`--format`) the document on stdout in a format Bencher or benchstat reads.
+//! or (`--format`) the document on stdout in a format Bencher or benchstat reads. `--runs N`
+//! re-judges the newest stored run over the last N compatible runs of its machine.
 
 use crate::args::{ExportFormat, ReportArgs};
 use crate::document::load;
 use crate::stdout::{errln, out};
 use anyhow::Result;
 use concbench_analysis::verdicts;
-use concbench_core::UsageError;
+use concbench_core::{ResultDoc, UsageError};
 use concbench_report::{Bencher, Benchstat, Csv, Exporter, Files, Html, Markdown, Terminal};
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -15,6 +16,11 @@ use std::process::ExitCode;
 pub fn report(args: ReportArgs) -> Result<ExitCode> {
     if args.fleet {
         return super::fleet::report_fleet(args);
+    }
+    if let Some(n) = args.runs {
+        let mut store = crate::db::open(args.db.as_deref())?;
+        let doc = super::pooling::latest_over(&mut store, n)?;
+        return render(&doc, &args, None);
     }
     let [file] = args.files.as_slice() else {
         return Err(UsageError::new(
@@ -29,13 +35,18 @@ pub fn report(args: ReportArgs) -> Result<ExitCode> {
         // make better. Nothing measured changes.
         doc.verdicts = verdicts::judge(&doc);
     }
+    render(&doc, &args, Some(file))
+}
+
+/// The document in the format asked for, the files asked for, or the answer on the terminal.
+fn render(doc: &ResultDoc, args: &ReportArgs, file: Option<&PathBuf>) -> Result<ExitCode> {
     if let Some(format) = args.format {
         // A conversion for another tool, on stdout (`> bmf.json`): nothing else is printed.
         let exporter: &dyn Exporter = match format {
             ExportFormat::Bencher => &Bencher,
             ExportFormat::Benchstat => &Benchstat,
         };
-        out!("{}", exporter.render(&doc)?);
+        out!("{}", exporter.render(doc)?);
         return Ok(ExitCode::SUCCESS);
     }
     let outputs: [(&str, &Option<PathBuf>, &dyn Exporter); 3] = [
@@ -46,7 +57,7 @@ pub fn report(args: ReportArgs) -> Result<ExitCode> {
     let mut wrote_any = false;
     for (flag, path, exporter) in outputs {
         let Some(path) = path else { continue };
-        crate::output::write_output(flag, path, &exporter.render(&doc)?)?;
+        crate::output::write_output(flag, path, &exporter.render(doc)?)?;
         errln!("concbench: wrote {}", path.display());
         wrote_any = true;
     }
@@ -57,11 +68,11 @@ pub fn report(args: ReportArgs) -> Result<ExitCode> {
             width: concbench_report::terminal::stdout_width(),
             all: args.all,
             files: Files {
-                document: Some(file.clone()),
+                document: file.cloned(),
                 page: None,
             },
         };
-        out!("{}", terminal.render(&doc)?);
+        out!("{}", terminal.render(doc)?);
     }
     Ok(ExitCode::SUCCESS)
 }

@@ -1,6 +1,8 @@
 //! `concbench run`: select variants with `--only` and `--where` (the session's rule:
-//! [`concbench_session::selection`]), measure them (see [`crate::session`]), write the result document (and the pages asked for), store it in the
-//! history, and print the answer (every table with `--all`).
+//! [`concbench_session::selection`]), measure them (see [`crate::session`]), write the result
+//! document (and the pages asked for), store it in the history, and print the answer (every table
+//! with `--all`). Unless `--alone`, the claims are also judged over this run and the compatible
+//! stored runs of this machine (`pooling`).
 
 use super::preflight;
 use crate::args::RunArgs;
@@ -39,7 +41,17 @@ pub fn run(args: RunArgs) -> Result<ExitCode> {
     let measured = session::measure(variants, &args.measure, request);
     // Released as soon as the measuring ends (also when it failed or was interrupted).
     drop(held);
-    let doc = measured?;
+    let mut doc = measured?;
+    if !args.alone {
+        if let Some(store) = store.as_mut() {
+            // The run's own verdicts stand whatever happens here: the history is an addition.
+            if let Err(e) =
+                super::pooling::attach(&mut doc, store, None, super::pooling::MAX_POOLED_RUNS)
+            {
+                errln!("concbench: warning: verdicts over this host's history left out: {e:#}");
+            }
+        }
+    }
     // The files first, so that the summary can say where they are; it is printed even when a
     // write failed (the error follows it).
     let written = write_files(&doc, &args, store.as_mut());

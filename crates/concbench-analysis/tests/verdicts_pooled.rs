@@ -1,0 +1,161 @@
+//! Verdicts over a host's history: pooling a check over runs on synthetic known inputs.
+
+mod common;
+
+use common::{noisy, result};
+use concbench_analysis::verdicts::{judge, pool};
+use concbench_core::{ResultDoc, VerdictKind::*};
+use serde_json::json;
+
+/// A run whose `create.fork / create.thread` ratio (S0.30x: about 30x, band [20, 45]) takes the
+/// given per-round values, started at `at`.
+fn run(ratios: Vec<f64>, at: &str) -> ResultDoc {
+    let n = ratios.len();
+    let fork = result(
+        "create.fork",
+        "us",
+        &[("parent", json!("single-threaded"))],
+        ratios.iter().map(|r| r * 10.0).collect(),
+    );
+    let thread = result(
+        "create.thread",
+        "us",
+        &[("stack", json!("default"))],
+        vec![10.0; n],
+    );
+    let mut d = concbench_analysis::synthetic::doc(vec![fork, thread]);
+    d.started_at = at.into();
+    d.verdicts = judge(&d);
+    d
+}
+
+fn s030x(h: &concbench_core::History) -> &concbench_core::PooledVerdict {
+    h.verdicts.iter().find(|v| v.source == "S0.30x").unwrap()
+}
+
+#[test]
+fn runs_each_too_noisy_to_decide_confirm_together() {
+    // Each run: eight rounds spread +-30% around 28x, so its own interval reaches below 20.
+    let runs: Vec<ResultDoc> = (0..5)
+        .map(|i| run(noisy(28.0, 8, 0.3), &format!("2026-11-2{i}T10:00:00Z")))
+        .collect();
+    let alone = runs[0]
+        .verdicts
+        .iter()
+        .find(|v| v.source == "S0.30x")
+        .unwrap();
+    assert_eq!(alone.verdict, Inconclusive, "{}", alone.explanation);
+    let others: Vec<&ResultDoc> = runs[1..].iter().collect();
+    let h = pool(&runs[0], &others, vec![]).unwrap();
+    let v = s030x(&h);
+    assert_eq!((v.verdict, v.alone), (Confirmed, Inconclusive), "{v:?}");
+    assert_eq!((v.runs, v.rounds), (5, 40));
+    assert_eq!(
+        (h.runs, h.span()),
+        (5, "5 runs, 2026-11-20 … 2026-11-24".to_string())
+    );
+    assert_eq!(
+        v.sentence(),
+        "confirmed over 5 runs (40 rounds); this run alone: inconclusive"
+    );
+}
+
+#[test]
+fn runs_that_disagree_widen_the_pooled_interval() {
+    // Three runs, each tight, at 22x, 30x and 42x: each alone is confirmed inside [20, 45]; the
+    // run-level spread keeps the pooled interval wide, still inside the band here.
+    let runs: Vec<ResultDoc> = [22.0, 30.0, 42.0]
+        .iter()
+        .enumerate()
+        .map(|(i, r)| run(noisy(*r, 10, 0.02), &format!("2026-11-2{i}T10:00:00Z")))
+        .collect();
+    let others: Vec<&ResultDoc> = runs[1..].iter().collect();
+    let h = pool(&runs[0], &others, vec![]).unwrap();
+    let c = s030x(&h).checks.iter().find(|c| !c.beside).unwrap();
+    let [lo, hi] = c.ci95.unwrap();
+    assert!(lo < 22.0 && hi > 42.0, "{c:?}");
+    assert!(c.tau.unwrap() > 0.2, "{c:?}");
+    // The interval crosses 20 and 45: no decision from runs that disagree this much.
+    assert_eq!(c.decision, Inconclusive);
+}
+
+#[test]
+fn a_bimodal_figure_over_the_runs_decides_nothing() {
+    // Half of the runs see 10x, half 30x: a median between them answers no question.
+    let runs: Vec<ResultDoc> = (0..6)
+        .map(|i| {
+            let r = if i % 2 == 0 { 10.0 } else { 30.0 };
+            run(noisy(r, 8, 0.05), &format!("2026-11-2{i}T10:00:00Z"))
+        })
+        .collect();
+    let others: Vec<&ResultDoc> = runs[1..].iter().collect();
+    let h = pool(&runs[0], &others, vec![]).unwrap();
+    let c = s030x(&h).checks.iter().find(|c| !c.beside).unwrap();
+    assert_eq!(c.decision, Inconclusive);
+    assert_eq!(c.modes.len(), 2, "{c:?}");
+    assert!((c.modes[0].share - 0.5).abs() < 1e-9);
+    assert!(
+        c.note.starts_with("bimodal over the runs (50% near"),
+        "{}",
+        c.note
+    );
+    assert_eq!(s030x(&h).verdict, Inconclusive);
+}
+
+#[test]
+fn one_run_alone_pools_to_its_own_verdict() {
+    let d = run(noisy(30.0, 8, 0.05), "2026-11-20T10:00:00Z");
+    let h = pool(&d, &[], vec!["another machine".into()]).unwrap();
+    let v = s030x(&h);
+    assert_eq!((v.verdict, v.alone, v.runs), (Confirmed, Confirmed, 1));
+    assert_eq!(h.excluded, vec!["another machine".to_string()]);
+    // A run without verdicts has nothing to pool.
+    let mut empty = d.clone();
+    empty.verdicts.clear();
+    assert!(pool(&empty, &[&d], vec![]).is_none());
+}
+
+#[test]
+fn a_run_that_did_not_measure_the_check_is_not_counted() {
+    let a = run(noisy(30.0, 8, 0.05), "2026-11-20T10:00:00Z");
+    let mut b = run(noisy(30.0, 8, 0.05), "2026-11-21T10:00:00Z");
+    b.results.retain(|r| r.id != "create.fork");
+    let h = pool(&a, &[&b], vec![]).unwrap();
+    assert_eq!(s030x(&h).runs, 1);
+    // The history still spans both runs.
+    assert_eq!(h.runs, 2);
+}
+
+#[test]
+fn pooling_copies_of_a_run_never_contradicts_its_own_decision() {
+    // Property: runs that agree exactly put the pooled interval around the run's own median, so
+    // a check the run confirmed is never refuted over the history, nor the reverse.
+    let mut rng = fastrand::Rng::with_seed(30);
+    for _ in 0..15 {
+        let level = 5.0 + 70.0 * rng.f64();
+        let spread = 0.02 + 0.4 * rng.f64();
+        let rounds = 6 + rng.usize(..10);
+        let copies = 2 + rng.usize(..4);
+        let values: Vec<f64> = (0..rounds)
+            .map(|_| level * (1.0 + spread * (rng.f64() - 0.5)))
+            .collect();
+        // Judged once: the copies differ only in their start.
+        let first = run(values, "2026-11-20T10:00:00Z");
+        let runs: Vec<ResultDoc> = (0..copies)
+            .map(|i| {
+                let mut d = first.clone();
+                d.started_at = format!("2026-11-2{i}T10:00:00Z");
+                d
+            })
+            .collect();
+        let others: Vec<&ResultDoc> = runs[1..].iter().collect();
+        let h = pool(&runs[0], &others, vec![]).unwrap();
+        for c in s030x(&h).checks.iter() {
+            let opposite = matches!(
+                (c.alone, c.decision),
+                (Confirmed, Refuted) | (Refuted, Confirmed)
+            );
+            assert!(!opposite, "level {level}, spread {spread}: {c:?}");
+        }
+    }
+}

@@ -1,0 +1,161 @@
+//! Verdicts judged over a host's history: this run together with the compatible runs stored on
+//! the same machine, the run as the top level of the model (see
+//! `concbench-analysis::verdicts::pooled`). Kept beside the run's own verdicts, never in their
+//! place: a reader sees both "confirmed over 4 runs (62 rounds)" and what this run alone says.
+
+use crate::result::{Mode, VerdictKind};
+use serde::{Deserialize, Serialize};
+
+/// The claims judged over this run and the compatible stored runs of its host.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct History {
+    /// Runs pooled, this one included.
+    pub runs: usize,
+    /// RFC 3339 start time of the oldest and of the newest run pooled.
+    pub first: String,
+    pub last: String,
+    /// Stored runs of this host left out, each with the reason ("interrupted", "another mode
+    /// class: full run", ...), so a reader knows why the count is what it is.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub excluded: Vec<String>,
+    pub verdicts: Vec<PooledVerdict>,
+    /// The results whose `ci95` includes the host's run-to-run drift, with their own interval.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub drift: Vec<Drift>,
+}
+
+/// One claim judged over the runs.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct PooledVerdict {
+    /// The claim's id (`Verdict::source`).
+    pub source: String,
+    pub verdict: VerdictKind,
+    /// This run's own verdict, for the line "confirmed over 4 runs …; this run alone: …".
+    pub alone: VerdictKind,
+    /// Runs that measured any of its deciding checks, and their rounds.
+    pub runs: usize,
+    pub rounds: usize,
+    pub checks: Vec<PooledCheck>,
+}
+
+/// One check pooled over the runs.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct PooledCheck {
+    pub condition: String,
+    pub rule: String,
+    pub unit: String,
+    /// The random-effects estimate and its 95% interval (None with fewer than two runs).
+    pub estimate: Option<f64>,
+    pub ci95: Option<[f64; 2]>,
+    /// The run-level spread: the standard deviation between runs beyond their rounds' noise,
+    /// on the log scale for positive quantities (0.1: runs differ by about 10%).
+    pub tau: Option<f64>,
+    pub runs: usize,
+    pub rounds: usize,
+    pub decision: VerdictKind,
+    /// This run's own decision.
+    pub alone: VerdictKind,
+    /// Shown beside another method's check, not deciding.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub beside: bool,
+    /// The pooled rounds fall in separate modes: then no decision rests on their median.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub modes: Vec<Mode>,
+    /// Why it is as it is, when not plain ("bimodal", a guard, a correction).
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub note: String,
+}
+
+impl History {
+    /// "4 runs, 2026-11-20 … 2026-11-26" (dates only).
+    pub fn span(&self) -> String {
+        let day = |s: &str| s.get(..10).unwrap_or(s).to_string();
+        if day(&self.first) == day(&self.last) {
+            format!("{} runs, {}", self.runs, day(&self.first))
+        } else {
+            format!(
+                "{} runs, {} … {}",
+                self.runs,
+                day(&self.first),
+                day(&self.last)
+            )
+        }
+    }
+}
+
+impl History {
+    /// "4 runs, 2026-11-20 … 2026-11-26; left out: 1 interrupted": the span and what was not
+    /// pooled, for a report's heading.
+    pub fn heading(&self) -> String {
+        if self.excluded.is_empty() {
+            self.span()
+        } else {
+            format!("{}; left out: {}", self.span(), self.excluded.join(", "))
+        }
+    }
+}
+
+impl History {
+    /// "2 differ from this run alone: S0.create refuted (alone: inconclusive), ..." or "the same
+    /// verdicts as this run alone".
+    pub fn summary(&self) -> String {
+        let differ: Vec<String> = self
+            .verdicts
+            .iter()
+            .filter(|v| v.verdict != v.alone)
+            .map(|v| {
+                format!(
+                    "{} {} (alone: {})",
+                    v.source,
+                    word(v.verdict),
+                    word(v.alone)
+                )
+            })
+            .collect();
+        if differ.is_empty() {
+            "the same verdicts as this run alone".to_string()
+        } else {
+            format!(
+                "{} of {} claims differ from this run alone: {}",
+                differ.len(),
+                self.verdicts.len(),
+                differ.join(", ")
+            )
+        }
+    }
+}
+
+impl PooledVerdict {
+    /// "confirmed over 4 runs (62 rounds); this run alone: inconclusive".
+    pub fn sentence(&self) -> String {
+        format!(
+            "{} over {} runs ({} rounds); this run alone: {}",
+            word(self.verdict),
+            self.runs,
+            self.rounds,
+            word(self.alone)
+        )
+    }
+}
+
+fn word(k: VerdictKind) -> &'static str {
+    match k {
+        VerdictKind::Confirmed => "confirmed",
+        VerdictKind::Refuted => "refuted",
+        VerdictKind::Depends => "depends",
+        VerdictKind::Inconclusive => "inconclusive",
+    }
+}
+
+/// A result whose 95% interval was widened by the run-to-run drift of its host.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Drift {
+    pub id: String,
+    pub params: crate::Params,
+    /// The run-level standard deviation of its median over the runs (log scale).
+    pub tau: f64,
+    /// Runs it was estimated from, this one included.
+    pub runs: usize,
+    /// The interval of this run's rounds alone, before widening.
+    pub own_ci95: [f64; 2],
+}
