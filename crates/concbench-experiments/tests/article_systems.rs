@@ -5,10 +5,10 @@
 //! be skipped under CI when its vendored tarball is there to build it from.
 
 use concbench_core::{CancelToken, Experiment, Outcome, Placement, RawMeasurement, RunContext};
-use concbench_experiments::probes::swoole;
-use concbench_experiments::probes::toolchain::Search;
 use concbench_experiments::server::system::System;
 use concbench_measure::{Harness, HarnessConfig, PinMode};
+use concbench_probes::swoole;
+use concbench_probes::toolchain::Search;
 use std::io::{Read, Write};
 use std::sync::Arc;
 use std::time::{Duration, Instant};

@@ -2,11 +2,11 @@
 //! speak — or break — the protocol) and with toolchains made missing.
 
 use concbench_core::{CancelToken, Outcome};
-use concbench_experiments::probes::build::Launch;
-use concbench_experiments::probes::toolchain::Search;
 use concbench_experiments::probes::variants::{self, Variant};
 use concbench_experiments::probes::ProbeExperiment;
 use concbench_measure::{Harness, HarnessConfig, PinMode};
+use concbench_probes::build::Launch;
+use concbench_probes::toolchain::Search;
 use std::path::Path;
 use std::sync::Arc;
 
