@@ -1,7 +1,8 @@
 //! `create.async_task`: an async task spawned onto a single-threaded tokio runtime and awaited —
 //! allocation of the task, one trip through the scheduler, completion and join.
 
-use anyhow::{Context, Result};
+use crate::support::Prepared;
+use anyhow::Result;
 use concbench_core::{Experiment, Meta, RunContext, RunOutput, SampleTimer};
 
 const META: Meta = Meta {
@@ -15,7 +16,7 @@ const META: Meta = Meta {
 
 #[derive(Default)]
 pub struct AsyncTask {
-    runtime: Option<tokio::runtime::Runtime>,
+    runtime: Prepared<tokio::runtime::Runtime>,
 }
 
 impl Experiment for AsyncTask {
@@ -24,7 +25,7 @@ impl Experiment for AsyncTask {
     }
 
     fn setup(&mut self, _ctx: &RunContext) -> Result<()> {
-        self.runtime = Some(crate::support::runtime::current_thread()?);
+        self.runtime.set(crate::support::runtime::current_thread()?);
         Ok(())
     }
 
@@ -34,7 +35,7 @@ impl Experiment for AsyncTask {
         iterations: u64,
         _t: &mut dyn SampleTimer,
     ) -> Result<RunOutput> {
-        let rt = self.runtime.as_ref().context("setup did not run")?;
+        let rt = self.runtime.get()?;
         rt.block_on(async {
             for _ in 0..iterations {
                 tokio::spawn(async {}).await?;
@@ -45,7 +46,7 @@ impl Experiment for AsyncTask {
     }
 
     fn teardown(&mut self, _ctx: &RunContext) -> Result<()> {
-        self.runtime = None;
+        self.runtime = Prepared::empty();
         Ok(())
     }
 }

@@ -3,6 +3,7 @@
 //! runtime polls the other task — a switch done by the async runtime, not by the kernel.
 
 use super::pingpong::round_trips;
+use crate::support::Prepared;
 use anyhow::{Context, Result};
 use concbench_core::{Experiment, Meta, RunContext, RunOutput, SampleTimer};
 use tokio::sync::mpsc;
@@ -18,7 +19,7 @@ const META: Meta = Meta {
 
 #[derive(Default)]
 pub struct AsyncTask {
-    runtime: Option<tokio::runtime::Runtime>,
+    runtime: Prepared<tokio::runtime::Runtime>,
 }
 
 /// Send `0..rounds` to the echo task, waiting for each reply.
@@ -49,7 +50,7 @@ impl Experiment for AsyncTask {
     }
 
     fn setup(&mut self, _ctx: &RunContext) -> Result<()> {
-        self.runtime = Some(crate::support::runtime::current_thread()?);
+        self.runtime.set(crate::support::runtime::current_thread()?);
         Ok(())
     }
 
@@ -59,7 +60,7 @@ impl Experiment for AsyncTask {
         iterations: u64,
         timer: &mut dyn SampleTimer,
     ) -> Result<RunOutput> {
-        let rt = self.runtime.as_ref().context("setup did not run")?;
+        let rt = self.runtime.get()?;
         rt.block_on(async {
             let (to_echo, requests) = mpsc::channel(1);
             let (to_ping, replies) = mpsc::channel(1);
@@ -76,7 +77,7 @@ impl Experiment for AsyncTask {
     }
 
     fn teardown(&mut self, _ctx: &RunContext) -> Result<()> {
-        self.runtime = None;
+        self.runtime = Prepared::empty();
         Ok(())
     }
 }

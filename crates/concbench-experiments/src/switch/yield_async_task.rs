@@ -4,6 +4,7 @@
 //! answer's table shows beside the hand-over (`switch.async_task`).
 
 use super::pingpong::round_trips;
+use crate::support::Prepared;
 use anyhow::{Context, Result};
 use concbench_core::{Experiment, Meta, RunContext, RunOutput, SampleTimer};
 
@@ -18,7 +19,7 @@ const META: Meta = Meta {
 
 #[derive(Default)]
 pub struct YieldAsyncTask {
-    runtime: Option<tokio::runtime::Runtime>,
+    runtime: Prepared<tokio::runtime::Runtime>,
 }
 
 async fn take_turns(turns: u64) {
@@ -33,7 +34,7 @@ impl Experiment for YieldAsyncTask {
     }
 
     fn setup(&mut self, _ctx: &RunContext) -> Result<()> {
-        self.runtime = Some(crate::support::runtime::current_thread()?);
+        self.runtime.set(crate::support::runtime::current_thread()?);
         Ok(())
     }
 
@@ -43,7 +44,7 @@ impl Experiment for YieldAsyncTask {
         iterations: u64,
         timer: &mut dyn SampleTimer,
     ) -> Result<RunOutput> {
-        let rt = self.runtime.as_ref().context("setup did not run")?;
+        let rt = self.runtime.get()?;
         // Each task yields once per round trip: two switches per round trip, one per operation.
         let turns = round_trips(iterations);
         rt.block_on(async {
@@ -60,7 +61,7 @@ impl Experiment for YieldAsyncTask {
     }
 
     fn teardown(&mut self, _ctx: &RunContext) -> Result<()> {
-        self.runtime = None;
+        self.runtime = Prepared::empty();
         Ok(())
     }
 }
