@@ -39,6 +39,9 @@ pub enum Plan {
     Calibrated,
     /// Exactly this many iterations per sample (batch experiments, fixed-size replications).
     Fixed(u64),
+    /// One iteration and one sample per round (a whole batch, a count that does not vary): the
+    /// round, a fresh worker, is the replicate. An explicit `--repeat` still takes more samples.
+    Once,
 }
 
 /// Whether an experiment can run on this host, and if not, why.
@@ -133,7 +136,7 @@ pub trait Experiment: Send {
     }
 
     /// For long fixed batches (seconds per sample): the most samples worth taking in one round
-    /// (a fresh worker). The harness takes `min(default, cap)`, at least 1, and an explicit
+    /// (a fresh worker); [`Plan::Once`] already means one. The harness takes `min(default, cap)`, at least 1, and an explicit
     /// `--repeat` from the user always wins. More evidence comes from more rounds, not more
     /// samples in one.
     fn max_repetitions(&self, _ctx: &RunContext) -> Option<usize> {

@@ -4,29 +4,19 @@
 //! counters its verdicts read — or is skipped with a one-line reason; none fails. Swoole may not
 //! be skipped under CI when its vendored tarball is there to build it from.
 
+mod common;
+
 use concbench_core::{CancelToken, Experiment, Outcome, Placement, RawMeasurement, RunContext};
-use concbench_experiments::probes::swoole;
-use concbench_experiments::probes::toolchain::Search;
 use concbench_experiments::server::system::System;
-use concbench_measure::{Harness, HarnessConfig, PinMode};
+use concbench_probes::swoole;
+use concbench_probes::toolchain::Search;
 use std::io::{Read, Write};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 fn measure(exp: &mut dyn Experiment) -> Outcome {
     let scratch = tempfile::tempdir().unwrap();
-    let harness = Harness {
-        config: HarnessConfig {
-            quick: true,
-            smoke: true,
-            repetitions: None,
-            pin: PinMode::Auto,
-        },
-        host: Arc::new(concbench_measure::host::collect()),
-        cancel: CancelToken::new(),
-        scratch_dir: scratch.path().to_path_buf(),
-        options: Default::default(),
-    };
+    let harness = common::smoke_harness(scratch.path());
     harness.measure(exp, &mut |_| {})
 }
 

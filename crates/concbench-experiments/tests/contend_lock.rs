@@ -2,35 +2,20 @@
 //! variants is many increments (the old calibration settled on 1-2 per sample and timed thread
 //! wake-ups), and the counters that say what an increment cost are present.
 
-use concbench_core::{CancelToken, Outcome, RawMeasurement};
+mod common;
+
+use concbench_core::{Outcome, RawMeasurement};
 use concbench_experiments::contend::lock::{ID, METRIC_HANDOVERS, PARAM_LOCK, PARAM_THREADS};
-use concbench_measure::{Harness, HarnessConfig, PinMode};
-use std::sync::Arc;
 
 /// Increments each thread must add per sample at the least: far from the 1-2 per sample (for
 /// 100 threads together) that made the old per-increment figure a wake-up time.
 const MIN_PER_THREAD: u64 = 100;
 
-fn smoke_harness(scratch: &std::path::Path) -> Harness {
-    Harness {
-        config: HarnessConfig {
-            quick: true,
-            smoke: true,
-            repetitions: None,
-            pin: PinMode::Auto,
-        },
-        host: Arc::new(concbench_measure::host::collect()),
-        cancel: CancelToken::new(),
-        scratch_dir: scratch.to_path_buf(),
-        options: Default::default(),
-    }
-}
-
 /// Measure the `contend.lock` variant with these params, or `None` when it was skipped (a low
 /// RLIMIT_NPROC), with the reason printed.
 fn measure(threads: u64, lock: &str) -> Option<RawMeasurement> {
     let scratch = tempfile::tempdir().unwrap();
-    let harness = smoke_harness(scratch.path());
+    let harness = common::smoke_harness(scratch.path());
     let mut exp = concbench_experiments::all()
         .into_iter()
         .find(|e| {

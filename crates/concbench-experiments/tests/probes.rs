@@ -1,29 +1,14 @@
 //! The probe family's behaviour through the harness, with fake probes (small shell scripts that
 //! speak — or break — the protocol) and with toolchains made missing.
 
+mod common;
+
 use concbench_core::{CancelToken, Outcome};
-use concbench_experiments::probes::build::Launch;
-use concbench_experiments::probes::toolchain::Search;
 use concbench_experiments::probes::variants::{self, Variant};
 use concbench_experiments::probes::ProbeExperiment;
-use concbench_measure::{Harness, HarnessConfig, PinMode};
+use concbench_probes::build::Launch;
+use concbench_probes::toolchain::Search;
 use std::path::Path;
-use std::sync::Arc;
-
-fn harness(scratch: &Path) -> Harness {
-    Harness {
-        config: HarnessConfig {
-            quick: true,
-            smoke: true,
-            repetitions: None,
-            pin: PinMode::Auto,
-        },
-        host: Arc::new(concbench_measure::host::collect()),
-        cancel: CancelToken::new(),
-        scratch_dir: scratch.to_path_buf(),
-        options: Default::default(),
-    }
-}
 
 fn variant(id: &str) -> Variant {
     variants::all()
@@ -55,7 +40,7 @@ fn fake(script: &str) -> Launch {
 
 fn measure(exp: &mut ProbeExperiment) -> Outcome {
     let scratch = tempfile::tempdir().unwrap();
-    harness(scratch.path()).measure(exp, &mut |_| {})
+    common::smoke_harness(scratch.path()).measure(exp, &mut |_| {})
 }
 
 fn failure(outcome: Outcome) -> String {
@@ -134,7 +119,7 @@ fn a_probe_that_ignores_end_of_input_is_killed_and_reported() {
     let mut exp = ProbeExperiment::with_launch(variant("probes.go.memory"), fake(script));
     // Nothing would answer a request, so drive setup and teardown directly.
     let scratch = tempfile::tempdir().unwrap();
-    let h = harness(scratch.path());
+    let h = common::smoke_harness(scratch.path());
     let ctx = concbench_core::RunContext {
         quick: true,
         smoke: true,

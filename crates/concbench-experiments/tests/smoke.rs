@@ -1,25 +1,14 @@
 //! Every registered experiment runs once in smoke mode (one repetition, a few iterations) and
 //! either measures or is skipped with a reason — never fails.
 
-use concbench_core::{CancelToken, Outcome};
-use concbench_measure::{Harness, HarnessConfig, PinMode};
-use std::sync::Arc;
+mod common;
+
+use concbench_core::Outcome;
 
 #[test]
 fn every_experiment_runs_in_smoke_mode() {
     let scratch = tempfile::tempdir().unwrap();
-    let harness = Harness {
-        config: HarnessConfig {
-            quick: true,
-            smoke: true,
-            repetitions: None,
-            pin: PinMode::Auto,
-        },
-        host: Arc::new(concbench_measure::host::collect()),
-        cancel: CancelToken::new(),
-        scratch_dir: scratch.path().to_path_buf(),
-        options: Default::default(),
-    };
+    let harness = common::smoke_harness(scratch.path());
     let mut failures = Vec::new();
     for mut exp in concbench_experiments::all() {
         let label = format!("{} {}", exp.meta().id, exp.params().compact());

@@ -190,7 +190,11 @@ impl Harness {
     /// one per round) unless the user asked for a number.
     fn repetitions_for(&self, exp: &dyn Experiment, ctx: &RunContext) -> usize {
         let default = self.config.repetitions();
-        match (self.config.repetitions, exp.max_repetitions(ctx)) {
+        let cap = match exp.plan(ctx) {
+            Plan::Once => Some(1),
+            _ => exp.max_repetitions(ctx),
+        };
+        match (self.config.repetitions, cap) {
             (None, Some(cap)) => default.min(cap.max(1)),
             _ => default,
         }
@@ -222,6 +226,7 @@ impl Harness {
         on_event(HarnessEvent::Calibrating);
         let iterations = match exp.plan(ctx) {
             Plan::Fixed(n) => n.max(1),
+            Plan::Once => 1,
             Plan::Calibrated => calibrate(
                 |n| {
                     ctx.cancel.check()?;

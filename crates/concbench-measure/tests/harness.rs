@@ -358,6 +358,29 @@ fn a_repetition_cap_applies_unless_the_user_chose_a_count() {
 }
 
 #[test]
+fn plan_once_takes_one_iteration_and_one_sample_unless_the_user_chose_a_count() {
+    let mut h = harness(8);
+    h.config.repetitions = None; // quick default: 3
+    let once = || Fake {
+        plan: Some(Plan::Once),
+        ..Default::default()
+    };
+    let (outcome, _) = measure(&h, once());
+    let Outcome::Measured(raw) = outcome else {
+        panic!("{outcome:?}")
+    };
+    assert_eq!(raw.iterations, 1);
+    assert_eq!(raw.values.len(), 1, "one sample per round");
+    assert!(!raw.calibrated);
+    h.config.repetitions = Some(4);
+    let (outcome, _) = measure(&h, once());
+    let Outcome::Measured(raw) = outcome else {
+        panic!("{outcome:?}")
+    };
+    assert_eq!(raw.values.len(), 4, "--repeat wins over Plan::Once");
+}
+
+#[test]
 fn usage_is_divided_by_the_operations_a_sample_reports() {
     // A load run of fixed duration: one "iteration", but as many requests as it completed.
     let partner = concbench_core::Usage {

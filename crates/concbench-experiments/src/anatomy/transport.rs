@@ -10,6 +10,7 @@
 
 use crate::support::handover::{pipe_pair, Endpoint, PipeEnd};
 use crate::support::repeat;
+use crate::support::Prepared;
 use anyhow::{bail, Context, Result};
 use concbench_core::{Experiment, Meta, Params, RunContext, RunOutput, SampleTimer};
 use concbench_sys::via_libc;
@@ -47,7 +48,7 @@ impl Mechanism {
 
 pub struct Transport {
     mechanism: Mechanism,
-    pipes: Option<(PipeEnd, PipeEnd)>,
+    pipes: Prepared<(PipeEnd, PipeEnd)>,
     word: AtomicU32,
 }
 
@@ -55,7 +56,7 @@ impl Transport {
     pub fn new(mechanism: Mechanism) -> Self {
         Self {
             mechanism,
-            pipes: None,
+            pipes: Prepared::empty(),
             word: AtomicU32::new(0),
         }
     }
@@ -77,7 +78,7 @@ impl Experiment for Transport {
 
     fn setup(&mut self, _ctx: &RunContext) -> Result<()> {
         if self.mechanism == Mechanism::Pipe {
-            self.pipes = Some(pipe_pair()?);
+            self.pipes.set(pipe_pair()?);
         }
         Ok(())
     }
@@ -91,7 +92,7 @@ impl Experiment for Transport {
         match self.mechanism {
             Mechanism::Pipe => {
                 // The pair is crossed: what one end passes, the other end reads.
-                let (a, b) = self.pipes.as_mut().context("setup did not run")?;
+                let (a, b) = self.pipes.get_mut()?;
                 repeat(ctx, iterations, |_| {
                     a.pass()?;
                     if !b.wait_turn()? {
@@ -111,7 +112,7 @@ impl Experiment for Transport {
     }
 
     fn teardown(&mut self, _ctx: &RunContext) -> Result<()> {
-        self.pipes = None;
+        self.pipes = Prepared::empty();
         Ok(())
     }
 }

@@ -22,6 +22,7 @@ use crate::support::event::{AutoResetEvent, EventFd};
 use crate::support::partner::{pin_to, Partner};
 use crate::support::repeat;
 use crate::support::shared::Shared;
+use crate::support::Prepared;
 use crate::switch::sched::Sched;
 use anyhow::{Context, Result};
 use concbench_core::{Experiment, Meta, Params, RunContext, RunOutput, SampleTimer};
@@ -167,7 +168,7 @@ pub struct Victim {
     working_set_kib: usize,
     period_us: u64,
     in_quick: bool,
-    live: Option<Live>,
+    live: Prepared<Live>,
     /// The partner's policy, once set up.
     policy: Option<Sched>,
 }
@@ -209,7 +210,7 @@ impl Victim {
     }
 
     fn live(&mut self) -> Result<&mut Live> {
-        self.live.as_mut().context("setup did not run")
+        self.live.get_mut()
     }
 }
 
@@ -235,7 +236,7 @@ impl Experiment for Victim {
     }
 
     fn setup(&mut self, ctx: &RunContext) -> Result<()> {
-        self.live = Some(self.start(ctx)?);
+        self.live.set(self.start(ctx)?);
         self.policy = Some(partner_policy(ctx));
         Ok(())
     }
@@ -302,7 +303,7 @@ impl Experiment for Victim {
     }
 
     fn teardown(&mut self, _ctx: &RunContext) -> Result<()> {
-        let Some(live) = self.live.take() else {
+        let Some(live) = self.live.release() else {
             return Ok(());
         };
         live.control.state.store(STOP, Ordering::Release);
@@ -338,7 +339,7 @@ pub fn variants() -> Vec<Box<dyn Experiment>> {
                     working_set_kib: kib,
                     period_us,
                     in_quick: period_us == PERIODS_US[0] && QUICK_WORKING_SETS_KIB.contains(&kib),
-                    live: None,
+                    live: Prepared::empty(),
                     policy: None,
                 }));
             }
@@ -372,11 +373,11 @@ mod tests {
                 working_set_kib: 0,
                 period_us: 50,
                 in_quick: true,
-                live: None,
+                live: Prepared::empty(),
                 policy: None,
             };
             v.setup(&ctx).unwrap();
-            let live = v.live.as_ref().unwrap();
+            let live = v.live.get().unwrap();
             live.control.state.store(ACTIVE, Ordering::Release);
             live.signals.go.set().unwrap();
             std::thread::sleep(Duration::from_millis(5));

@@ -10,7 +10,8 @@ use crate::support::event::EventFd;
 use crate::support::handover::{event_pair, Endpoint, EventEnd};
 use crate::support::partner::{pin_to, Partner};
 use crate::support::repeat;
-use anyhow::{bail, Context, Result};
+use crate::support::Prepared;
+use anyhow::{bail, Result};
 use concbench_core::{Experiment, Meta, Params, Placement, RunContext, RunOutput, SampleTimer};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
@@ -26,7 +27,7 @@ const META: Meta = Meta {
 
 pub struct Alternate {
     placement: Placement,
-    live: Option<Live>,
+    live: Prepared<Live>,
 }
 
 struct Live {
@@ -39,7 +40,7 @@ impl Alternate {
     pub fn new(placement: Placement) -> Self {
         Self {
             placement,
-            live: None,
+            live: Prepared::empty(),
         }
     }
 }
@@ -101,7 +102,7 @@ impl Experiment for Alternate {
             move || pin_to(cpu),
             move || partner_turns(partner_end, &c),
         )?;
-        self.live = Some(Live {
+        self.live.set(Live {
             main,
             counter,
             partner,
@@ -115,7 +116,7 @@ impl Experiment for Alternate {
         iterations: u64,
         _timer: &mut dyn SampleTimer,
     ) -> Result<RunOutput> {
-        let live = self.live.as_mut().context("setup did not run")?;
+        let live = self.live.get_mut()?;
         main_turns(live, ctx, iterations)?;
         let mut out = RunOutput::default();
         out.warnings.push(super::scaled_warning(iterations));
@@ -123,7 +124,7 @@ impl Experiment for Alternate {
     }
 
     fn teardown(&mut self, _ctx: &RunContext) -> Result<()> {
-        match self.live.take() {
+        match self.live.release() {
             Some(Live { main, partner, .. }) => {
                 drop(main);
                 partner.join()
@@ -152,7 +153,7 @@ mod tests {
         let mut alternate = Alternate::new(Placement::Unpinned);
         alternate.setup(&ctx).unwrap();
         for target in [1, 2, 3, 4, 1001] {
-            let live = alternate.live.as_mut().unwrap();
+            let live = alternate.live.get_mut().unwrap();
             main_turns(live, &ctx, target).unwrap();
             assert_eq!(live.counter.load(Ordering::Relaxed), target);
         }

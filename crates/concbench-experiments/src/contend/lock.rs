@@ -20,7 +20,8 @@ use super::counter::Counter;
 use super::crew::Gate;
 use crate::support::partner::Partner;
 use crate::support::repeat;
-use anyhow::{ensure, Context, Result};
+use crate::support::Prepared;
+use anyhow::{ensure, Result};
 use concbench_core::{
     Experiment, Host, Meta, Params, Placement, Plan, RunContext, RunOutput, SampleTimer, Support,
 };
@@ -100,7 +101,7 @@ fn worker<C: Counter>(shared: &Shared<C>, me: usize) -> Result<()> {
 
 pub struct Lock<C: Counter> {
     threads: usize,
-    shared: Option<Arc<Shared<C>>>,
+    shared: Prepared<Arc<Shared<C>>>,
     workers: Vec<Partner>,
     _counter: PhantomData<C>,
 }
@@ -109,7 +110,7 @@ impl<C: Counter> Lock<C> {
     pub fn new(threads: usize) -> Self {
         Self {
             threads,
-            shared: None,
+            shared: Prepared::empty(),
             workers: Vec::new(),
             _counter: PhantomData,
         }
@@ -191,7 +192,7 @@ impl<C: Counter> Experiment for Lock<C> {
             gate: Gate::new()?,
             ctx: ctx.clone(),
         });
-        self.shared = Some(shared.clone());
+        self.shared.set(shared.clone());
         for me in 0..self.threads {
             let s = shared.clone();
             self.workers.push(Partner::spawn(
@@ -209,7 +210,7 @@ impl<C: Counter> Experiment for Lock<C> {
         iterations: u64,
         timer: &mut dyn SampleTimer,
     ) -> Result<RunOutput> {
-        let shared = self.shared.as_ref().context("setup did not run")?;
+        let shared = self.shared.get()?;
         shared.total.store(iterations, Ordering::Release);
         shared.gate.open(self.workers.len());
         shared.gate.wait_arrived()?;
@@ -233,7 +234,7 @@ impl<C: Counter> Experiment for Lock<C> {
     }
 
     fn teardown(&mut self, _ctx: &RunContext) -> Result<()> {
-        if let Some(shared) = self.shared.take() {
+        if let Some(shared) = self.shared.release() {
             shared.gate.stop();
         }
         self.workers.drain(..).try_for_each(Partner::join)

@@ -1,8 +1,10 @@
 //! `create.async_task`: an async task spawned onto a single-threaded tokio runtime and awaited —
 //! allocation of the task, one trip through the scheduler, completion and join.
 
-use anyhow::{Context, Result};
-use concbench_core::{Experiment, Meta, RunContext, RunOutput, SampleTimer};
+use crate::support::runtime::OnRuntime;
+use anyhow::Result;
+use concbench_core::{Meta, RunOutput, SampleTimer};
+use tokio::runtime::Runtime;
 
 const META: Meta = Meta {
     id: "create.async_task",
@@ -13,28 +15,21 @@ const META: Meta = Meta {
     expected_switches_per_op: None,
 };
 
+/// Registered as `Async<AsyncTask>`, which owns the runtime ([`crate::support::runtime::Async`]).
 #[derive(Default)]
-pub struct AsyncTask {
-    runtime: Option<tokio::runtime::Runtime>,
-}
+pub struct AsyncTask;
 
-impl Experiment for AsyncTask {
+impl OnRuntime for AsyncTask {
     fn meta(&self) -> &Meta {
         &META
     }
 
-    fn setup(&mut self, _ctx: &RunContext) -> Result<()> {
-        self.runtime = Some(crate::support::runtime::current_thread()?);
-        Ok(())
-    }
-
-    fn run(
-        &mut self,
-        _ctx: &RunContext,
+    fn run_on(
+        &self,
+        rt: &Runtime,
         iterations: u64,
-        _t: &mut dyn SampleTimer,
+        _timer: &mut dyn SampleTimer,
     ) -> Result<RunOutput> {
-        let rt = self.runtime.as_ref().context("setup did not run")?;
         rt.block_on(async {
             for _ in 0..iterations {
                 tokio::spawn(async {}).await?;
@@ -42,10 +37,5 @@ impl Experiment for AsyncTask {
             Ok::<_, tokio::task::JoinError>(())
         })?;
         Ok(RunOutput::default())
-    }
-
-    fn teardown(&mut self, _ctx: &RunContext) -> Result<()> {
-        self.runtime = None;
-        Ok(())
     }
 }

@@ -10,6 +10,7 @@ mod spawn;
 mod thread;
 mod vfork;
 
+use crate::support::runtime::Async;
 use concbench_core::Experiment;
 
 pub(crate) use bulk::SEED_UNITS_PER_ROUND;
@@ -30,7 +31,7 @@ pub fn all() -> Vec<Box<dyn Experiment>> {
         Box::new(thread::Thread::small_stack()),
         Box::new(coroutine::Coroutine::new(coroutine::StackAlloc::Fresh)),
         Box::new(coroutine::Coroutine::new(coroutine::StackAlloc::Reused)),
-        Box::new(async_task::AsyncTask::default()),
+        Box::new(Async::new(async_task::AsyncTask)),
         Box::new(bulk::Bulk::processes()),
         Box::new(bulk::Bulk::threads()),
     ]

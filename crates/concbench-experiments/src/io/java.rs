@@ -15,15 +15,16 @@ use super::dataset::DataSet;
 use super::dir::data_dir;
 use super::metrics::Around;
 use super::read::file_bytes;
-use crate::probes::build;
-use crate::probes::process::ProbeProcess;
-use crate::probes::protocol::{Request, VERSION};
-use crate::probes::toolchain::{discover, Runtime, Search};
+use crate::support::Prepared;
 use anyhow::{bail, Context, Result};
 use concbench_core::{
     Experiment, Host, Meta, Params, Placement, Plan, RunContext, RunOutput, SampleTimer, Support,
 };
 use concbench_measure::usage::{pid_usage, system_cpu};
+use concbench_probes::build;
+use concbench_probes::process::ProbeProcess;
+use concbench_probes::protocol::{Request, VERSION};
+use concbench_probes::toolchain::{discover, Runtime, Search};
 use serde_json::Value;
 use std::collections::BTreeMap;
 
@@ -66,7 +67,7 @@ pub fn configs() -> Vec<Config> {
 
 pub struct JavaRead {
     cfg: Config,
-    data: Option<DataSet>,
+    data: Prepared<DataSet>,
     probe: Option<ProbeProcess>,
     version: Option<String>,
     build_note: Option<String>,
@@ -78,7 +79,7 @@ impl JavaRead {
     pub fn new(cfg: Config) -> Self {
         Self {
             cfg,
-            data: None,
+            data: Prepared::empty(),
             probe: None,
             version: None,
             build_note: None,
@@ -88,7 +89,7 @@ impl JavaRead {
     }
 
     fn data(&self) -> Result<&DataSet> {
-        self.data.as_ref().context("setup did not run")
+        self.data.get()
     }
 
     fn request_args(&self) -> Result<serde_json::Map<String, Value>> {
@@ -159,13 +160,9 @@ impl Experiment for JavaRead {
         }
     }
 
-    fn plan(&self, _ctx: &RunContext) -> Plan {
-        Plan::Fixed(1)
-    }
-
     /// A batch of whole files per sample: the round (a fresh worker) is the replicate.
-    fn max_repetitions(&self, _ctx: &RunContext) -> Option<usize> {
-        Some(1)
+    fn plan(&self, _ctx: &RunContext) -> Plan {
+        Plan::Once
     }
 
     fn build_ahead(&self, say: &mut dyn FnMut(&str)) -> Result<()> {
@@ -176,7 +173,7 @@ impl Experiment for JavaRead {
         let set = DataSet::new(&data_dir(ctx)?, file_bytes(&self.cfg, ctx));
         set.ensure(self.cfg.files, &ctx.cancel)
             .context("creating the data files")?;
-        self.data = Some(set);
+        self.data.set(set);
         let built = prepare_probe(&mut |_| {})?;
         self.build_note = built.note;
         let stderr = ctx
@@ -272,7 +269,7 @@ impl Experiment for JavaRead {
     }
 
     fn info(&self) -> BTreeMap<String, String> {
-        crate::probes::runtime_info(self.version.as_deref())
+        concbench_probes::runtime_info(self.version.as_deref())
     }
 
     fn teardown(&mut self, _ctx: &RunContext) -> Result<()> {

@@ -15,6 +15,7 @@ use super::dir::data_dir;
 use super::metrics::{output, Around};
 use super::sample::{Job, Sample};
 use super::{processes, sequential, threads, uring};
+use crate::support::Prepared;
 use anyhow::{bail, Context, Result};
 use concbench_core::{
     Experiment, Host, Meta, Params, Placement, Plan, RunContext, RunOutput, SampleTimer, Support,
@@ -47,7 +48,7 @@ const HEADROOM: u64 = 64;
 
 pub struct Read {
     cfg: Config,
-    data: Option<DataSet>,
+    data: Prepared<DataSet>,
     /// The block device under the data files, when its file system has one.
     device: Option<Device>,
     /// A smoke run on a file system without direct IO (tmpfs) reads buffered instead, and says so.
@@ -60,7 +61,7 @@ impl Read {
     pub fn new(cfg: Config) -> Self {
         Self {
             cfg,
-            data: None,
+            data: Prepared::empty(),
             device: None,
             direct_refused: None,
             resident_before: 0.0,
@@ -69,7 +70,7 @@ impl Read {
     }
 
     fn data(&self) -> Result<&DataSet> {
-        self.data.as_ref().context("setup did not run")
+        self.data.get()
     }
 
     /// Run the configured model on freshly opened files (each starts at offset 0).
@@ -141,16 +142,14 @@ impl Experiment for Read {
         Support::Yes
     }
 
-    fn plan(&self, _ctx: &RunContext) -> Plan {
-        Plan::Fixed(1)
-    }
-
-    fn max_repetitions(&self, ctx: &RunContext) -> Option<usize> {
+    /// A batch of whole files per sample: the round (a fresh worker) is the replicate; a smoke
+    /// run takes its usual samples of one batch.
+    fn plan(&self, ctx: &RunContext) -> Plan {
         if ctx.smoke {
-            return None;
+            Plan::Fixed(1)
+        } else {
+            Plan::Once
         }
-        // A batch of whole files per sample: the round (a fresh worker) is the replicate.
-        Some(1)
     }
 
     fn setup(&mut self, ctx: &RunContext) -> Result<()> {
@@ -158,7 +157,7 @@ impl Experiment for Read {
         let set = DataSet::new(&dir, file_bytes(&self.cfg, ctx));
         set.ensure(self.cfg.files, &ctx.cancel)
             .context("creating the data files")?;
-        self.data = Some(set);
+        self.data.set(set);
         self.device = Device::of(&dir);
         if self.cfg.reader == Reader::Direct {
             let first = self.data()?.open(1)?;

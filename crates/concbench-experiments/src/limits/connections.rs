@@ -84,13 +84,9 @@ impl Experiment for Connections {
         }
     }
 
-    fn plan(&self, _ctx: &RunContext) -> Plan {
-        Plan::Fixed(1)
-    }
-
     /// A count that reaches its target does not vary: one sample per round.
-    fn max_repetitions(&self, _ctx: &RunContext) -> Option<usize> {
-        Some(1)
+    fn plan(&self, _ctx: &RunContext) -> Plan {
+        Plan::Once
     }
 
     fn run(

@@ -49,13 +49,9 @@ impl Experiment for Threads {
         self.0.params()
     }
 
-    fn plan(&self, _ctx: &RunContext) -> Plan {
-        Plan::Fixed(1)
-    }
-
     /// A count that stops at the cap does not vary: one sample per round.
-    fn max_repetitions(&self, _ctx: &RunContext) -> Option<usize> {
-        Some(1)
+    fn plan(&self, _ctx: &RunContext) -> Plan {
+        Plan::Once
     }
 
     fn run(

@@ -93,14 +93,10 @@ impl<U: Units> Experiment for PerUnit<U> {
         ])
     }
 
-    fn plan(&self, _ctx: &RunContext) -> Plan {
-        Plan::Fixed(1)
-    }
-
     /// The values barely vary between samples (they are counts of pages): one per round; the
     /// rounds give the interval.
-    fn max_repetitions(&self, _ctx: &RunContext) -> Option<usize> {
-        Some(1)
+    fn plan(&self, _ctx: &RunContext) -> Plan {
+        Plan::Once
     }
 
     fn run(

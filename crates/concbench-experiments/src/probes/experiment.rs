@@ -2,16 +2,16 @@
 //! stop it in teardown. The probe times its own loop; the harness keeps repetitions, statistics,
 //! pinning (the probe inherits the variant's CPUs) and the result document.
 
-use super::build::{self, Launch};
-use super::process::ProbeProcess;
-use super::protocol::{Answer, Request, VERSION};
-use super::toolchain::{discover, Runtime, Search, Toolchain};
 use super::variants::{Arg, Size, Variant, BATCH_REPETITIONS};
 use anyhow::{bail, Context, Result};
 use concbench_core::{
     Experiment, Host, Meta, Params, Placement, Plan, RunContext, RunOutput, SampleTimer, Support,
 };
 use concbench_measure::{HarnessConfig, PinMode};
+use concbench_probes::build::{self, Launch};
+use concbench_probes::process::ProbeProcess;
+use concbench_probes::protocol::{Answer, Request, VERSION};
+use concbench_probes::toolchain::{discover, Runtime, Search, Toolchain};
 use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicU64, Ordering};
 
@@ -335,7 +335,7 @@ impl Experiment for ProbeExperiment {
     }
 
     fn info(&self) -> BTreeMap<String, String> {
-        crate::probes::runtime_info(self.version.as_deref())
+        concbench_probes::runtime_info(self.version.as_deref())
     }
 
     fn teardown(&mut self, _ctx: &RunContext) -> Result<()> {

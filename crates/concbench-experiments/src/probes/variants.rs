@@ -2,8 +2,8 @@
 //! harness sizes each sample. Every argument sent to the probe is also a recorded param, so a
 //! result says exactly what was asked.
 
-use super::toolchain::Runtime;
 use concbench_core::{Meta, Placement, Plan, RunContext};
+use concbench_probes::toolchain::Runtime;
 
 /// A probe argument value.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

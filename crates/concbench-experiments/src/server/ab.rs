@@ -15,12 +15,13 @@
 
 use super::common;
 use super::system::{ExternalServer, System};
-use crate::probes::toolchain::{self, Search};
+use crate::support::Prepared;
 use anyhow::{bail, Context, Result};
 use concbench_core::{
     Experiment, Host, Meta, Params, Placement, Plan, RunContext, RunOutput, SampleTimer, Support,
 };
 use concbench_measure::tree;
+use concbench_probes::toolchain::{self, Search};
 use std::collections::BTreeMap;
 use std::io::{Read, Write};
 use std::net::{SocketAddr, TcpStream};
@@ -88,7 +89,7 @@ pub fn parse(text: &str) -> Result<AbReport> {
         .with_context(|| {
             format!(
                 "ab's report has no \"Requests per second\" line: '{}'",
-                crate::probes::protocol::excerpt(text)
+                concbench_probes::protocol::excerpt(text)
             )
         })?;
     let percentiles = text
@@ -114,7 +115,7 @@ pub struct Ab {
     meta: &'static Meta,
     system: System,
     blocking: Option<Duration>,
-    state: Option<State>,
+    state: Prepared<State>,
     runtime_version: Option<String>,
 }
 
@@ -139,7 +140,7 @@ impl Ab {
             meta,
             system,
             blocking,
-            state: None,
+            state: Prepared::empty(),
             runtime_version: None,
         }
     }
@@ -303,13 +304,9 @@ impl Experiment for Ab {
         }
     }
 
-    fn plan(&self, _ctx: &RunContext) -> Plan {
-        Plan::Fixed(1)
-    }
-
     /// One ab run per round (a fresh worker and server); the rounds are the replicates.
-    fn max_repetitions(&self, _ctx: &RunContext) -> Option<usize> {
-        Some(1)
+    fn plan(&self, _ctx: &RunContext) -> Plan {
+        Plan::Once
     }
 
     fn setup(&mut self, ctx: &RunContext) -> Result<()> {
@@ -328,7 +325,7 @@ impl Experiment for Ab {
                 .context("warming up with ab")?;
         }
         let note = server.note().map(str::to_string);
-        self.state = Some(State {
+        self.state.set(State {
             server,
             ab,
             idle_pss_kib,
@@ -341,7 +338,7 @@ impl Experiment for Ab {
     }
 
     fn before_sample(&mut self, ctx: &RunContext) -> Result<()> {
-        let st = self.state.as_ref().context("setup did not run")?;
+        let st = self.state.get()?;
         drain(st.server.addr(), ctx)
     }
 
@@ -352,7 +349,7 @@ impl Experiment for Ab {
         timer: &mut dyn SampleTimer,
     ) -> Result<RunOutput> {
         let sizes = common::sizes(ctx);
-        let st = self.state.as_mut().context("setup did not run")?;
+        let st = self.state.get_mut()?;
         let (connections, _) = common::fit_descriptors(sizes.connections);
         let pid = st.server.pid();
         let mut pss = 0;
@@ -401,11 +398,11 @@ impl Experiment for Ab {
     }
 
     fn info(&self) -> BTreeMap<String, String> {
-        crate::probes::runtime_info(self.runtime_version.as_deref())
+        concbench_probes::runtime_info(self.runtime_version.as_deref())
     }
 
     fn teardown(&mut self, _ctx: &RunContext) -> Result<()> {
-        match self.state.take() {
+        match self.state.release() {
             Some(st) => st.server.stop(),
             None => Ok(()),
         }

@@ -119,11 +119,7 @@ impl Experiment for Crash {
     }
 
     fn plan(&self, _ctx: &RunContext) -> Plan {
-        Plan::Fixed(1)
-    }
-
-    fn max_repetitions(&self, _ctx: &RunContext) -> Option<usize> {
-        Some(1)
+        Plan::Once
     }
 
     fn run(

@@ -10,6 +10,7 @@
 
 use super::common::{self, Sizes};
 use super::target::{Running, Target};
+use crate::support::Prepared;
 use anyhow::{Context, Result};
 use concbench_core::{
     Experiment, Host, Meta, Params, Placement, Plan, RunContext, RunOutput, SampleTimer, Support,
@@ -34,7 +35,7 @@ pub struct Steady {
     meta: &'static Meta,
     target: Target,
     blocking: Option<Duration>,
-    state: Option<State>,
+    state: Prepared<State>,
     runtime_version: Option<String>,
 }
 
@@ -52,7 +53,7 @@ impl Steady {
             meta,
             target,
             blocking,
-            state: None,
+            state: Prepared::empty(),
             runtime_version: None,
         }
     }
@@ -148,13 +149,9 @@ impl Experiment for Steady {
             .supported(host, common::KEEPALIVE_CONNECTIONS as u64)
     }
 
-    fn plan(&self, _ctx: &RunContext) -> Plan {
-        Plan::Fixed(1)
-    }
-
     /// One window per round; the rounds are the replicates.
-    fn max_repetitions(&self, _ctx: &RunContext) -> Option<usize> {
-        Some(1)
+    fn plan(&self, _ctx: &RunContext) -> Plan {
+        Plan::Once
     }
 
     fn setup(&mut self, ctx: &RunContext) -> Result<()> {
@@ -170,7 +167,7 @@ impl Experiment for Steady {
         let mut session = Session::open(common::load_config(server.addr(), ctx, connections))
             .context("connecting the clients")?;
         warm_up(self.target, &mut session, sizes.warmup, ctx)?;
-        self.state = Some(State {
+        self.state.set(State {
             server,
             session,
             sizes: Sizes {
@@ -190,7 +187,7 @@ impl Experiment for Steady {
         timer: &mut dyn SampleTimer,
     ) -> Result<RunOutput> {
         ctx.cancel.check()?;
-        let st = self.state.as_mut().context("setup did not run")?;
+        let st = self.state.get_mut()?;
         let pid = st.server.pid();
         let (report, server, empty) = measured_window(st, timer)?;
         let pss = tree::tree_pss_kib(pid);
@@ -244,13 +241,13 @@ impl Experiment for Steady {
     }
 
     fn info(&self) -> BTreeMap<String, String> {
-        crate::probes::runtime_info(self.runtime_version.as_deref())
+        concbench_probes::runtime_info(self.runtime_version.as_deref())
     }
 
     fn teardown(&mut self, _ctx: &RunContext) -> Result<()> {
         // Closing the clients first, then the server: a design's tree is killed, an article's
         // system must exit cleanly at the end of its input.
-        match self.state.take() {
+        match self.state.release() {
             Some(State {
                 server, session, ..
             }) => {

@@ -1,7 +1,7 @@
 //! The articles' own servers (seed S2), run as `server` designs beside concbench's: Netty (the
 //! article's event-loop server, with the blocking call in the event loop as measured, or handed
 //! to a business pool as a Netty user would), PHP + Swoole (the article's coroutine server,
-//! when PHP has the extension or concbench can build it: [`crate::probes::swoole`]), and the
+//! when PHP has the extension or concbench can build it: [`concbench_probes::swoole`]), and the
 //! coroutine servers people choose today — Go `net/http`, Java virtual threads, PHP 8 Fibers.
 //!
 //! Each is a probe program (`probes/<runtime>/`, built on first use and cached like every probe)
@@ -10,13 +10,13 @@
 //! with its worker (docs/PROBE_PROTOCOL.md), so the same `/proc` counters (CPU time, switches,
 //! PSS of the whole tree) are read as for concbench's own designs.
 
-use crate::probes::build::{self, Addon, Recipe};
-use crate::probes::process::ProbeProcess;
-use crate::probes::protocol::{Request, VERSION};
-use crate::probes::swoole;
-use crate::probes::toolchain::{self, discover, Runtime, Search, Toolchain};
 use anyhow::{Context, Result};
 use concbench_core::{Params, RunContext};
+use concbench_probes::build::{self, Addon, Recipe};
+use concbench_probes::process::ProbeProcess;
+use concbench_probes::protocol::{Request, VERSION};
+use concbench_probes::swoole;
+use concbench_probes::toolchain::{self, discover, Runtime, Search, Toolchain};
 use serde_json::Value;
 use std::net::{Ipv4Addr, SocketAddr};
 use std::sync::atomic::{AtomicU64, Ordering};

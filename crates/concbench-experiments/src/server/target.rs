@@ -44,7 +44,7 @@ impl Target {
     pub fn supported(self, host: &Host, connections: u64) -> Support {
         match self {
             Target::System(s) => {
-                match s.unsupported(&crate::probes::toolchain::Search::from_env()) {
+                match s.unsupported(&concbench_probes::toolchain::Search::from_env()) {
                     Some(why) => Support::No(why),
                     None => Support::Yes,
                 }

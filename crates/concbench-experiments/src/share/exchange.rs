@@ -3,7 +3,8 @@
 //! `message.rs` for what is and is not copied). A mechanism supplies only its link.
 
 use super::message;
-use anyhow::{Context, Result};
+use crate::support::Prepared;
+use anyhow::Result;
 use concbench_core::{Experiment, Meta, Params, Placement, RunContext, RunOutput, SampleTimer};
 
 /// A sender's end of a link to a receiving unit (process or thread).
@@ -24,7 +25,7 @@ pub struct Exchange<L: Link> {
     bytes: u64,
     placement: Placement,
     msg: Vec<u8>,
-    link: Option<L>,
+    link: Prepared<L>,
 }
 
 impl<L: Link> Exchange<L> {
@@ -33,7 +34,7 @@ impl<L: Link> Exchange<L> {
             bytes,
             placement,
             msg: Vec::new(),
-            link: None,
+            link: Prepared::empty(),
         }
     }
 }
@@ -53,7 +54,8 @@ impl<L: Link> Experiment for Exchange<L> {
 
     fn setup(&mut self, ctx: &RunContext) -> Result<()> {
         self.msg = message::message(self.bytes);
-        self.link = Some(L::open(self.bytes, ctx.partner_placement_cpu())?);
+        self.link
+            .set(L::open(self.bytes, ctx.partner_placement_cpu())?);
         Ok(())
     }
 
@@ -63,7 +65,7 @@ impl<L: Link> Experiment for Exchange<L> {
         iterations: u64,
         _timer: &mut dyn SampleTimer,
     ) -> Result<RunOutput> {
-        let link = self.link.as_ref().context("setup did not run")?;
+        let link = self.link.get()?;
         let partner = link.partner_pid();
         let usage = || partner.and_then(concbench_measure::usage::pid_usage);
         let before = usage();
@@ -76,7 +78,7 @@ impl<L: Link> Experiment for Exchange<L> {
     }
 
     fn teardown(&mut self, _ctx: &RunContext) -> Result<()> {
-        match self.link.take() {
+        match self.link.release() {
             Some(link) => link.close(),
             None => Ok(()),
         }

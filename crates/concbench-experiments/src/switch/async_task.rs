@@ -3,8 +3,10 @@
 //! runtime polls the other task — a switch done by the async runtime, not by the kernel.
 
 use super::pingpong::round_trips;
+use crate::support::runtime::OnRuntime;
 use anyhow::{Context, Result};
-use concbench_core::{Experiment, Meta, RunContext, RunOutput, SampleTimer};
+use concbench_core::{Meta, RunOutput, SampleTimer};
+use tokio::runtime::Runtime;
 use tokio::sync::mpsc;
 
 const META: Meta = Meta {
@@ -16,10 +18,9 @@ const META: Meta = Meta {
     expected_switches_per_op: None,
 };
 
+/// Registered as `Async<AsyncTask>`, which owns the runtime ([`crate::support::runtime::Async`]).
 #[derive(Default)]
-pub struct AsyncTask {
-    runtime: Option<tokio::runtime::Runtime>,
-}
+pub struct AsyncTask;
 
 /// Send `0..rounds` to the echo task, waiting for each reply.
 async fn ping(
@@ -43,23 +44,17 @@ async fn echo(mut requests: mpsc::Receiver<u64>, to_ping: mpsc::Sender<u64>) {
     }
 }
 
-impl Experiment for AsyncTask {
+impl OnRuntime for AsyncTask {
     fn meta(&self) -> &Meta {
         &META
     }
 
-    fn setup(&mut self, _ctx: &RunContext) -> Result<()> {
-        self.runtime = Some(crate::support::runtime::current_thread()?);
-        Ok(())
-    }
-
-    fn run(
-        &mut self,
-        _ctx: &RunContext,
+    fn run_on(
+        &self,
+        rt: &Runtime,
         iterations: u64,
         timer: &mut dyn SampleTimer,
     ) -> Result<RunOutput> {
-        let rt = self.runtime.as_ref().context("setup did not run")?;
         rt.block_on(async {
             let (to_echo, requests) = mpsc::channel(1);
             let (to_ping, replies) = mpsc::channel(1);
@@ -73,10 +68,5 @@ impl Experiment for AsyncTask {
             pinged.context("the ping task panicked")?
         })?;
         Ok(RunOutput::default())
-    }
-
-    fn teardown(&mut self, _ctx: &RunContext) -> Result<()> {
-        self.runtime = None;
-        Ok(())
     }
 }

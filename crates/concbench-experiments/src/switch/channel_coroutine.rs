@@ -9,7 +9,8 @@
 //! coroutine runtime's channel and scheduler do it (as `switch.async_task` is tokio's).
 
 use super::pingpong::round_trips;
-use anyhow::{bail, Context, Result};
+use crate::support::Prepared;
+use anyhow::{bail, Result};
 use concbench_core::{Experiment, Meta, RunContext, RunOutput, SampleTimer};
 use corosensei::stack::DefaultStack;
 use corosensei::{Coroutine as Coro, CoroutineResult, Yielder};
@@ -115,7 +116,7 @@ fn schedule(state: &Shared, cos: &mut [Co; 2]) -> Result<()> {
 
 #[derive(Default)]
 pub struct ChannelCoroutine {
-    stacks: Option<[DefaultStack; 2]>,
+    stacks: Prepared<[DefaultStack; 2]>,
 }
 
 impl Experiment for ChannelCoroutine {
@@ -124,7 +125,7 @@ impl Experiment for ChannelCoroutine {
     }
 
     fn setup(&mut self, _ctx: &RunContext) -> Result<()> {
-        self.stacks = Some([
+        self.stacks.set([
             DefaultStack::new(STACK_KIB * 1024)?,
             DefaultStack::new(STACK_KIB * 1024)?,
         ]);
@@ -137,7 +138,7 @@ impl Experiment for ChannelCoroutine {
         iterations: u64,
         timer: &mut dyn SampleTimer,
     ) -> Result<RunOutput> {
-        let [a, b] = self.stacks.take().context("setup did not run")?;
+        let [a, b] = self.stacks.take()?;
         let state = Shared::default();
         let mut cos = [
             ping(state.clone(), round_trips(iterations), a),
@@ -150,12 +151,12 @@ impl Experiment for ChannelCoroutine {
         timer.stop();
         ran?;
         let [p, e] = cos;
-        self.stacks = Some([p.into_stack(), e.into_stack()]);
+        self.stacks.set([p.into_stack(), e.into_stack()]);
         Ok(RunOutput::default())
     }
 
     fn teardown(&mut self, _ctx: &RunContext) -> Result<()> {
-        self.stacks = None;
+        self.stacks = Prepared::empty();
         Ok(())
     }
 }

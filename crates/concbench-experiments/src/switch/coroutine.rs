@@ -3,6 +3,7 @@
 //! like a ping-pong between threads; nothing enters the kernel.
 
 use super::pingpong::round_trips;
+use crate::support::Prepared;
 use anyhow::{bail, Result};
 use concbench_core::{Experiment, Meta, RunContext, RunOutput, SampleTimer};
 use corosensei::stack::DefaultStack;
@@ -22,7 +23,7 @@ const STACK_KIB: usize = 64;
 
 #[derive(Default)]
 pub struct Coroutine {
-    stack: Option<DefaultStack>,
+    stack: Prepared<DefaultStack>,
 }
 
 impl Experiment for Coroutine {
@@ -31,7 +32,7 @@ impl Experiment for Coroutine {
     }
 
     fn setup(&mut self, _ctx: &RunContext) -> Result<()> {
-        self.stack = Some(DefaultStack::new(STACK_KIB * 1024)?);
+        self.stack.set(DefaultStack::new(STACK_KIB * 1024)?);
         Ok(())
     }
 
@@ -41,9 +42,7 @@ impl Experiment for Coroutine {
         iterations: u64,
         timer: &mut dyn SampleTimer,
     ) -> Result<RunOutput> {
-        let Some(stack) = self.stack.take() else {
-            bail!("setup did not run");
-        };
+        let stack = self.stack.take()?;
         // The coroutine suspends every time it is resumed with `true`, and returns on `false`.
         let mut co = Coro::with_stack(stack, |y: &Yielder<bool, ()>, mut go: bool| {
             while go {
@@ -60,12 +59,12 @@ impl Experiment for Coroutine {
         if let CoroutineResult::Yield(()) = co.resume(false) {
             bail!("the coroutine did not finish");
         }
-        self.stack = Some(co.into_stack());
+        self.stack.set(co.into_stack());
         Ok(RunOutput::default())
     }
 
     fn teardown(&mut self, _ctx: &RunContext) -> Result<()> {
-        self.stack = None;
+        self.stack = Prepared::empty();
         Ok(())
     }
 }

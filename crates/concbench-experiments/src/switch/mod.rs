@@ -21,6 +21,7 @@ mod working_set;
 mod yield_async_task;
 mod yield_thread;
 
+use crate::support::runtime::Async;
 use concbench_core::Experiment;
 
 pub fn all() -> Vec<Box<dyn Experiment>> {
@@ -35,8 +36,8 @@ pub fn all() -> Vec<Box<dyn Experiment>> {
     v.extend(wake::variants());
     v.push(Box::new(yield_thread::Yield::default()));
     v.push(Box::new(coroutine::Coroutine::default()));
-    v.push(Box::new(async_task::AsyncTask::default()));
+    v.push(Box::new(Async::new(async_task::AsyncTask)));
     v.push(Box::new(channel_coroutine::ChannelCoroutine::default()));
-    v.push(Box::new(yield_async_task::YieldAsyncTask::default()));
+    v.push(Box::new(Async::new(yield_async_task::YieldAsyncTask)));
     v
 }

@@ -13,6 +13,7 @@
 //! what makes a cross-CPU figure bimodal.
 
 use super::{setting::Setting, working_set::WorkingSet};
+use crate::support::Prepared;
 use crate::support::{handover::Endpoint, partner, repeat};
 use anyhow::{bail, Context, Result};
 use concbench_core::{
@@ -98,7 +99,7 @@ pub struct PingPong<E: Endpoint, P: PartnerKind<E>> {
     meta: &'static Meta,
     make: fn() -> Result<(E, E)>,
     setting: Setting,
-    live: Option<Live<E, P>>,
+    live: Prepared<Live<E, P>>,
 }
 
 struct Live<E, P> {
@@ -113,12 +114,12 @@ impl<E: Endpoint, P: PartnerKind<E>> PingPong<E, P> {
             meta,
             make,
             setting,
-            live: None,
+            live: Prepared::empty(),
         }
     }
 
     fn live(&mut self) -> Result<&mut Live<E, P>> {
-        self.live.as_mut().context("setup did not run")
+        self.live.get_mut()
     }
 }
 
@@ -154,7 +155,7 @@ impl<E: Endpoint, P: PartnerKind<E>> Experiment for PingPong<E, P> {
             let _ = partner.stop();
             bail!("the partner exited during setup (could it pin itself or set its policy?)");
         }
-        self.live = Some(Live {
+        self.live.set(Live {
             main,
             partner,
             ws: WorkingSet::new(self.setting.working_set_kib),
@@ -200,7 +201,7 @@ impl<E: Endpoint, P: PartnerKind<E>> Experiment for PingPong<E, P> {
         iterations: u64,
         _timer: &mut dyn SampleTimer,
     ) -> Option<Result<RunOutput>> {
-        let live = self.live.as_ref()?;
+        let live = self.live.peek()?;
         for _ in 0..iterations {
             live.ws.touch();
         }
@@ -212,7 +213,7 @@ impl<E: Endpoint, P: PartnerKind<E>> Experiment for PingPong<E, P> {
     }
 
     fn teardown(&mut self, _ctx: &RunContext) -> Result<()> {
-        let stopped = match self.live.take() {
+        let stopped = match self.live.release() {
             Some(Live { main, partner, .. }) => {
                 drop(main);
                 partner.stop()

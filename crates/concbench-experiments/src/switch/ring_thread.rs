@@ -10,6 +10,7 @@
 
 use super::setting::PLACEMENTS;
 use crate::support::partner::{pin_to, Partner};
+use crate::support::Prepared;
 use anyhow::{bail, Context, Result};
 use concbench_core::{Experiment, Meta, Params, Placement, RunContext, RunOutput, SampleTimer};
 use concbench_sys::via_libc;
@@ -120,7 +121,7 @@ fn member(pipes: &Pipes, m: usize) -> Result<()> {
 
 pub struct Ring {
     placement: Placement,
-    pipes: Option<Arc<Pipes>>,
+    pipes: Prepared<Arc<Pipes>>,
     members: Vec<Partner>,
 }
 
@@ -128,13 +129,13 @@ impl Ring {
     fn new(placement: Placement) -> Self {
         Self {
             placement,
-            pipes: None,
+            pipes: Prepared::empty(),
             members: Vec::new(),
         }
     }
 
     fn pipes(&self) -> Result<&Pipes> {
-        self.pipes.as_deref().context("setup did not run")
+        self.pipes.get().map(|p| &**p)
     }
 }
 
@@ -153,7 +154,7 @@ impl Experiment for Ring {
 
     fn setup(&mut self, ctx: &RunContext) -> Result<()> {
         let pipes = Arc::new(Pipes::new(MEMBERS)?);
-        self.pipes = Some(pipes.clone());
+        self.pipes.set(pipes.clone());
         for m in 0..MEMBERS {
             let p = pipes.clone();
             let cpu = member_cpu(ctx, m);
@@ -212,7 +213,7 @@ impl Experiment for Ring {
 
     fn teardown(&mut self, _ctx: &RunContext) -> Result<()> {
         // STOP goes to every inbox directly, so one failed member cannot keep the rest running.
-        if let Some(pipes) = self.pipes.take() {
+        if let Some(pipes) = self.pipes.release() {
             for m in 0..self.members.len() {
                 send(pipes.writer(Next::Member(m)), STOP)?;
             }

@@ -4,8 +4,10 @@
 //! answer's table shows beside the hand-over (`switch.async_task`).
 
 use super::pingpong::round_trips;
+use crate::support::runtime::OnRuntime;
 use anyhow::{Context, Result};
-use concbench_core::{Experiment, Meta, RunContext, RunOutput, SampleTimer};
+use concbench_core::{Meta, RunOutput, SampleTimer};
+use tokio::runtime::Runtime;
 
 const META: Meta = Meta {
     id: "switch.yield.async_task",
@@ -16,10 +18,9 @@ const META: Meta = Meta {
     expected_switches_per_op: None,
 };
 
+/// Registered as `Async<YieldAsyncTask>`, which owns the runtime ([`crate::support::runtime::Async`]).
 #[derive(Default)]
-pub struct YieldAsyncTask {
-    runtime: Option<tokio::runtime::Runtime>,
-}
+pub struct YieldAsyncTask;
 
 async fn take_turns(turns: u64) {
     for _ in 0..turns {
@@ -27,23 +28,17 @@ async fn take_turns(turns: u64) {
     }
 }
 
-impl Experiment for YieldAsyncTask {
+impl OnRuntime for YieldAsyncTask {
     fn meta(&self) -> &Meta {
         &META
     }
 
-    fn setup(&mut self, _ctx: &RunContext) -> Result<()> {
-        self.runtime = Some(crate::support::runtime::current_thread()?);
-        Ok(())
-    }
-
-    fn run(
-        &mut self,
-        _ctx: &RunContext,
+    fn run_on(
+        &self,
+        rt: &Runtime,
         iterations: u64,
         timer: &mut dyn SampleTimer,
     ) -> Result<RunOutput> {
-        let rt = self.runtime.as_ref().context("setup did not run")?;
         // Each task yields once per round trip: two switches per round trip, one per operation.
         let turns = round_trips(iterations);
         rt.block_on(async {
@@ -57,10 +52,5 @@ impl Experiment for YieldAsyncTask {
             b.context("a yielding task panicked")
         })?;
         Ok(RunOutput::default())
-    }
-
-    fn teardown(&mut self, _ctx: &RunContext) -> Result<()> {
-        self.runtime = None;
-        Ok(())
     }
 }

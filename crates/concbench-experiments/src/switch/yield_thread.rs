@@ -9,7 +9,8 @@ use super::pingpong::round_trips;
 use crate::support::event::{AutoResetEvent, EventFd};
 use crate::support::partner::{pin_to, Partner};
 use crate::support::repeat;
-use anyhow::{Context, Result};
+use crate::support::Prepared;
+use anyhow::Result;
 use concbench_core::{Experiment, Meta, RunContext, RunOutput, SampleTimer};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
@@ -32,7 +33,7 @@ struct Gate {
 
 #[derive(Default)]
 pub struct Yield {
-    gate: Option<Arc<Gate>>,
+    gate: Prepared<Arc<Gate>>,
     partner: Option<Partner>,
 }
 
@@ -66,7 +67,7 @@ impl Experiment for Yield {
             move || pin_to(cpu),
             move || partner_loop(&g),
         )?);
-        self.gate = Some(gate);
+        self.gate.set(gate);
         Ok(())
     }
 
@@ -76,7 +77,7 @@ impl Experiment for Yield {
         iterations: u64,
         timer: &mut dyn SampleTimer,
     ) -> Result<RunOutput> {
-        let gate = self.gate.as_ref().context("setup did not run")?;
+        let gate = self.gate.get()?;
         gate.active.store(true, Ordering::Release);
         gate.go.set()?;
         timer.restart();
@@ -91,7 +92,7 @@ impl Experiment for Yield {
     }
 
     fn teardown(&mut self, _ctx: &RunContext) -> Result<()> {
-        if let Some(gate) = self.gate.take() {
+        if let Some(gate) = self.gate.release() {
             gate.active.store(false, Ordering::Release);
             gate.stop.store(true, Ordering::Release);
             gate.go.set()?;

@@ -104,13 +104,9 @@ impl Experiment for Print {
         ])
     }
 
-    fn plan(&self, _ctx: &RunContext) -> Plan {
-        Plan::Fixed(1)
-    }
-
     /// One batch per round (a fresh worker); the rounds are the replicates.
-    fn max_repetitions(&self, _ctx: &RunContext) -> Option<usize> {
-        Some(1)
+    fn plan(&self, _ctx: &RunContext) -> Plan {
+        Plan::Once
     }
 
     fn setup(&mut self, ctx: &RunContext) -> Result<()> {

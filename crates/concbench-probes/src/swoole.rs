@@ -102,7 +102,7 @@ fn major_minor(version: &str) -> Option<(u32, u32)> {
 /// built from (absent in an installed binary, where only the other two ways apply).
 pub fn vendor_dir() -> PathBuf {
     let crate_dir = Path::new(env!("CARGO_MANIFEST_DIR"));
-    // crates/concbench-experiments -> the repository -> the directory beside it.
+    // crates/concbench-probes -> the repository -> the directory beside it.
     let beside = crate_dir.ancestors().nth(3).unwrap_or(crate_dir);
     beside.join("shared").join("vendor")
 }

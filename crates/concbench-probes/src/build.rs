@@ -18,18 +18,18 @@ use std::hash::Hasher;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-const GO_MAIN: &str = include_str!("../../../../probes/go/main.go");
-const GO_SERVE: &str = include_str!("../../../../probes/go/serve.go");
-const JAVA_PROBE: &str = include_str!("../../../../probes/java/Probe.java");
-const JAVA_NATIVE_USAGE: &str = include_str!("../../../../probes/java/NativeUsage.java");
-const JAVA_VIRTUAL_SERVE: &str = include_str!("../../../../probes/java/VirtualServe.java");
-const JAVA_NETTY_SERVE: &str = include_str!("../../../../probes/java/NettyServe.java");
-const PYTHON_PROBE: &str = include_str!("../../../../probes/python/probe.py");
-const C_PROBE: &str = include_str!("../../../../probes/c/probe.c");
-const PHP_PROBE: &str = include_str!("../../../../probes/php/probe.php");
-const SWOOLE_SERVE: &str = include_str!("../../../../probes/swoole/serve.php");
-const PHP_FPM_SERVE: &str = include_str!("../../../../probes/php-fpm/serve.php");
-const CSHARP_PROBE: &str = include_str!("../../../../probes/csharp/Probe.cs");
+const GO_MAIN: &str = include_str!("../../../probes/go/main.go");
+const GO_SERVE: &str = include_str!("../../../probes/go/serve.go");
+const JAVA_PROBE: &str = include_str!("../../../probes/java/Probe.java");
+const JAVA_NATIVE_USAGE: &str = include_str!("../../../probes/java/NativeUsage.java");
+const JAVA_VIRTUAL_SERVE: &str = include_str!("../../../probes/java/VirtualServe.java");
+const JAVA_NETTY_SERVE: &str = include_str!("../../../probes/java/NettyServe.java");
+const PYTHON_PROBE: &str = include_str!("../../../probes/python/probe.py");
+const C_PROBE: &str = include_str!("../../../probes/c/probe.c");
+const PHP_PROBE: &str = include_str!("../../../probes/php/probe.php");
+const SWOOLE_SERVE: &str = include_str!("../../../probes/swoole/serve.php");
+const PHP_FPM_SERVE: &str = include_str!("../../../probes/php-fpm/serve.php");
+const CSHARP_PROBE: &str = include_str!("../../../probes/csharp/Probe.cs");
 
 /// The first Java release whose FFM API (getrusage from Java) is final.
 const JAVA_FFM_FEATURE: u32 = 22;
