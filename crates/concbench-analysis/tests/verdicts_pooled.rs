@@ -99,7 +99,42 @@ fn a_bimodal_figure_over_the_runs_decides_nothing() {
         "{}",
         c.note
     );
+    // These rounds carry no idle-state evidence: the cause is said to be unknown.
+    assert!(c.separation.starts_with("cause unknown"), "{c:?}");
+    assert!(c.note.ends_with(&c.separation), "{}", c.note);
     assert_eq!(s030x(&h).verdict, Inconclusive);
+}
+
+#[test]
+fn modes_whose_rounds_differ_in_halted_cpus_name_the_idle_state() {
+    // The 30x runs' rounds each woke a halted CPU at most hand-overs, the 10x runs' at few.
+    let runs: Vec<ResultDoc> = (0..6)
+        .map(|i| {
+            let (r, sleeps) = if i % 2 == 0 {
+                (10.0, 0.02)
+            } else {
+                (30.0, 0.9)
+            };
+            let mut d = run(noisy(r, 8, 0.05), &format!("2026-11-2{i}T10:00:00Z"));
+            for e in &mut d.results {
+                for round in &mut e.rounds {
+                    round.counters.insert("idle_sleeps_per_op".into(), sleeps);
+                }
+            }
+            d
+        })
+        .collect();
+    let others: Vec<&ResultDoc> = runs[1..].iter().collect();
+    let h = pool(&runs[0], &others, vec![]).unwrap();
+    let c = s030x(&h).checks.iter().find(|c| !c.beside).unwrap();
+    assert_eq!(c.decision, Inconclusive);
+    assert!(
+        c.separation.starts_with("separated by idle state"),
+        "{}",
+        c.separation
+    );
+    assert!(c.separation.contains("halted at 0.90"), "{}", c.separation);
+    assert!(c.separation.contains("halted at 0.02"), "{}", c.separation);
 }
 
 #[test]

@@ -61,6 +61,10 @@ pub struct PooledCheck {
     /// The pooled rounds fall in separate modes: then no decision rests on their median.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub modes: Vec<Mode>,
+    /// With `modes`: the condition that separates them ("separated by idle state: …"), or why
+    /// no condition can be named ("cause unknown: …").
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub separation: String,
     /// Why it is as it is, when not plain ("bimodal", a guard, a correction).
     #[serde(default, skip_serializing_if = "String::is_empty")]
     pub note: String,

@@ -24,6 +24,7 @@ mod margin;
 mod multiplicity;
 mod pooled;
 mod robustness;
+pub mod separation;
 pub mod series;
 pub mod spec;
 

@@ -21,6 +21,7 @@
 //! Refutations across a claim's conditions keep Hochberg's correction, as in one run.
 
 use super::decide::{combine, decide, Rule};
+use super::separation::{separation, Evidenced, EVIDENCE};
 use super::series::{instances, series, Instance};
 use super::spec::CheckSpec;
 use crate::published::{published, Claim};
@@ -102,15 +103,24 @@ fn pool_claim(claim: &Claim, v: &Verdict, runs: &[&ResultDoc]) -> PooledVerdict 
             let Some(own) = v.checks.iter().find(|c| c.condition == instance.condition) else {
                 continue;
             };
-            let values: Vec<Vec<f64>> = runs
+            let evidenced: Vec<Vec<Evidenced>> = runs
                 .iter()
                 .map(|d| condition_values(d, spec, &instance.condition, &quantity))
                 .filter(|vals| !vals.is_empty())
                 .collect();
-            if values.is_empty() {
+            if evidenced.is_empty() {
                 continue;
             }
+            let values: Vec<Vec<f64>> = evidenced
+                .iter()
+                .map(|r| r.iter().map(|e| e.value).collect())
+                .collect();
             let mut check = pooled_check(own, rule, &values);
+            if !check.modes.is_empty() {
+                let all: Vec<Evidenced> = evidenced.into_iter().flatten().collect();
+                check.separation = separation(&check.modes, &all, &check.unit);
+                check.note = format!("{}; {}", check.note, check.separation);
+            }
             if withheld(own, spec, &instance) {
                 check.decision = VerdictKind::Inconclusive;
                 check.note = "withheld: a guard withholds the decision in this run".into();
@@ -142,18 +152,42 @@ fn pool_claim(claim: &Claim, v: &Verdict, runs: &[&ResultDoc]) -> PooledVerdict 
     }
 }
 
-/// The per-pass values of `spec` under `condition` in `doc` (empty when it has none).
+/// The per-pass values of `spec` under `condition` in `doc`, each with the idle-state
+/// evidence of its pass's rounds (empty when it has none).
 fn condition_values(
     doc: &ResultDoc,
     spec: &CheckSpec,
     condition: &str,
     quantity: &super::expr::Expr,
-) -> Vec<f64> {
-    instances(doc, spec)
+) -> Vec<Evidenced> {
+    let Some(instance) = instances(doc, spec)
         .into_iter()
         .find(|i| i.condition == condition)
-        .map(|i| series(&i, quantity, spec.unit.as_deref()).values)
-        .unwrap_or_default()
+    else {
+        return Vec::new();
+    };
+    let s = series(&instance, quantity, spec.unit.as_deref());
+    s.values
+        .iter()
+        .zip(&s.passes)
+        .map(|(&value, &pass)| Evidenced {
+            value,
+            sleeps_per_op: sleeps_at(&instance, pass),
+        })
+        .collect()
+}
+
+/// The mean idle-state entries per hand-over of the instance's usable rounds of `pass` that
+/// count them (None when none does).
+fn sleeps_at(instance: &Instance<'_>, pass: usize) -> Option<f64> {
+    let found: Vec<f64> = instance
+        .results
+        .values()
+        .flat_map(|(e, _)| concbench_core::usable_rounds(&e.rounds))
+        .filter(|r| r.pass == pass)
+        .filter_map(|r| r.counters.get(EVIDENCE).copied())
+        .collect();
+    (!found.is_empty()).then(|| found.iter().sum::<f64>() / found.len() as f64)
 }
 
 /// Whether a guard withholds this run's decision (the pooled one is withheld too: the guard
@@ -179,6 +213,7 @@ fn pooled_check(own: &concbench_core::Check, rule: Rule, runs: &[Vec<f64>]) -> P
         alone: own.decision,
         beside: own.beside,
         modes: Vec::new(),
+        separation: String::new(),
         note: String::new(),
     };
     if runs.len() >= 2 {

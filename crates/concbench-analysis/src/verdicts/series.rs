@@ -26,6 +26,8 @@ pub struct Instance<'a> {
 #[derive(Debug, Clone, Default)]
 pub struct Series {
     pub values: Vec<f64>,
+    /// The pass of each value (parallel to `values`), to find the rounds it came from.
+    pub passes: Vec<usize>,
     /// The unit of the values: the result's unit (converted to the check's) for a single name,
     /// "x" for ratios.
     pub unit: String,
@@ -181,7 +183,10 @@ pub fn series(instance: &Instance<'_>, quantity: &Expr, unit: Option<&str>) -> S
             .collect();
         let value = at.and_then(|at| evaluate(instance, quantity, unit, &at));
         match value {
-            Some(v) => out.values.push(v),
+            Some(v) => {
+                out.values.push(v);
+                out.passes.push(pass);
+            }
             None => out.dropped += 1,
         }
     }
