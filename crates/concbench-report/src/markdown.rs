@@ -79,6 +79,13 @@ impl Exporter for Markdown {
                 .map(|v| [v.source.clone(), v.sentence()])
                 .collect();
             table(&mut out, ["claim", "over the runs"], &rows)?;
+            // A check whose pooled rounds fall in separate modes: the modes and what separates
+            // them, under the table (as the HTML page's evidence column).
+            for v in &h.verdicts {
+                for c in v.checks.iter().filter(|c| !c.modes.is_empty()) {
+                    writeln!(out, "- {}, {}: {}", v.source, c.condition, cell(&c.note))?;
+                }
+            }
         }
         if sections::s0_table_judged(&answer) {
             writeln!(out, "\n## Seed S0's comparison table, re-verified\n")?;

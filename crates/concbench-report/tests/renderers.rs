@@ -257,3 +257,64 @@ fn every_renderer_spells_durations_one_way() {
         assert!(ours.contains(" µs"), "{name}");
     }
 }
+
+#[test]
+fn html_shows_the_history_section_with_the_modes_and_their_condition() {
+    use concbench_core::{History, Mode, PooledCheck, PooledVerdict, VerdictKind::*};
+    let mut doc = fixture::load();
+    let page = Html.render(&doc).unwrap();
+    assert!(!page.contains("id=\"history\""), "no history, no section");
+    let mode = |median: f64, share: f64| Mode {
+        median,
+        low: median * 0.9,
+        high: median * 1.1,
+        share,
+        holds_median: false,
+    };
+    let check = PooledCheck {
+        condition: "cross-cpu".into(),
+        rule: "< 10 us".into(),
+        unit: "us".into(),
+        estimate: Some(12.0),
+        ci95: Some([4.0, 20.0]),
+        tau: Some(0.6),
+        runs: 4,
+        rounds: 48,
+        decision: Inconclusive,
+        alone: Confirmed,
+        beside: false,
+        modes: vec![mode(4.1, 0.37), mode(19.5, 0.63)],
+        separation: "separated by idle state: 19.5 µs (63% of rounds): a CPU halted at 0.92 \
+                     of hand-overs"
+            .into(),
+        note: "bimodal over the runs; separated by idle state: 19.5 µs (63% of rounds)".into(),
+    };
+    doc.history = Some(History {
+        runs: 4,
+        first: "2026-11-20T10:00:00Z".into(),
+        last: "2026-11-26T10:00:00Z".into(),
+        excluded: vec!["1 interrupted".into()],
+        verdicts: vec![PooledVerdict {
+            source: "S1.switch".into(),
+            verdict: Inconclusive,
+            alone: Confirmed,
+            runs: 4,
+            rounds: 48,
+            checks: vec![check],
+        }],
+        drift: Vec::new(),
+    });
+    let page = Html.render(&doc).unwrap();
+    assert!(page.contains("id=\"history\""));
+    assert!(page.contains("4 runs, 2026-11-20 … 2026-11-26; left out: 1 interrupted"));
+    assert!(page.contains("inconclusive over 4 runs (48 rounds); this run alone: confirmed"));
+    assert!(page.contains("class=\"badge inconclusive\">inconclusive</span>"));
+    assert!(page.contains("cross-cpu: bimodal over the runs; separated by idle state"));
+    assert!(page.contains("1 of 1 claims differ from this run alone"));
+    // The Markdown report lists the same modes under its history table.
+    let md = Markdown.render(&doc).unwrap();
+    assert!(
+        md.contains("- S1.switch, cross-cpu: bimodal over the runs; separated by idle state"),
+        "{md}"
+    );
+}

@@ -10,6 +10,7 @@ mod anatomy;
 mod bars;
 pub(crate) mod chart;
 mod charts;
+mod history;
 
 use crate::{format, runtimes, sections, Exporter};
 use concbench_analysis::advice::{kib_text, share};
@@ -55,6 +56,8 @@ struct Page {
     workloads: Vec<WorkloadAnswer>,
     claims: Vec<sections::ClaimRow>,
     dimensions: Vec<sections::DimensionRow>,
+    /// The claims judged over this host's compatible runs, when there are any.
+    history: Option<history::HistoryView>,
     figures: Vec<charts::Figure>,
     anatomy: AnatomyTables,
     replication_header: [&'static str; 7],
@@ -132,6 +135,7 @@ impl From<&ResultDoc> for Page {
             workloads: workload_answers(&answer),
             claims,
             dimensions,
+            history: history::view(doc.history.as_ref()),
             figures: charts::figures(doc),
             anatomy: AnatomyTables::from(doc),
             replication_header: sections::REPLICATION_HEADER,
