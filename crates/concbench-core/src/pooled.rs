@@ -129,6 +129,30 @@ impl History {
     }
 }
 
+impl History {
+    /// "2 of 20 claims differ from this run alone: S0.create refuted, S1.alternate confirmed":
+    /// the summary for a screen that shows this run's own verdicts just above, so the "alone"
+    /// words are not repeated (a quick run's answer is held to 60 lines).
+    pub fn brief(&self) -> String {
+        let differ: Vec<String> = self
+            .verdicts
+            .iter()
+            .filter(|v| v.verdict != v.alone)
+            .map(|v| format!("{} {}", v.source, word(v.verdict)))
+            .collect();
+        if differ.is_empty() {
+            "the same verdicts as this run alone".to_string()
+        } else {
+            format!(
+                "{} of {} claims differ from this run alone: {}",
+                differ.len(),
+                self.verdicts.len(),
+                differ.join(", ")
+            )
+        }
+    }
+}
+
 impl PooledVerdict {
     /// "confirmed over 4 runs (62 rounds); this run alone: inconclusive".
     pub fn sentence(&self) -> String {
@@ -162,4 +186,57 @@ pub struct Drift {
     pub runs: usize,
     /// The interval of this run's rounds alone, before widening.
     pub own_ci95: [f64; 2],
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn verdict(source: &str, verdict: VerdictKind, alone: VerdictKind) -> PooledVerdict {
+        PooledVerdict {
+            source: source.into(),
+            verdict,
+            alone,
+            runs: 5,
+            rounds: 30,
+            checks: Vec::new(),
+        }
+    }
+
+    fn history(verdicts: Vec<PooledVerdict>) -> History {
+        History {
+            runs: 5,
+            first: "2026-11-27T03:36:00Z".into(),
+            last: "2026-11-27T03:41:00Z".into(),
+            excluded: Vec::new(),
+            verdicts,
+            drift: Vec::new(),
+        }
+    }
+
+    #[test]
+    fn regression_the_history_line_pushed_a_quick_answer_past_60_lines() {
+        // The summary repeated each claim's own verdict ("(alone: inconclusive)"), which the
+        // screen shows just above: three wrapped lines where two suffice.
+        let h = history(vec![
+            verdict("S0.create", VerdictKind::Refuted, VerdictKind::Inconclusive),
+            verdict("S0.print", VerdictKind::Depends, VerdictKind::Inconclusive),
+            verdict("S0.30x", VerdictKind::Refuted, VerdictKind::Refuted),
+        ]);
+        assert_eq!(
+            h.brief(),
+            "2 of 3 claims differ from this run alone: S0.create refuted, S0.print depends"
+        );
+        assert!(h.summary().contains("(alone: inconclusive)"));
+    }
+
+    #[test]
+    fn a_history_that_agrees_says_so() {
+        let h = history(vec![verdict(
+            "S0.30x",
+            VerdictKind::Refuted,
+            VerdictKind::Refuted,
+        )]);
+        assert_eq!(h.brief(), "the same verdicts as this run alone");
+    }
 }

@@ -83,8 +83,8 @@ impl Terminal {
         if let Some(h) = &doc.history {
             // One line in the summary (which claims differ from this run alone); every claim
             // with --all.
-            writeln!(out, "\nOver this host's history ({}):", h.heading())?;
-            writeln!(out, "{}", columns(&[[h.summary()]], self.width))?;
+            let line = format!("Over this host's history ({}): {}", h.heading(), h.brief());
+            writeln!(out, "\n{}", columns(&[[line]], self.width).trim_start())?;
             if self.all {
                 let rows: Vec<[String; 2]> = h
                     .verdicts

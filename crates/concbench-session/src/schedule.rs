@@ -110,17 +110,6 @@ pub fn adaptive_pass(
     chosen
 }
 
-/// The share of the budget left after the verdicts' first pass that their remaining base
-/// rounds may take; the rest is kept for adaptive rounds on the checks still undecided.
-///
-/// Why three quarters: measured on this 2-CPU VM (2026-11-26), a quick run's first pass took
-/// 7.5 s and its other five base passes 34 s of the 47.5 s then left (0.72), so a quick run keeps
-/// every check's six rounds; a full run's first pass took 117 s and the other five 500 s of the
-/// 423 s left, which overran the 540-s budget by 78 s and left no adaptive round, with 15 of 27
-/// claims inconclusive. A quarter left (about 100 s in a full run) gives the cheap undecided
-/// checks dozens of passes, which is what decides them (see [`PASS_SHARE`]).
-pub const BASE_SHARE: f64 = 0.75;
-
 /// How much a check set matters to the base passes, most first.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
 pub enum Priority {
@@ -137,7 +126,7 @@ pub enum Priority {
 
 /// The variants that get their remaining base rounds: whole check sets, cheapest first (a
 /// deciding set before one shown or beside at equal cost), while the rounds still to take (`more` per variant, `cost(i)` seconds each)
-/// fit in [`BASE_SHARE`] of `left` seconds. A set left out keeps its first round (a figure
+/// fit in `share` of `left` seconds (`RunPlan::base_share`). A set left out keeps its first round (a figure
 /// without an interval) and the run says so: an interval needs all six rounds, so five of a
 /// dear set's rounds would buy nothing a verdict could use while costing what decides the
 /// cheap ones. A set only beside the verdicts gets its rounds only where they are cheap (a
@@ -145,13 +134,14 @@ pub enum Priority {
 /// beside must not take what would decide a claim.
 ///
 /// Invariants: every chosen variant belongs to a chosen set; a set is taken whole or not at
-/// all; the chosen rounds cost at most `BASE_SHARE * left`; a set is never left out for one of
+/// all; the chosen rounds cost at most `share * left`; a set is never left out for one of
 /// lower priority that costs as much or more.
 pub fn base_sets(
     mut sets: Vec<(Priority, Vec<usize>)>,
     cost: impl Fn(usize) -> f64,
     more: usize,
     left: f64,
+    share: f64,
     cheap: f64,
 ) -> Vec<usize> {
     let total = |set: &[usize]| -> f64 { set.iter().map(|&i| cost(i)).sum::<f64>() * more as f64 };
@@ -167,7 +157,7 @@ pub fn base_sets(
             .then(total(a).total_cmp(&total(b)))
             .then(pa.cmp(pb))
     });
-    let limit = left.max(0.0) * BASE_SHARE;
+    let limit = left.max(0.0) * share;
     let mut chosen: Vec<usize> = Vec::new();
     for (priority, set) in sets {
         let extra: Vec<usize> = set.into_iter().filter(|i| !chosen.contains(i)).collect();
@@ -261,6 +251,27 @@ mod tests {
         assert_eq!(order(&g, &[5, 2], 42, 0).len(), 2);
     }
     #[test]
+    fn regression_three_of_ten_quick_runs_left_s4s_cold_reads_at_one_round() {
+        use concbench_core::RunMode;
+        use Priority::*;
+        // Costs 0.1, 0.15, 5, 5, 1 s a round; five rounds to go. The deciding pair {2, 3}
+        // (50 s, S4's cold reads) and {0, 1} (1.25 s) with 60 s left: three quarters (45 s)
+        // leave the pair at one round, as in three of ten quick runs on 2026-11-27; a quick
+        // run's share (54 s) measures it.
+        let sets = vec![(Decides, vec![2, 3]), (Decides, vec![0, 1])];
+        let quick = crate::RunPlan::new(RunMode::Quick).base_share;
+        let full = crate::RunPlan::new(RunMode::Full).base_share;
+        assert_eq!(
+            base_sets(sets.clone(), costs, 5, 60.0, full, 1.0),
+            vec![0, 1]
+        );
+        assert_eq!(
+            base_sets(sets, costs, 5, 60.0, quick, 1.0),
+            vec![0, 1, 2, 3]
+        );
+    }
+
+    #[test]
     fn base_rounds_go_to_whole_sets_cheapest_first_within_their_share() {
         use Priority::*;
         // Costs 0.1, 0.15, 5, 5, 1 s a round; five rounds to go. Deciding sets {0, 1} (1.25 s)
@@ -271,15 +282,18 @@ mod tests {
             (Shown, vec![4]),
             (Decides, vec![0, 1]),
         ];
-        assert_eq!(base_sets(sets.clone(), costs, 5, 40.0, 1.0), vec![0, 1, 4]);
+        assert_eq!(
+            base_sets(sets.clone(), costs, 5, 40.0, 0.75, 1.0),
+            vec![0, 1, 4]
+        );
         // 100 s left: 75 s holds everything (56.25 s).
         assert_eq!(
-            base_sets(sets.clone(), costs, 5, 100.0, 1.0),
+            base_sets(sets.clone(), costs, 5, 100.0, 0.75, 1.0),
             vec![0, 1, 4, 2, 3]
         );
         // Nothing left, or no round to go: nothing to add, and nothing costs more than left.
-        assert!(base_sets(sets.clone(), costs, 5, 0.0, 1.0).is_empty());
-        let mut all = base_sets(sets, costs, 0, 0.0, 1.0);
+        assert!(base_sets(sets.clone(), costs, 5, 0.0, 0.75, 1.0).is_empty());
+        let mut all = base_sets(sets, costs, 0, 0.0, 0.75, 1.0);
         all.sort_unstable();
         assert_eq!(all, vec![0, 1, 2, 3, 4]);
     }
@@ -289,7 +303,7 @@ mod tests {
         use Priority::*;
         // {2} and {3} both cost 25 s for five rounds; a 30-s share holds one of them.
         let sets = vec![(Beside, vec![2]), (Decides, vec![3])];
-        assert_eq!(base_sets(sets, costs, 5, 40.0, 10.0), vec![3]);
+        assert_eq!(base_sets(sets, costs, 5, 40.0, 0.75, 10.0), vec![3]);
     }
 
     #[test]
@@ -298,19 +312,19 @@ mod tests {
         // {2} beside costs 5 s a round: not cheap (1 s), so it is left out though it fits; a
         // beside set whose variants a deciding set already measures costs nothing more.
         let sets = vec![(Beside, vec![2]), (Decides, vec![0, 1]), (Beside, vec![0])];
-        assert_eq!(base_sets(sets, costs, 5, 1000.0, 1.0), vec![0, 1]);
+        assert_eq!(base_sets(sets, costs, 5, 1000.0, 0.75, 1.0), vec![0, 1]);
         let sets = vec![(Beside, vec![2, 3]), (Decides, vec![3])];
-        assert_eq!(base_sets(sets, costs, 5, 1000.0, 1.0), vec![3]);
+        assert_eq!(base_sets(sets, costs, 5, 1000.0, 0.75, 1.0), vec![3]);
         assert_eq!(
-            base_sets(vec![(Beside, vec![4])], costs, 5, 1000.0, 2.0),
+            base_sets(vec![(Beside, vec![4])], costs, 5, 1000.0, 0.75, 2.0),
             vec![4]
         );
         // Cheapest first across priorities: the shown {0} (0.5 s) before the deciding {2, 3}
         // (50 s), in a 50.4-s share; a cheap beside set the same.
         let sets = vec![(Decides, vec![2, 3]), (Shown, vec![0])];
-        assert_eq!(base_sets(sets, costs, 5, 67.2, 1.0), vec![0]);
+        assert_eq!(base_sets(sets, costs, 5, 67.2, 0.75, 1.0), vec![0]);
         let sets = vec![(Decides, vec![2, 3]), (Beside, vec![0])];
-        assert_eq!(base_sets(sets, costs, 5, 67.2, 1.0), vec![0]);
+        assert_eq!(base_sets(sets, costs, 5, 67.2, 0.75, 1.0), vec![0]);
     }
 
     #[test]
@@ -322,7 +336,7 @@ mod tests {
         // the rest to adaptive rounds.
         let cost = |i: usize| [21.0, 12.0, 37.0, 33.0][i];
         let sets = (0..4).map(|i| (Priority::Decides, vec![i])).collect();
-        let chosen = base_sets(sets, cost, 5, 423.0, 0.3);
+        let chosen = base_sets(sets, cost, 5, 423.0, 0.75, 0.3);
         let spent: f64 = chosen.iter().map(|&i| cost(i) * 5.0).sum();
         assert!(spent <= 0.75 * 423.0, "{spent}");
         // 60 + 105 s: the servers' 185 s and the rest's 165 s do not fit beside them.

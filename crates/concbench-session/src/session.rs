@@ -295,7 +295,14 @@ impl Run<'_> {
         }
         let left = self.plan.budget.as_secs_f64() - self.elapsed().as_secs_f64();
         let cheap = self.plan.cheap_round.as_secs_f64();
-        base_sets(sets, |i| self.slots[i].mean_wall(), more, left, cheap)
+        base_sets(
+            sets,
+            |i| self.slots[i].mean_wall(),
+            more,
+            left,
+            self.plan.base_share,
+            cheap,
+        )
     }
 
     /// One pass over `wanted` in the scheduled order, taking no round once the budget is spent.
@@ -610,7 +617,7 @@ impl Run<'_> {
             * more;
         // What the left-out rounds add to the budget, given the share base rounds may take.
         let budget = self.plan.budget.as_secs_f64();
-        let suggested = ((budget + cost / crate::schedule::BASE_SHARE) / 60.0).ceil() * 60.0;
+        let suggested = ((budget + cost / self.plan.base_share) / 60.0).ceil() * 60.0;
         let of = if claims.is_empty() {
             String::new()
         } else {

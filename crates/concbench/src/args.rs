@@ -131,7 +131,7 @@ pub struct MeasureArgs {
     pub rounds: Option<u32>,
     /// How long the run's rounds may take: 540s, 9m, or plain seconds (default 540s; 55s with
     /// --quick). No round starts past it: a round of every variant a verdict uses first, the
-    /// rest of their six for the checks that fit in three quarters of what is left, then each
+    /// rest of their six for the checks that fit in a share of what is left (0.9 quick, 0.75 full), then each
     /// other variant's round, cheapest first, and extra rounds for undecided verdicts. A
     /// variant it leaves without a round is listed as skipped.
     #[arg(long, value_name = "DURATION", value_parser = parse_budget)]
