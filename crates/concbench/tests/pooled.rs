@@ -46,16 +46,23 @@ fn report_runs_rejudges_the_newest_run_over_the_stored_history() {
         ))
         .stdout(predicate::str::contains("over 3 runs ("))
         .stdout(predicate::str::contains("this run alone: "));
-    // The summary says in one line which claims differ from the run alone.
-    concbench()
+    // The summary says after the heading which claims differ from the run alone (wrapped to
+    // the terminal's width, so read with its line breaks folded).
+    let summary = concbench()
         .args(["report", "--runs", "4", "--db"])
         .arg(&db)
         .assert()
         .success()
-        .stdout(predicate::str::contains(
-            "claims differ from this run alone: ",
-        ))
         .stdout(predicate::str::contains("over 3 runs (").not());
+    let folded = String::from_utf8_lossy(&summary.get_output().stdout)
+        .split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ");
+    assert!(
+        folded.contains("left out: 1 interrupted): ")
+            && folded.contains("claims differ from this run alone: "),
+        "{folded}"
+    );
     concbench()
         .args(["report", "--runs", "2", "--db"])
         .arg(&db)
