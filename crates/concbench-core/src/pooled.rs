@@ -100,45 +100,32 @@ impl History {
 }
 
 impl History {
-    /// "2 differ from this run alone: S0.create refuted (alone: inconclusive), ..." or "the same
-    /// verdicts as this run alone".
+    /// "2 of 20 claims differ from this run alone: S0.create refuted (alone: inconclusive), ..."
+    /// or "the same verdicts as this run alone".
     pub fn summary(&self) -> String {
+        self.differences(true)
+    }
+
+    /// The same without each claim's own verdict: for a screen that shows this run's verdicts
+    /// just above (a quick run's answer is held to 60 lines).
+    pub fn brief(&self) -> String {
+        self.differences(false)
+    }
+
+    fn differences(&self, with_alone: bool) -> String {
         let differ: Vec<String> = self
             .verdicts
             .iter()
             .filter(|v| v.verdict != v.alone)
-            .map(|v| {
-                format!(
+            .map(|v| match with_alone {
+                true => format!(
                     "{} {} (alone: {})",
                     v.source,
                     word(v.verdict),
                     word(v.alone)
-                )
+                ),
+                false => format!("{} {}", v.source, word(v.verdict)),
             })
-            .collect();
-        if differ.is_empty() {
-            "the same verdicts as this run alone".to_string()
-        } else {
-            format!(
-                "{} of {} claims differ from this run alone: {}",
-                differ.len(),
-                self.verdicts.len(),
-                differ.join(", ")
-            )
-        }
-    }
-}
-
-impl History {
-    /// "2 of 20 claims differ from this run alone: S0.create refuted, S1.alternate confirmed":
-    /// the summary for a screen that shows this run's own verdicts just above, so the "alone"
-    /// words are not repeated (a quick run's answer is held to 60 lines).
-    pub fn brief(&self) -> String {
-        let differ: Vec<String> = self
-            .verdicts
-            .iter()
-            .filter(|v| v.verdict != v.alone)
-            .map(|v| format!("{} {}", v.source, word(v.verdict)))
             .collect();
         if differ.is_empty() {
             "the same verdicts as this run alone".to_string()
