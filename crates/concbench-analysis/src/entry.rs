@@ -213,6 +213,12 @@ fn result_modes(values: &[f64], centre: f64) -> Vec<Mode> {
     if found.len() < 2 {
         return Vec::new();
     }
+    as_modes(&found, centre)
+}
+
+/// The statistics' modes as a result's, each saying whether it holds `centre` (the median the
+/// result or check reports): shared by a run's results and the checks pooled over runs.
+pub(crate) fn as_modes(found: &[concbench_stats::Mode], centre: f64) -> Vec<Mode> {
     found
         .iter()
         .map(|m| Mode {

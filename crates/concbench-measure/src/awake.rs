@@ -375,21 +375,15 @@ mod tests {
 
     #[test]
     fn disabled_states_are_written_back_on_drop_even_after_a_panic() {
-        let dir = tempfile::tempdir().unwrap();
-        let state = dir
-            .path()
-            .join("sys/devices/system/cpu/cpu0/cpuidle/state2");
-        std::fs::create_dir_all(&state).unwrap();
-        std::fs::write(state.join("name"), "C6\n").unwrap();
-        std::fs::write(state.join("disable"), "0\n").unwrap();
+        let (dir, disable) = c6_tree();
         let root = Root::new(dir.path());
         let result = std::panic::catch_unwind(|| {
             let _g = StatesDisabled::disable(&root, &[0], &["C6"]).unwrap();
-            assert_eq!(std::fs::read_to_string(state.join("disable")).unwrap(), "1");
+            assert_eq!(std::fs::read_to_string(&disable).unwrap(), "1");
             panic!("an experiment failed while the state was disabled");
         });
         assert!(result.is_err());
-        assert_eq!(std::fs::read_to_string(state.join("disable")).unwrap(), "0");
+        assert_eq!(std::fs::read_to_string(&disable).unwrap(), "0");
     }
 
     /// Serialises the tests that hold or read `/dev/cpu_dma_latency`, a machine-wide setting.

@@ -25,7 +25,7 @@ use super::separation::{separation, Evidenced, EVIDENCE};
 use super::series::{instances, series, Instance};
 use super::spec::CheckSpec;
 use crate::published::{published, Claim};
-use concbench_core::{History, Mode, PooledCheck, PooledVerdict, ResultDoc, Verdict, VerdictKind};
+use concbench_core::{History, PooledCheck, PooledVerdict, ResultDoc, Verdict, VerdictKind};
 use concbench_stats::{
     hochberg_step_up, modes, random_effects, sequential_interval, MIN_VALUES_95, SEQUENTIAL_ALPHA,
 };
@@ -229,16 +229,7 @@ fn pooled_check(own: &concbench_core::Check, rule: Rule, runs: &[Vec<f64>]) -> P
         check.decision = VerdictKind::Inconclusive;
         check.note = bimodal_note(&found, &own.unit);
         let median = concbench_stats::median(&all);
-        check.modes = found
-            .iter()
-            .map(|m| Mode {
-                median: m.median,
-                low: m.low,
-                high: m.high,
-                share: m.share,
-                holds_median: m.low <= median && median <= m.high,
-            })
-            .collect();
+        check.modes = crate::entry::as_modes(&found, median);
     }
     check
 }
