@@ -21,6 +21,7 @@
 //! Refutations across a claim's conditions keep Hochberg's correction, as in one run.
 
 use super::decide::{combine, decide, Rule};
+use super::margin::Spread;
 use super::separation::{separation, Evidenced, EVIDENCE};
 use super::series::{instances, series, Instance};
 use super::spec::CheckSpec;
@@ -329,23 +330,24 @@ pub fn label_over_history(doc: &mut ResultDoc, others: &[&ResultDoc]) {
             let (Some(estimate), Some(rule)) = (check.estimate, rule) else {
                 continue;
             };
-            let mut widths: Vec<f64> = others
+            let mut intervals: Vec<(f64, f64)> = others
                 .iter()
                 .filter_map(|d| d.verdicts.iter().find(|o| o.source == v.source))
                 .filter_map(|o| o.checks.iter().find(|c| c.condition == check.condition))
-                .filter_map(half_width)
+                .filter_map(deciding_interval)
                 .collect();
-            widths.extend(half_width(check));
-            if widths.len() < 2 {
+            intervals.extend(deciding_interval(check));
+            if intervals.len() < 2 {
                 continue;
             }
-            let typical = concbench_stats::median(&widths);
-            let interval = Some((estimate - typical, estimate + typical));
-            if let Some(m) = super::margin::at_margin(rule, estimate, interval, &[]) {
+            let Some(typical) = Spread::typical(&intervals) else {
+                continue;
+            };
+            if let Some(m) = super::margin::at_spread(rule, estimate, typical) {
                 check.at_margin = Some(m);
                 let sentence = super::margin::sentence(&m, &check.unit).replace(
-                    "an interval half-width",
-                    "a typical interval half-width over this host's runs",
+                    "its interval reaches",
+                    "its typical interval over this host's runs reaches",
                 );
                 check.note = if check.note.is_empty() {
                     sentence
@@ -357,9 +359,9 @@ pub fn label_over_history(doc: &mut ResultDoc, others: &[&ResultDoc]) {
     }
 }
 
-/// The half-width of a check's deciding interval (the boundary, else the 95% interval).
-fn half_width(c: &concbench_core::Check) -> Option<f64> {
-    c.boundary.or(c.ci95).map(|[lo, hi]| (hi - lo) / 2.0)
+/// A check's deciding interval (the boundary, else the 95% interval).
+fn deciding_interval(c: &concbench_core::Check) -> Option<(f64, f64)> {
+    c.boundary.or(c.ci95).map(|[lo, hi]| (lo, hi))
 }
 
 /// Each (claim, condition, rule) of the checks `doc` has evidence for.
