@@ -331,7 +331,7 @@ pub struct Check {
     /// documents from before the boundary, and at a look that cannot decide.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub boundary: Option<[f64; 2]>,
-    /// Present when the estimate lies within one half-width of the deciding interval of the
+    /// Present when the estimate lies within one half-width (on logarithms for a positive quantity) of the deciding interval of the
     /// rule's margin: a rerun may well decide otherwise, or not at all.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub at_margin: Option<AtMargin>,
