@@ -5,8 +5,10 @@
     drains — pinned with taskset to the CPU concbench pins to;
   * memory.process and memory.thread (default stack), 1000 units, PSS KiB per unit, vs
     memory_ref.c reading smaps_rollup the same way.
-concbench runs with --quick (its subset covers exactly these points).
-Usage: bench/fidelity/workload.py [ROUNDS]"""
+concbench runs with --quick (its subset covers exactly these points) and --rounds 1, so round i
+of concbench and of the C programs is one pair. No target: each row ends with a `TARGET none`
+line, its paired ratio and interval.
+Usage: bench/fidelity/workload.py [ROUNDS]   (default 6)"""
 
 import os
 import subprocess
@@ -14,8 +16,9 @@ import sys
 import tempfile
 
 from common import build, concbench, find, pinned_cpu, report, require
+from verdict import Target, check
 
-rounds = int(sys.argv[1]) if len(sys.argv) > 1 else 3
+rounds = int(sys.argv[1]) if len(sys.argv) > 1 else 6
 require("cc", "apt-get install gcc")
 build()
 cpu = str(pinned_cpu())
@@ -37,7 +40,7 @@ MEMORY = ("process", "thread")
 ours = {k: [] for k in PRINT + list(MEMORY)}
 ref = {k: [] for k in ours}
 for r in range(rounds):
-    doc = concbench("workload.print,memory.process,memory.thread", ["--quick"])
+    doc = concbench("workload.print,memory.process,memory.thread", ["--quick", "--rounds", "1"])
     for model, count in PRINT:
         ours[(model, count)].append(find(doc, "workload.print", model=model, workers=255, count=count,
                                          line_bytes=12, sink="pipe", placement="same-cpu")["median"])
@@ -48,6 +51,9 @@ for r in range(rounds):
         ref[model].append(c_run(bins["memory_ref"], model, 1000))
     print(f"round {r + 1}/{rounds} done", file=sys.stderr)
 
-report([(f"print {m} P=255 COUNT={c} (vs print_ref.c)", [v * 1e3 for v in ours[(m, c)]],
-         [v * 1e3 for v in ref[(m, c)]], "ms") for m, c in PRINT]
-       + [(f"memory.{m} KiB/unit, 1000 (vs memory_ref.c)", ours[m], ref[m], "K") for m in MEMORY])
+rows = ([(f"print {m} P=255 COUNT={c} (vs print_ref.c)", [v * 1e3 for v in ours[(m, c)]],
+          [v * 1e3 for v in ref[(m, c)]], "ms") for m, c in PRINT]
+        + [(f"memory.{m} KiB/unit, 1000 (vs memory_ref.c)", ours[m], ref[m], "K") for m in MEMORY])
+report(rows)
+for label, a, b, _ in rows:
+    check(label, a, b, Target.none())
