@@ -4,6 +4,7 @@ line and its statistics are in verdict.py)."""
 
 import json
 import os
+import re
 import shutil
 import statistics
 import subprocess
@@ -38,6 +39,14 @@ def require(tool, how):
     themselves, except server.py, which installs wrk and nginx from Debian)."""
     if shutil.which(tool) is None:
         sys.exit(f"{tool} is missing: {how}")
+
+
+def perf_usecs_per_op(out):
+    """The "N usecs/op" figure of a `perf bench` output, or exit showing the output."""
+    m = re.search(r"([\d.]+) usecs/op", out)
+    if not m:
+        sys.exit(f"cannot read perf bench's output:\n{out}")
+    return float(m.group(1))
 
 
 def concbench(only, extra=()):

@@ -22,12 +22,11 @@ Usage: bench/fidelity/create.py [ROUNDS]   (default 7; needs perf: apt-get insta
 and cc: apt-get install gcc)"""
 
 import os
-import re
 import subprocess
 import sys
 import tempfile
 
-from common import build, concbench, find, pinned_cpu, report, require
+from common import build, concbench, find, perf_usecs_per_op, pinned_cpu, report, require
 from verdict import Target, check
 
 rounds = int(sys.argv[1]) if len(sys.argv) > 1 else 7
@@ -50,7 +49,7 @@ def perf_getppid(cpu, loops):
     """ns per getppid() from a fresh `perf bench syscall basic -l loops` pinned to `cpu`."""
     out = subprocess.run(["taskset", "-c", cpu, "perf", "bench", "syscall", "basic", "-l", str(loops)],
                          capture_output=True, text=True, check=True).stdout
-    return float(re.search(r"([\d.]+) usecs/op", out).group(1)) * 1000
+    return perf_usecs_per_op(out) * 1000
 
 
 def c_fork(cpu, binary):

@@ -8,11 +8,10 @@ Rounds are interleaved (concbench, perf, concbench, ...) so drift hits both alik
 concbench run is one round (`--rounds 1`, a fresh worker), paired with the perf run after it.
 Usage: bench/fidelity/switch.py [ROUNDS]   (default 7; needs perf: apt-get install linux-perf)"""
 
-import re
 import subprocess
 import sys
 
-from common import build, concbench, find, pinned_cpu, report, require
+from common import build, concbench, find, perf_usecs_per_op, pinned_cpu, report, require
 from verdict import Target, check, check_value
 
 rounds = int(sys.argv[1]) if len(sys.argv) > 1 else 7
@@ -34,7 +33,7 @@ for r in range(rounds):
     cpu = str(pinned_cpu(pipe))  # the CPU concbench pinned both processes to
     out = subprocess.run(["taskset", "-c", cpu, "perf", "bench", "sched", "pipe", "-l", PERF_LOOPS],
                          capture_output=True, text=True, check=True).stdout
-    perf_pipe.append(float(re.search(r"([\d.]+) usecs/op", out).group(1)) * 1000 / 2)
+    perf_pipe.append(perf_usecs_per_op(out) * 1000 / 2)
     ours_coro.append(find(concbench("switch.coroutine", ["--rounds", "1"]), "switch.coroutine")["median"])
     print(f"round {r + 1}/{rounds}: pipe {ours_pipe[-1]:.0f} vs perf {perf_pipe[-1]:.0f} ns per switch; "
           f"coroutine {ours_coro[-1]:.1f} ns", file=sys.stderr)

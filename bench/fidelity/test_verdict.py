@@ -110,6 +110,10 @@ class Line(unittest.TestCase):
         self.assertEqual((p["outcome"], p["kind"]), ("met", "value"))
         self.assertEqual(p["target"], "target under 50 ns")
 
+    def test_a_label_with_the_separator_is_refused(self):
+        with self.assertRaises(ValueError):
+            target_line("a; b", Target.none(), 1.0, None, 3)
+
     def test_other_output_is_not_a_target_line(self):
         self.assertIsNone(parse_target_line("round 1/3: getppid 217.1 vs 249.5 ns"))
 

@@ -102,6 +102,8 @@ class Target:
 def target_line(label, target, point, interval, rounds, kind="ratio"):
     """The one-line summary: `TARGET met: ratio 0.984 [0.951, 1.020] (target within 5%; LABEL;
     7 rounds)`. `kind` is "ratio" (concbench / reference) or "value" (a figure alone)."""
+    if ";" in label:
+        raise ValueError(f"a TARGET label cannot hold ';' (it separates the fields): {label}")
     outcome = target.decide(interval)
     span = f"[{interval[0]:.3f}, {interval[1]:.3f}]" if interval else "[-, -]"
     why = f"{rounds} rounds" if interval else f"{rounds} rounds, a 95% interval needs {MIN_VALUES}"
