@@ -5,8 +5,9 @@ their TARGET lines (verdict.py): comparison, ratio, 95% interval, target, outcom
 Each script's full output (its rounds on stderr, its own table on stdout) goes to
 DIR/<script>.txt; a script that could not run (a tool missing, a failure) is a row saying so,
 with the last line it printed. The scripts run one at a time: two would measure each other.
-Usage: bench/fidelity/all.py [--only create,io,...] [--out DIR]   (default DIR: a new temporary
-directory, printed at the end). About ten minutes on a 2-CPU machine; run it on a quiet one."""
+Usage: bench/fidelity/all.py [--only create,io,...] [--rounds N] [--out DIR]   (--rounds: every
+script's rounds instead of its default, e.g. 1 to check that they run; DIR: default a new
+temporary directory, printed at the end). About ten minutes on a 2-CPU machine; run it on a quiet one."""
 
 import argparse
 import os
@@ -63,6 +64,7 @@ def table(results):
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--only", help="comma-separated scripts, e.g. create,io")
+    parser.add_argument("--rounds", type=int, help="rounds for every script (default: each one's)")
     parser.add_argument("--out", help="directory for each script's output")
     a = parser.parse_args()
     wanted = a.only.split(",") if a.only else [s for s, _ in SCRIPTS]
@@ -74,6 +76,8 @@ def main():
     results = []
     for script, args in SCRIPTS:
         if script in wanted:
+            if a.rounds:
+                args = [str(a.rounds), *args[1:]]
             print(f"{script}.py {' '.join(args)} ...", file=sys.stderr, flush=True)
             results.append((script, run(script, args, out_dir)))
     print(table(results))

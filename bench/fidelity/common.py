@@ -2,6 +2,7 @@
 tool pinned to the same CPU, interleave rounds, and print medians and paired ratios (the TARGET
 line and its statistics are in verdict.py)."""
 
+import atexit
 import json
 import os
 import re
@@ -39,6 +40,19 @@ def require(tool, how):
     themselves, except server.py, which installs wrk and nginx from Debian)."""
     if shutil.which(tool) is None:
         sys.exit(f"{tool} is missing: {how}")
+
+
+# Exactly one round of each variant (a fresh worker each): `--rounds 1` alone still lets a run
+# add rounds to undecided verdicts (up to 30); a budget of 0 starts no pass after the first.
+ONE_ROUND = ["--rounds", "1", "--budget", "0"]
+
+
+def scratch_dir():
+    """A temporary directory for the references' binaries, removed when the script exits (also
+    on an error or Ctrl-C)."""
+    d = tempfile.mkdtemp(prefix="concbench-fidelity-")
+    atexit.register(shutil.rmtree, d, True)
+    return d
 
 
 def perf_usecs_per_op(out):

@@ -5,11 +5,12 @@
     nanosecond at most); concbench subtracts nothing from it (the experiment has no method
     overhead). What differed was the measurement around the loop: perf's default is one mean of
     10,000,000 calls, 2.4 s in one process, while a concbench round is a fresh worker timing a
-    few tens of milliseconds, and the figure is the median over rounds. On this VM a process's
-    getppid sits at ~210 ns or at ~270-290 ns for a while (recorded full runs: rounds of the
-    same run at 207, 266, 215, 274, 298, 207 ns, each round steady within 1%), so a 2.4-s mean
-    lands between the two states while a median of short rounds lands in one. Like for like, each
-    round here is one concbench round (`--rounds 1`, a fresh worker) followed by perf in a fresh
+    few tens of milliseconds, and the figure is the median over rounds. On this VM getppid
+    sits at ~210 ns or at ~270-290 ns for a while, as the machine's state (the host) goes
+    (recorded full runs: rounds of one run at 207, 266, 215, 274, 298, 207 ns, each round's
+    samples within about 1% of each other; docs/FIDELITY.md), so a 2.4-s mean can land between
+    the two while a median of short rounds lands on one. Like for like, each round here is one
+    concbench round (`--rounds 1 --budget 0`, a fresh worker) followed by perf in a fresh
     process making as many calls as concbench timed in that round, on the CPU concbench pinned
     to; the target is on the paired ratio. perf with its default 10 million calls is shown
     beside it, without a target.
@@ -24,9 +25,8 @@ and cc: apt-get install gcc)"""
 import os
 import subprocess
 import sys
-import tempfile
 
-from common import build, concbench, find, perf_usecs_per_op, pinned_cpu, report, require
+from common import ONE_ROUND, build, concbench, find, perf_usecs_per_op, pinned_cpu, report, require, scratch_dir
 from verdict import Target, check
 
 rounds = int(sys.argv[1]) if len(sys.argv) > 1 else 7
@@ -37,7 +37,7 @@ require("cc", "apt-get install gcc")
 require("taskset", "apt-get install util-linux")
 build()
 here = os.path.dirname(os.path.abspath(__file__))
-tmp = tempfile.mkdtemp()
+tmp = scratch_dir()
 fork_loop = os.path.join(tmp, "fork_loop")
 fork_loop_libs = os.path.join(tmp, "fork_loop_libs")
 source = os.path.join(here, "fork_loop.c")
@@ -64,26 +64,21 @@ def calls_timed(result):
 
 
 ours_sys, perf_sys, perf_default, ours_fork, c_forks, c_forks_libs = [], [], [], [], [], []
-try:
-    for r in range(rounds):
-        doc = concbench("syscall.getppid,create.fork", ["--rounds", "1"])
-        getppid = find(doc, "syscall.getppid")
-        # The CPU concbench pinned its worker to, so both tools run on the same one.
-        cpu = str(pinned_cpu(getppid))
-        ours_sys.append(getppid["median"])
-        ours_fork.append(find(doc, "create.fork", parent="single-threaded")["median"] / 1000)
-        perf_sys.append(perf_getppid(cpu, calls_timed(getppid)))
-        perf_default.append(perf_getppid(cpu, PERF_DEFAULT_LOOPS))
-        c_forks.append(c_fork(cpu, fork_loop))
-        c_forks_libs.append(c_fork(cpu, fork_loop_libs))
-        print(f"round {r + 1}/{rounds} (cpu {cpu}): getppid {ours_sys[-1]:.1f} vs perf {perf_sys[-1]:.1f} "
-              f"({calls_timed(getppid)} calls), perf default {perf_default[-1]:.1f} ns; fork "
-              f"{ours_fork[-1]:.1f} vs {c_forks[-1]:.1f} (C) / {c_forks_libs[-1]:.1f} (C + Rust's libs) us",
-              file=sys.stderr)
-finally:
-    for f in (fork_loop, fork_loop_libs):
-        os.remove(f)
-    os.rmdir(tmp)
+for r in range(rounds):
+    doc = concbench("syscall.getppid,create.fork", ONE_ROUND)
+    getppid = find(doc, "syscall.getppid")
+    # The CPU concbench pinned its worker to, so both tools run on the same one.
+    cpu = str(pinned_cpu(getppid))
+    ours_sys.append(getppid["median"])
+    ours_fork.append(find(doc, "create.fork", parent="single-threaded")["median"] / 1000)
+    perf_sys.append(perf_getppid(cpu, calls_timed(getppid)))
+    perf_default.append(perf_getppid(cpu, PERF_DEFAULT_LOOPS))
+    c_forks.append(c_fork(cpu, fork_loop))
+    c_forks_libs.append(c_fork(cpu, fork_loop_libs))
+    print(f"round {r + 1}/{rounds} (cpu {cpu}): getppid {ours_sys[-1]:.1f} vs perf {perf_sys[-1]:.1f} "
+          f"({calls_timed(getppid)} calls), perf default {perf_default[-1]:.1f} ns; fork "
+          f"{ours_fork[-1]:.1f} vs {c_forks[-1]:.1f} (C) / {c_forks_libs[-1]:.1f} (C + Rust's libs) us",
+          file=sys.stderr)
 
 report([
     ("syscall.getppid vs perf bench syscall basic, same calls", ours_sys, perf_sys, "ns"),

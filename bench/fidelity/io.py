@@ -29,7 +29,7 @@ import subprocess
 import sys
 import tempfile
 
-from common import build, concbench, find, report, require
+from common import ONE_ROUND, build, concbench, find, report, require
 from verdict import Target, check
 
 rounds = int(sys.argv[1]) if len(sys.argv) > 1 else 6
@@ -71,7 +71,7 @@ try:
     for r in range(rounds):
         # --keep-io-files: concbench's data files stay for fio, the C reader and the next round.
         doc = concbench("io.read", ["--where", "files=4", "--where", "file_mib=128",
-                                    "--io-dir", work, "--keep-io-files", "--rounds", "1"])
+                                    "--io-dir", work, "--keep-io-files", *ONE_ROUND])
         res = find(doc, "io.read", model="threads", files=4, file_mib=128, read_kib=4,
                    reader="block", cache="cold")
         ours.append(res["counters"]["mib_per_s"])

@@ -7,14 +7,14 @@ concbench's native measurement of the same thing, in the same run of concbench:
     subtracted);
   * probes.c.thread_100k / process_100k vs create.thread_100k / process_100k (per unit, --quick).
 A pair whose concbench side is not in this build is reported as missing, not failed. Each
-concbench run is one round (`--rounds 1`: a fresh worker per variant, concbench interleaving the
-probe and its native counterpart), so round i of both sides is one pair.
+concbench run is one round (`--rounds 1 --budget 0`: a fresh worker per variant, concbench
+interleaving the probe and its native counterpart), so round i of both sides is one pair.
 Usage: bench/fidelity/probes.py [ROUNDS]   (default 7; needs cc; run on a quiet machine)"""
 
 import subprocess
 import sys
 
-from common import BIN, build, concbench, report, require
+from common import BIN, ONE_ROUND, build, concbench, report, require
 from verdict import Target, check
 
 TOLERANCE = 0.15
@@ -61,7 +61,7 @@ def rounds_of(pairs, rounds, extra):
     only = ",".join(x for p in present for x in p[:2])
     series = [([], []) for _ in present]
     for r in range(rounds):
-        doc = concbench(only, ["--rounds", "1", *extra])
+        doc = concbench(only, [*ONE_ROUND, *extra])
         for (probe, native, params, raw), (ours, theirs) in zip(present, series):
             ours.append(value(pick(doc, native, params), raw) / 1000)
             theirs.append(pick(doc, probe, {"placement": "same-cpu"})["median"] / 1000)

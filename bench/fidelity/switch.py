@@ -5,13 +5,14 @@
     trip (two one-way switches); it is halved to compare per one-way switch. Target: within 10%.
   * switch.coroutine: target under 50 ns per switch (no reference tool; reported alone).
 Rounds are interleaved (concbench, perf, concbench, ...) so drift hits both alike; each
-concbench run is one round (`--rounds 1`, a fresh worker), paired with the perf run after it.
+concbench run is one round (`--rounds 1 --budget 0`, a fresh worker), paired with the perf run
+after it.
 Usage: bench/fidelity/switch.py [ROUNDS]   (default 7; needs perf: apt-get install linux-perf)"""
 
 import subprocess
 import sys
 
-from common import build, concbench, find, perf_usecs_per_op, pinned_cpu, report, require
+from common import ONE_ROUND, build, concbench, find, perf_usecs_per_op, pinned_cpu, report, require
 from verdict import Target, check, check_value
 
 rounds = int(sys.argv[1]) if len(sys.argv) > 1 else 7
@@ -27,14 +28,14 @@ ours_pipe, perf_pipe, ours_coro = [], [], []
 for r in range(rounds):
     # The compared variant only (--where): a round of every pipe variant would put seconds
     # between concbench's round and perf's.
-    doc = concbench("switch.pipe.process", ["--rounds", "1", *PLAIN])
+    doc = concbench("switch.pipe.process", [*ONE_ROUND, *PLAIN])
     pipe = find(doc, "switch.pipe.process", placement="same-cpu", sched="other", working_set_kib=0)
     ours_pipe.append(pipe["median"])
     cpu = str(pinned_cpu(pipe))  # the CPU concbench pinned both processes to
     out = subprocess.run(["taskset", "-c", cpu, "perf", "bench", "sched", "pipe", "-l", PERF_LOOPS],
                          capture_output=True, text=True, check=True).stdout
     perf_pipe.append(perf_usecs_per_op(out) * 1000 / 2)
-    ours_coro.append(find(concbench("switch.coroutine", ["--rounds", "1"]), "switch.coroutine")["median"])
+    ours_coro.append(find(concbench("switch.coroutine", ONE_ROUND), "switch.coroutine")["median"])
     print(f"round {r + 1}/{rounds}: pipe {ours_pipe[-1]:.0f} vs perf {perf_pipe[-1]:.0f} ns per switch; "
           f"coroutine {ours_coro[-1]:.1f} ns", file=sys.stderr)
 

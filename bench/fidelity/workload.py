@@ -5,17 +5,16 @@
     drains — pinned with taskset to the CPU concbench pins to;
   * memory.process and memory.thread (default stack), 1000 units, PSS KiB per unit, vs
     memory_ref.c reading smaps_rollup the same way.
-concbench runs with --quick (its subset covers exactly these points) and --rounds 1, so round i
-of concbench and of the C programs is one pair. No target: each row ends with a `TARGET none`
+concbench runs with --quick (its subset covers exactly these points) and --rounds 1 --budget 0
+(one round), so round i of concbench and of the C programs is one pair. No target: each row ends with a `TARGET none`
 line, its paired ratio and interval.
 Usage: bench/fidelity/workload.py [ROUNDS]   (default 6)"""
 
 import os
 import subprocess
 import sys
-import tempfile
 
-from common import build, concbench, find, pinned_cpu, report, require
+from common import ONE_ROUND, build, concbench, find, pinned_cpu, report, require, scratch_dir
 from verdict import Target, check
 
 rounds = int(sys.argv[1]) if len(sys.argv) > 1 else 6
@@ -23,7 +22,7 @@ require("cc", "apt-get install gcc")
 build()
 cpu = str(pinned_cpu())
 here = os.path.dirname(os.path.abspath(__file__))
-tmp = tempfile.mkdtemp()
+tmp = scratch_dir()
 bins = {}
 for name in ("print_ref", "memory_ref"):
     bins[name] = os.path.join(tmp, name)
@@ -40,7 +39,7 @@ MEMORY = ("process", "thread")
 ours = {k: [] for k in PRINT + list(MEMORY)}
 ref = {k: [] for k in ours}
 for r in range(rounds):
-    doc = concbench("workload.print,memory.process,memory.thread", ["--quick", "--rounds", "1"])
+    doc = concbench("workload.print,memory.process,memory.thread", ["--quick", *ONE_ROUND])
     for model, count in PRINT:
         ours[(model, count)].append(find(doc, "workload.print", model=model, workers=255, count=count,
                                          line_bytes=12, sink="pipe", placement="same-cpu")["median"])
