@@ -57,7 +57,9 @@ def table(results):
             point = f"{t['point']:.3f}" if t["kind"] == "ratio" else f"{t['point']:.3f} (value)"
             rows.append((script, t["label"], point, span, t["target"].removeprefix("target "),
                          t["outcome"]))
-    widths = [max(len(r[i]) for r in [head, *rows]) for i in range(len(head))]
+    # A "not run" row's message runs past the columns rather than widening them.
+    full = [r for r in [head, *rows] if r[2]]
+    widths = [max(len(r[i]) for r in full) for i in range(len(head))]
     return "\n".join("  ".join(c.ljust(w) for c, w in zip(r, widths)).rstrip() for r in [head, *rows])
 
 

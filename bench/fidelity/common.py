@@ -42,9 +42,29 @@ def require(tool, how):
         sys.exit(f"{tool} is missing: {how}")
 
 
-# Exactly one round of each variant (a fresh worker each): `--rounds 1` alone still lets a run
-# add rounds to undecided verdicts (up to 30); a budget of 0 starts no pass after the first.
-ONE_ROUND = ["--rounds", "1", "--budget", "0"]
+def one_round(budget="10s"):
+    """concbench's arguments for one round of each variant (a fresh worker each), the round a
+    pair uses (`first_round`). `--rounds 1` still lets a run add rounds to its undecided
+    verdicts (up to 30 a variant): the budget bounds that tail, and the scripts run each
+    reference before concbench, so the tail falls after the pair. It must leave room for the
+    first pass (the io round takes seconds)."""
+    return ["--rounds", "1", "--budget", budget]
+
+
+def earliest(result):
+    """`result`'s first clean round (the one right after the reference's run)."""
+    clean = [r for r in result["rounds"] if not r.get("excluded")] or result["rounds"]
+    return min(clean, key=lambda r: r["pass"])
+
+
+def first_round(result, raw=False):
+    """The figure of `result`'s first round, in the unit of its median: its value, less its
+    method overhead (`baseline`) unless `raw`."""
+    r = earliest(result)
+    value = r["value"]
+    if not raw and r.get("baseline") is not None:
+        value -= r["baseline"]
+    return value
 
 
 def scratch_dir():

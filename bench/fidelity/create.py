@@ -10,8 +10,8 @@
     (recorded full runs: rounds of one run at 207, 266, 215, 274, 298, 207 ns, each round's
     samples within about 1% of each other; docs/FIDELITY.md), so a 2.4-s mean can land between
     the two while a median of short rounds lands on one. Like for like, each round here is one
-    concbench round (`--rounds 1 --budget 0`, a fresh worker) followed by perf in a fresh
-    process making as many calls as concbench timed in that round, on the CPU concbench pinned
+    concbench round (its first round, a fresh worker) right after perf in a fresh process
+    making as many calls as concbench timed in the round before, on the CPU concbench pinned
     to; the target is on the paired ratio. perf with its default 10 million calls is shown
     beside it, without a target.
   * create.fork (single-threaded parent) vs fork_loop.c compiled with -O2, and vs the same
@@ -26,7 +26,8 @@ import os
 import subprocess
 import sys
 
-from common import ONE_ROUND, build, concbench, find, perf_usecs_per_op, pinned_cpu, report, require, scratch_dir
+from common import (build, concbench, earliest, find, first_round, one_round, perf_usecs_per_op, pinned_cpu,
+                    report, require, scratch_dir)
 from verdict import Target, check
 
 rounds = int(sys.argv[1]) if len(sys.argv) > 1 else 7
@@ -59,26 +60,31 @@ def c_fork(cpu, binary):
 
 def calls_timed(result):
     """How many getppid calls concbench timed in its round: iterations per sample x samples."""
-    rnd = result["rounds"][0]
-    return int(result["iterations"]) * int(rnd.get("samples", 1))
+    rnd = earliest(result)
+    return int(rnd.get("iterations", result["iterations"])) * int(rnd.get("samples", 1))
 
 
+# Before concbench's first round the CPU it pins to and the calls it times are not known: the
+# CPU it pins same-cpu variants to, and about 50 ms of calls.
+cpu, calls = str(pinned_cpu()), 200_000
 ours_sys, perf_sys, perf_default, ours_fork, c_forks, c_forks_libs = [], [], [], [], [], []
 for r in range(rounds):
-    doc = concbench("syscall.getppid,create.fork", ONE_ROUND)
-    getppid = find(doc, "syscall.getppid")
-    # The CPU concbench pinned its worker to, so both tools run on the same one.
-    cpu = str(pinned_cpu(getppid))
-    ours_sys.append(getppid["median"])
-    ours_fork.append(find(doc, "create.fork", parent="single-threaded")["median"] / 1000)
-    perf_sys.append(perf_getppid(cpu, calls_timed(getppid)))
+    # The references first, then concbench's round (see one_round): the default perf run, 2.4 s,
+    # furthest from it, getppid's perf run right before it.
     perf_default.append(perf_getppid(cpu, PERF_DEFAULT_LOOPS))
     c_forks.append(c_fork(cpu, fork_loop))
     c_forks_libs.append(c_fork(cpu, fork_loop_libs))
+    perf_sys.append(perf_getppid(cpu, calls))
+    doc = concbench("syscall.getppid,create.fork", one_round())
+    getppid = find(doc, "syscall.getppid")
+    ours_sys.append(first_round(getppid))
+    ours_fork.append(first_round(find(doc, "create.fork", parent="single-threaded")) / 1000)
     print(f"round {r + 1}/{rounds} (cpu {cpu}): getppid {ours_sys[-1]:.1f} vs perf {perf_sys[-1]:.1f} "
-          f"({calls_timed(getppid)} calls), perf default {perf_default[-1]:.1f} ns; fork "
+          f"({calls} calls), perf default {perf_default[-1]:.1f} ns; fork "
           f"{ours_fork[-1]:.1f} vs {c_forks[-1]:.1f} (C) / {c_forks_libs[-1]:.1f} (C + Rust's libs) us",
           file=sys.stderr)
+    # The next round's references: on the CPU concbench pinned to, as many calls as it timed.
+    cpu, calls = str(pinned_cpu(getppid)), calls_timed(getppid)
 
 report([
     ("syscall.getppid vs perf bench syscall basic, same calls", ours_sys, perf_sys, "ns"),

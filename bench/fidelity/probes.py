@@ -7,14 +7,14 @@ concbench's native measurement of the same thing, in the same run of concbench:
     subtracted);
   * probes.c.thread_100k / process_100k vs create.thread_100k / process_100k (per unit, --quick).
 A pair whose concbench side is not in this build is reported as missing, not failed. Each
-concbench run is one round (`--rounds 1 --budget 0`: a fresh worker per variant, concbench
-interleaving the probe and its native counterpart), so round i of both sides is one pair.
+concbench run gives a pair: the first round of the probe and of its native counterpart (a
+fresh worker each), which concbench interleaves (common.one_round).
 Usage: bench/fidelity/probes.py [ROUNDS]   (default 7; needs cc; run on a quiet machine)"""
 
 import subprocess
 import sys
 
-from common import BIN, ONE_ROUND, build, concbench, report, require
+from common import BIN, build, concbench, first_round, one_round, report, require
 from verdict import Target, check
 
 TOLERANCE = 0.15
@@ -45,9 +45,8 @@ def pick(doc, rid, params):
 
 
 def value(result, raw):
-    if raw and result.get("overhead"):
-        return result["overhead"]["raw_median"]
-    return result["median"]
+    """The figure of the result's first round: raw (before its self-test is subtracted) or not."""
+    return first_round(result, raw)
 
 
 def rounds_of(pairs, rounds, extra):
@@ -61,10 +60,10 @@ def rounds_of(pairs, rounds, extra):
     only = ",".join(x for p in present for x in p[:2])
     series = [([], []) for _ in present]
     for r in range(rounds):
-        doc = concbench(only, [*ONE_ROUND, *extra])
+        doc = concbench(only, [*one_round("20s"), *extra])
         for (probe, native, params, raw), (ours, theirs) in zip(present, series):
             ours.append(value(pick(doc, native, params), raw) / 1000)
-            theirs.append(pick(doc, probe, {"placement": "same-cpu"})["median"] / 1000)
+            theirs.append(first_round(pick(doc, probe, {"placement": "same-cpu"})) / 1000)
         print(f"round {r + 1}/{rounds} ({only})", file=sys.stderr)
     return [(f"{native} vs {probe}", ours, theirs, "us")
             for (probe, native, _, _), (ours, theirs) in zip(present, series)]

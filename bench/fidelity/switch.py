@@ -4,15 +4,15 @@
     `taskset -c <cpu> perf bench sched pipe` on the same CPU. perf reports usecs/op per round
     trip (two one-way switches); it is halved to compare per one-way switch. Target: within 10%.
   * switch.coroutine: target under 50 ns per switch (no reference tool; reported alone).
-Rounds are interleaved (concbench, perf, concbench, ...) so drift hits both alike; each
-concbench run is one round (`--rounds 1 --budget 0`, a fresh worker), paired with the perf run
-after it.
+Rounds are interleaved (perf, concbench, perf, ...) so drift hits both alike; a pair is a perf
+run and concbench's first round (a fresh worker) right after it (common.one_round).
 Usage: bench/fidelity/switch.py [ROUNDS]   (default 7; needs perf: apt-get install linux-perf)"""
 
 import subprocess
 import sys
 
-from common import ONE_ROUND, build, concbench, find, perf_usecs_per_op, pinned_cpu, report, require
+from common import (build, concbench, find, first_round, one_round, perf_usecs_per_op, pinned_cpu, report,
+                    require)
 from verdict import Target, check, check_value
 
 rounds = int(sys.argv[1]) if len(sys.argv) > 1 else 7
@@ -25,17 +25,18 @@ require("taskset", "apt-get install util-linux")
 build()
 
 ours_pipe, perf_pipe, ours_coro = [], [], []
+cpu = str(pinned_cpu())  # the CPU concbench pins same-cpu variants to (checked on its result)
 for r in range(rounds):
-    # The compared variant only (--where): a round of every pipe variant would put seconds
-    # between concbench's round and perf's.
-    doc = concbench("switch.pipe.process", [*ONE_ROUND, *PLAIN])
-    pipe = find(doc, "switch.pipe.process", placement="same-cpu", sched="other", working_set_kib=0)
-    ours_pipe.append(pipe["median"])
-    cpu = str(pinned_cpu(pipe))  # the CPU concbench pinned both processes to
+    # perf first, then concbench's round (see one_round); only the compared variant (--where):
+    # a round of every pipe variant would put seconds between the two.
     out = subprocess.run(["taskset", "-c", cpu, "perf", "bench", "sched", "pipe", "-l", PERF_LOOPS],
                          capture_output=True, text=True, check=True).stdout
     perf_pipe.append(perf_usecs_per_op(out) * 1000 / 2)
-    ours_coro.append(find(concbench("switch.coroutine", ONE_ROUND), "switch.coroutine")["median"])
+    doc = concbench("switch.pipe.process", [*one_round(), *PLAIN])
+    pipe = find(doc, "switch.pipe.process", placement="same-cpu", sched="other", working_set_kib=0)
+    ours_pipe.append(first_round(pipe))
+    cpu = str(pinned_cpu(pipe))  # the CPU concbench pinned both processes to
+    ours_coro.append(first_round(find(concbench("switch.coroutine", one_round()), "switch.coroutine")))
     print(f"round {r + 1}/{rounds}: pipe {ours_pipe[-1]:.0f} vs perf {perf_pipe[-1]:.0f} ns per switch; "
           f"coroutine {ours_coro[-1]:.1f} ns", file=sys.stderr)
 
