@@ -6,13 +6,16 @@ concbench's native measurement of the same thing, in the same run of concbench:
   * probes.c.ring (raw, per hop) vs switch.ring.thread (raw median, before its self-test is
     subtracted);
   * probes.c.thread_100k / process_100k vs create.thread_100k / process_100k (per unit, --quick).
-A pair whose concbench side is not in this build is reported as missing, not failed.
-Usage: bench/fidelity/probes.py [ROUNDS]   (needs cc; run on a quiet machine)"""
+A pair whose concbench side is not in this build is reported as missing, not failed. Each
+concbench run gives a pair: the first round of the probe and of its native counterpart (a
+fresh worker each), which concbench interleaves (common.one_round).
+Usage: bench/fidelity/probes.py [ROUNDS]   (default 7; needs cc; run on a quiet machine)"""
 
 import subprocess
 import sys
 
-from common import BIN, build, concbench, report, require
+from common import BIN, build, concbench, first_round, one_round, report, require
+from verdict import Target, check
 
 TOLERANCE = 0.15
 SWITCH_PAIRS = [  # (probe id, native id, native params, use the raw median)
@@ -42,9 +45,8 @@ def pick(doc, rid, params):
 
 
 def value(result, raw):
-    if raw and result.get("overhead"):
-        return result["overhead"]["raw_median"]
-    return result["median"]
+    """The figure of the result's first round: raw (before its self-test is subtracted) or not."""
+    return first_round(result, raw)
 
 
 def rounds_of(pairs, rounds, extra):
@@ -58,26 +60,26 @@ def rounds_of(pairs, rounds, extra):
     only = ",".join(x for p in present for x in p[:2])
     series = [([], []) for _ in present]
     for r in range(rounds):
-        doc = concbench(only, extra)
+        doc = concbench(only, [*one_round("20s"), *extra])
         for (probe, native, params, raw), (ours, theirs) in zip(present, series):
             ours.append(value(pick(doc, native, params), raw) / 1000)
-            theirs.append(pick(doc, probe, {"placement": "same-cpu"})["median"] / 1000)
+            theirs.append(first_round(pick(doc, probe, {"placement": "same-cpu"})) / 1000)
         print(f"round {r + 1}/{rounds} ({only})", file=sys.stderr)
     return [(f"{native} vs {probe}", ours, theirs, "us")
             for (probe, native, _, _), (ours, theirs) in zip(present, series)]
 
 
-rounds = int(sys.argv[1]) if len(sys.argv) > 1 else 5
+rounds = int(sys.argv[1]) if len(sys.argv) > 1 else 7
 require("cc", "apt-get install gcc")
 build()
 ids = known_ids()
-rows = rounds_of(SWITCH_PAIRS, rounds, ()) + rounds_of(CREATE_PAIRS, rounds, ("--quick",))
+# Every switch pair has a same-cpu variant, the one compared: --where keeps the others out of
+# the run (they would only put time between the two sides of a pair).
+rows = (rounds_of(SWITCH_PAIRS, rounds, ("--where", "placement=same-cpu"))
+        + rounds_of(CREATE_PAIRS, rounds, ("--quick",)))
 if not rows:
     sys.exit("nothing to compare: none of the native ids is in this build")
 report(rows)
 for label, ours, theirs, _ in rows:
-    if label.startswith("switch.pipe.process"):
-        a, b = sorted(ours)[len(ours) // 2], sorted(theirs)[len(theirs) // 2]
-        within = abs(a / b - 1) <= TOLERANCE
-        print(f"pipe token: concbench / article's program = {a / b:.3f} "
-              f"({'within' if within else 'outside'} {TOLERANCE:.0%})")
+    target = Target.within(TOLERANCE) if label.startswith("switch.pipe.process") else Target.none()
+    check(label, ours, theirs, target)
