@@ -659,9 +659,11 @@ impl Run<'_> {
             .map(|&i| self.slots[i].mean_wall())
             .sum::<f64>()
             * more;
-        // What the left-out rounds add to the budget, given the share base rounds may take.
+        // What the left-out rounds add to the budget, given the share base rounds may take and
+        // the reserve kept for adaptive rounds (a share of the budget, so it grows too).
         let budget = self.plan.budget.as_secs_f64();
-        let suggested = ((budget + cost / self.plan.base_share) / 60.0).ceil() * 60.0;
+        let needed = (budget + cost / self.plan.base_share) / (1.0 - self.plan.reserve);
+        let suggested = (needed / 60.0).ceil() * 60.0;
         let of = if claims.is_empty() {
             String::new()
         } else {
