@@ -129,9 +129,12 @@ fn leak(v: &Value) -> &'static str {
     Box::leak(v.as_str().unwrap_or_default().to_string().into_boxed_str())
 }
 
+/// The full run f-1 (2026-11-27, 541 s) and the quick run r-1 (the same day, 55 s).
+const FULL: &str = include_str!("fixtures/f1-rounds.json");
+const QUICK: &str = include_str!("fixtures/r1-quick-rounds.json");
+
 /// The fixture's variants, in the recorded document's order, and the replaying worker.
-fn load(clock: &Clock) -> (Vec<Variant>, Replayer<'_>, f64) {
-    let text = include_str!("fixtures/f1-rounds.json");
+fn load<'c>(text: &str, clock: &'c Clock) -> (Vec<Variant>, Replayer<'c>, f64) {
     let doc: Value = serde_json::from_str(text).expect("the fixture is JSON");
     let mut variants = Vec::new();
     let mut recorded = HashMap::new();
@@ -182,6 +185,7 @@ fn load(clock: &Clock) -> (Vec<Variant>, Replayer<'_>, f64) {
 
 /// What a replayed run did: the output, the rounds' walls per variant label, the clock.
 struct Replayed {
+    variants: Vec<Variant>,
     /// Per pass: when it started (s) and its rounds.
     passes: Vec<(f64, usize)>,
     out: SessionOutput,
@@ -217,12 +221,13 @@ impl Replayed {
     }
 }
 
-fn replay_full_run() -> Replayed {
+/// The session run, under `mode`'s plan, on the recorded rounds of `fixture`.
+fn replay(fixture: &str, mode: RunMode) -> Replayed {
     let clock = Clock::default();
-    let (variants, mut replayer, budget) = load(&clock);
+    let (variants, mut replayer, budget) = load(fixture, &clock);
     let plan = RunPlan {
         settle: Duration::ZERO,
-        ..RunPlan::new(RunMode::Full)
+        ..RunPlan::new(mode)
     };
     assert_eq!(
         plan.budget.as_secs_f64(),
@@ -248,6 +253,7 @@ fn replay_full_run() -> Replayed {
     );
     let passes = passes.seen;
     Replayed {
+        variants,
         passes,
         out,
         taken: replayer.taken,
@@ -258,10 +264,9 @@ fn replay_full_run() -> Replayed {
 
 /// The rounds each of S4's cold reads of ten files took (the variants S4.one_thread's and
 /// S4.iowait's deciding check reads: one thread against ten, three readers, 8 and 50 MiB).
-fn s4_cold_reads(r: &Replayed, variants: &[Variant]) -> Vec<(String, usize)> {
+fn s4_cold_reads(r: &Replayed) -> Vec<(String, usize)> {
     let is = |v: &Variant, k: &str, x: &str| v.params.0.get(k).and_then(Value::as_str) == Some(x);
-    variants
-        .iter()
+    (r.variants.iter())
         .filter(|v| v.meta.id == "io.read" && is(v, "cache", "cold"))
         .filter(|v| v.params.0.get("files").and_then(Value::as_u64) == Some(10))
         .filter(|v| is(v, "model", "one-thread-sequential") || is(v, "model", "threads"))
@@ -269,30 +274,40 @@ fn s4_cold_reads(r: &Replayed, variants: &[Variant]) -> Vec<(String, usize)> {
         .collect()
 }
 
+impl Replayed {
+    /// "540.1 s, 1009 rounds, …; rounds per verdict: …", printed with the passes and the
+    /// warnings (`cargo test -p concbench-session --test replay -- --nocapture` shows them).
+    fn summary(&self) -> String {
+        let said = format!(
+            "{:.1} s, {} rounds, adaptive {:.0} s, {} skipped for the budget; rounds per \
+             verdict: {}",
+            self.wall,
+            self.out.rounds,
+            self.adaptive_s(),
+            self.skipped_for_budget(),
+            self.rounds_line()
+        );
+        println!("{said}");
+        println!("passes (start s, rounds): {:?}", self.passes);
+        for w in &self.out.warnings {
+            println!("warning: {w}");
+        }
+        said
+    }
+}
+
 #[test]
 fn regression_a_full_run_left_s4s_cold_reads_at_one_round_and_took_no_adaptive_round() {
-    let r = replay_full_run();
-    let said = format!(
-        "{:.1} s, {} rounds, adaptive {:.0} s, {} skipped for the budget; rounds per verdict: {}",
-        r.wall,
-        r.out.rounds,
-        r.adaptive_s(),
-        r.skipped_for_budget(),
-        r.rounds_line()
-    );
-    println!("{said}");
-    println!("passes (start s, rounds): {:?}", r.passes);
-    for w in &r.out.warnings {
-        println!("warning: {w}");
-    }
-    let clock = Clock::default();
-    let (variants, _, _) = load(&clock);
-    let cold = s4_cold_reads(&r, &variants);
+    // Recorded: 541 s, 832 rounds in 7 passes, S4's cold reads at 1 round, no adaptive
+    // round, 52 figures skipped. Replayed on the plan of then: 540.9 s, 829 rounds, the same.
+    let r = replay(FULL, RunMode::Full);
+    let said = r.summary();
+    let cold = s4_cold_reads(&r);
     assert_eq!(cold.len(), 16, "{cold:?}");
     for (label, rounds) in &cold {
         assert!(*rounds >= 6, "{label}: {rounds} rounds; {said}");
     }
-    // Recorded: 0 s beyond the base rounds. The reserve is 81 s, less the cheap figures'.
+    // The reserve is 81 s, less what the cheap figures no verdict reads take of it.
     assert!(r.adaptive_s() > 30.0, "{said}");
     // Within the budget, but for the last round's time over its expected (mean) time, which
     // no plan knows beforehand (f-1 itself ended at 541.2 s).
@@ -301,9 +316,29 @@ fn regression_a_full_run_left_s4s_cold_reads_at_one_round_and_took_no_adaptive_r
     // to be measured.
     let left_out = r.skipped_for_budget();
     assert!(left_out > 0, "{said}");
-    assert!(r
-        .out
-        .warnings
-        .iter()
-        .any(|w| w.starts_with(&format!("{left_out} figures"))));
+    let warned = format!("{left_out} figures no verdict reads were not measured");
+    assert!(
+        r.out.warnings.iter().any(|w| w.starts_with(&warned)),
+        "{said}"
+    );
+}
+
+#[test]
+fn a_quick_run_keeps_its_plan_every_verdict_at_six_rounds_or_more() {
+    // The quick run r-1 (2026-11-27): 55 s, every verdict at 6 rounds or more, S4 at 10.
+    let r = replay(QUICK, RunMode::Quick);
+    let said = r.summary();
+    // (A verdict whose checks read what the fixture does not keep, a counter or a metric, has
+    // no rounds here.)
+    for v in &r.out.verdicts {
+        let rounds = v.rounds.unwrap_or(6);
+        assert!(rounds >= 6, "{}: {said}", v.source);
+    }
+    let cold = s4_cold_reads(&r);
+    assert!(!cold.is_empty());
+    for (label, rounds) in &cold {
+        assert!(*rounds >= 6, "{label}: {rounds} rounds; {said}");
+    }
+    assert!(r.adaptive_s() > 0.0, "{said}");
+    assert!(r.wall <= r.plan.budget.as_secs_f64() + 1.0, "{said}");
 }
