@@ -61,17 +61,19 @@ pub struct RunPlan {
     /// and its base rounds may take all the rest.
     pub base_share: f64,
     /// The share of the budget kept for adaptive rounds: the base rounds take at most
-    /// `base_share` of what is left beside it, the figures no verdict reads stop where it
-    /// begins.
+    /// `base_share` of what is left beside it; the figures no verdict reads stop where it
+    /// begins, but for the cheap ones' expected cost; what the adaptive rounds leave of it goes
+    /// to the figures still waiting.
     ///
     /// Why 0.15 in a full run: replayed on the rounds of the full run f-1 (2026-11-27,
-    /// `tests/replay.rs`), the verdicts' first pass takes 111 s and the rest of their deciding
-    /// sets' six rounds about 400 s but for S4.degrade's 100-file read and the Java readers;
-    /// 81 s kept gives the undecided checks (the print workloads' 1-2 s a pass, the switches'
-    /// 0.3 s) tens of passes, where f-1 gave them none, and leaves the deciding sets the rest.
-    /// A quick run keeps none: its share of 0.9 already leaves its adaptive rounds about a
-    /// tenth, which the ten quick runs of 2026-11-27 showed enough (every verdict at 6 rounds
-    /// or more, S4 at about 10), and its figures no verdict reads cost seconds in all.
+    /// `tests/replay.rs`), the verdicts' first pass takes 111 s and the rest of six rounds of
+    /// their check sets 354 s — all but the 100-file cold read (17.5 s a round) and the
+    /// Java reader's (14.7 s), which would need 160 s more — and the 81 s kept (less 9 s for
+    /// the cheap figures no verdict reads) give the undecided checks 28 passes: the print
+    /// workloads' checks (1-2 s a pass) 22-24 rounds, where f-1 gave every check six. A quick
+    /// run keeps none: its share of 0.9 already leaves its adaptive rounds about a tenth,
+    /// which ten quick runs of 2026-11-27 showed enough (every verdict at 6 rounds or more, S4
+    /// at about 10), and its replay (r-1) is the same as before the reserve.
     pub reserve: f64,
 }
 
