@@ -13,8 +13,9 @@
 //! deciding ones first, cheapest first, within a share of what is left beside a reserve
 //! (`schedule::base_sets`; a dear set left out keeps one round, and the run says which claims
 //! it would have decided); one round of each variant no verdict reads, cheapest first, while
-//! the budget beside the reserve lasts; then adaptive rounds for the undecided checks, the
-//! reserve and whatever else is left; the figures still unmeasured are reported skipped.
+//! the budget beside the reserve lasts (the cheap ones may take their cost of it); then
+//! adaptive rounds for the undecided checks, with the reserve and whatever else is left; then
+//! the figures still waiting, while the budget lasts; those left are reported skipped.
 //!
 //! Why: the budget once went to the figures first. Measured on 2026-11-26/27 on a 2-CPU VM,
 //! a full run's six base rounds of every verdict's variant took 618 s of its 540-s budget;
@@ -23,6 +24,7 @@
 //! round while 160 figures no verdict reads had theirs, and 15-16 of 24 claims were
 //! inconclusive against 6-10 in a 55-s quick run. The replay of f-1's rounds
 //! (`tests/replay.rs`) checks the present order on those costs.
+
 use concbench_core::RunMode;
 use std::time::Duration;
 
