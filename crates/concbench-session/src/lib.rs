@@ -5,9 +5,9 @@
 //! variant it includes, in a shuffled order that keeps the variants a verdict compares next to
 //! each other ([`schedule`]), so a ratio can be taken pass by pass and the machine's slow drift
 //! cancels. The base passes give the variants a verdict uses their first rounds, then the others
-//! one each while the budget lasts, cheapest first; then the verdicts are judged, and the
-//! variants of every undecided check get more passes until it is decided, a variant reaches its
-//! cap, or the run's budget is spent ([`plan`]). Before the first pass the run waits, bounded,
+//! one each while the budget beside a reserve for adaptive rounds lasts, cheapest first; then the
+//! verdicts are judged, and the variants of every undecided check get more passes until it is
+//! decided, a variant reaches its cap, or the run's budget is spent ([`plan`]). Before the first pass the run waits, bounded,
 //! for the machine to settle ([`settle`]); every round records how much CPU other processes and
 //! the hypervisor took around it, and a round taken under interference is left out and replaced
 //! ([`monitor`]). Finally every variant's rounds are summarised, passed through the validation

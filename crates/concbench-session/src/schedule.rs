@@ -124,18 +124,20 @@ pub enum Priority {
     Beside,
 }
 
-/// The variants that get their remaining base rounds: whole check sets, cheapest first (a
-/// deciding set before one shown or beside at equal cost), while the rounds still to take (`more` per variant, `cost(i)` seconds each)
-/// fit in `share` of `left` seconds (`RunPlan::base_share`). A set left out keeps its first round (a figure
-/// without an interval) and the run says so: an interval needs all six rounds, so five of a
-/// dear set's rounds would buy nothing a verdict could use while costing what decides the
-/// cheap ones. A set only beside the verdicts gets its rounds only where they are cheap (a
-/// round under `cheap` seconds) or already given to a deciding set: an absolute time shown
-/// beside must not take what would decide a claim.
+/// The variants that get their remaining base rounds: whole check sets, deciding ones first
+/// (with any set whose rounds are all cheap, under `cheap` seconds), cheapest first, priority
+/// breaking ties, then the dear sets shown on the first screen, while the rounds still to take
+/// (`more` per variant, `cost(i)` seconds each) fit in `share` of `left` seconds
+/// (`RunPlan::base_share`). A set left out keeps its first round (a figure without an
+/// interval) and the run says so: an interval needs all six rounds, so five of a dear set's
+/// rounds would buy nothing a verdict could use while costing what decides the cheap ones. A
+/// dear set only beside the verdicts gets no rounds of its own: an absolute time shown beside
+/// must not take what would decide a claim.
 ///
 /// Invariants: every chosen variant belongs to a chosen set; a set is taken whole or not at
 /// all; the chosen rounds cost at most `share * left`; a set is never left out for one of
-/// lower priority that costs as much or more.
+/// lower priority that costs as much or more; a deciding set is never left out for a dear one
+/// that does not decide.
 pub fn base_sets(
     mut sets: Vec<(Priority, Vec<usize>)>,
     cost: impl Fn(usize) -> f64,
@@ -145,15 +147,22 @@ pub fn base_sets(
     cheap: f64,
 ) -> Vec<usize> {
     let total = |set: &[usize]| -> f64 { set.iter().map(|&i| cost(i)).sum::<f64>() * more as f64 };
-    // Cheapest first over deciding, shown and cheap beside sets alike, priority breaking ties;
-    // a dear set beside the verdicts last. Why not every deciding set before the first screen:
-    // replayed on a recorded full run, the deciding sets filled the share and left the
-    // headline's coroutine figures (0.1 s a round) without an interval.
-    let dear_beside =
-        |p: Priority, set: &[usize]| p == Priority::Beside && set.iter().any(|&i| cost(i) >= cheap);
+    // 0: deciding or cheap; 1: a dear figure of the first screen; 2: a dear figure beside.
+    // Why the cheap sets with the deciding ones: replayed on a recorded full run, the deciding
+    // sets alone filled the share and left the headline's coroutine figures (0.1 s a round)
+    // without an interval. Why the dear ones after: replayed on the full run f-1 (2026-11-27),
+    // cost alone let the shown and beside sets take the share and left S4's cold reads, which
+    // decide two claims, at one round.
+    let tier = |p: Priority, set: &[usize]| -> u8 {
+        match p {
+            _ if p == Priority::Decides || set.iter().all(|&i| cost(i) < cheap) => 0,
+            Priority::Shown => 1,
+            _ => 2,
+        }
+    };
     sets.sort_by(|(pa, a), (pb, b)| {
-        dear_beside(*pa, a)
-            .cmp(&dear_beside(*pb, b))
+        tier(*pa, a)
+            .cmp(&tier(*pb, b))
             .then(total(a).total_cmp(&total(b)))
             .then(pa.cmp(pb))
     });
@@ -161,7 +170,7 @@ pub fn base_sets(
     let mut chosen: Vec<usize> = Vec::new();
     for (priority, set) in sets {
         let extra: Vec<usize> = set.into_iter().filter(|i| !chosen.contains(i)).collect();
-        if dear_beside(priority, &extra) {
+        if tier(priority, &extra) == 2 {
             continue;
         }
         if total(&chosen) + total(&extra) <= limit {
@@ -260,9 +269,8 @@ mod tests {
         // run's share (54 s) measures it.
         let sets = vec![(Decides, vec![2, 3]), (Decides, vec![0, 1])];
         let quick = crate::RunPlan::new(RunMode::Quick).base_share;
-        let full = crate::RunPlan::new(RunMode::Full).base_share;
         assert_eq!(
-            base_sets(sets.clone(), costs, 5, 60.0, full, 1.0),
+            base_sets(sets.clone(), costs, 5, 60.0, 0.75, 1.0),
             vec![0, 1]
         );
         assert_eq!(
@@ -286,16 +294,98 @@ mod tests {
             base_sets(sets.clone(), costs, 5, 40.0, 0.75, 1.0),
             vec![0, 1, 4]
         );
-        // 100 s left: 75 s holds everything (56.25 s).
+        // 100 s left: 75 s holds everything (56.25 s), the deciding sets first.
         assert_eq!(
             base_sets(sets.clone(), costs, 5, 100.0, 0.75, 1.0),
-            vec![0, 1, 4, 2, 3]
+            vec![0, 1, 2, 3, 4]
         );
         // Nothing left, or no round to go: nothing to add, and nothing costs more than left.
         assert!(base_sets(sets.clone(), costs, 5, 0.0, 0.75, 1.0).is_empty());
         let mut all = base_sets(sets, costs, 0, 0.0, 0.75, 1.0);
         all.sort_unstable();
         assert_eq!(all, vec![0, 1, 2, 3, 4]);
+    }
+
+    #[test]
+    fn regression_a_full_run_left_s4s_cold_reads_at_one_round_for_dearer_figures_it_showed() {
+        use Priority::*;
+        // Costs 0.1, 0.15, 5, 5, 1 s a round; five rounds to go. The deciding {2} (25 s, S4's
+        // cold reads) and the shown {4} (5 s, a dear figure of the first screen) with a 28-s
+        // share: cheapest first took {4} and left {2} at one round, as the full run f-1 did
+        // (2026-11-27); now the deciding set goes first and the shown one keeps one round.
+        let sets = vec![(Shown, vec![4]), (Decides, vec![2])];
+        assert_eq!(base_sets(sets.clone(), costs, 5, 28.0, 1.0, 0.3), vec![2]);
+        // Where both fit, both; a cheap shown set (under `cheap`) still goes with the deciding
+        // ones, cheapest first (the headline's figures).
+        assert_eq!(base_sets(sets, costs, 5, 30.0, 1.0, 0.3), vec![2, 4]);
+        let sets = vec![(Decides, vec![2]), (Shown, vec![0]), (Shown, vec![4])];
+        assert_eq!(base_sets(sets, costs, 5, 28.0, 1.0, 0.3), vec![0, 2]);
+    }
+
+    /// The invariants of [`base_sets`] over many random inputs (a property test without a
+    /// crate: a seeded generator, so a failure reproduces).
+    #[test]
+    fn base_sets_keeps_its_invariants_on_random_sets() {
+        let mut rng = fastrand::Rng::with_seed(7);
+        for _ in 0..500 {
+            let n = rng.usize(1..8);
+            let cost: Vec<f64> = (0..n).map(|_| rng.f64() * 10.0).collect();
+            let sets: Vec<(Priority, Vec<usize>)> = (0..rng.usize(0..6))
+                .map(|_| {
+                    let p = [Priority::Decides, Priority::Shown, Priority::Beside][rng.usize(0..3)];
+                    let mut set: Vec<usize> =
+                        (0..rng.usize(1..4)).map(|_| rng.usize(0..n)).collect();
+                    set.sort_unstable();
+                    set.dedup();
+                    (p, set)
+                })
+                .collect();
+            let (left, cheap) = (rng.f64() * 200.0, rng.f64() * 3.0);
+            let chosen = base_sets(sets.clone(), |i| cost[i], 5, left, 0.9, cheap);
+            let spent: f64 = chosen.iter().map(|&i| cost[i] * 5.0).sum();
+            assert!(spent <= 0.9 * left + 1e-9, "{spent} > {left}");
+            let mut unique = chosen.clone();
+            unique.sort_unstable();
+            unique.dedup();
+            assert_eq!(unique.len(), chosen.len(), "a variant chosen twice");
+            let taken = |set: &[usize]| set.iter().all(|i| chosen.contains(i));
+            for (p, set) in &sets {
+                // Whole or not at all; and a deciding set left out could not have fitted even
+                // before every dear set that does not decide was taken.
+                if !taken(set) && *p == Priority::Decides {
+                    let own: f64 = set
+                        .iter()
+                        .filter(|i| !chosen.contains(i))
+                        .map(|&i| cost[i] * 5.0)
+                        .sum();
+                    let others_dear: f64 = sets
+                        .iter()
+                        .filter(|(q, s)| *q != Priority::Decides && taken(s))
+                        .filter(|(_, s)| s.iter().any(|&i| cost[i] >= cheap))
+                        .flat_map(|(_, s)| s.iter().copied())
+                        .filter(|i| {
+                            !set.contains(i)
+                                && !sets.iter().any(|(q, s)| {
+                                    *q == Priority::Decides && taken(s) && s.contains(i)
+                                })
+                        })
+                        .collect::<std::collections::BTreeSet<usize>>()
+                        .iter()
+                        .map(|&i| cost[i] * 5.0)
+                        .sum();
+                    assert!(
+                        others_dear == 0.0 || spent - others_dear + own > 0.9 * left,
+                        "{sets:?} {chosen:?}"
+                    );
+                }
+            }
+            for &i in &chosen {
+                assert!(
+                    sets.iter().any(|(_, s)| s.contains(&i) && taken(s)),
+                    "{i} outside a chosen set"
+                );
+            }
+        }
     }
 
     #[test]

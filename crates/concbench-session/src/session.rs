@@ -215,6 +215,7 @@ pub fn run(
     run.base_passes();
     run.base_took = run.elapsed();
     run.verdict_passes();
+    run.others_left();
     run.top_up_passes();
     run.finish(settled)
 }
@@ -241,8 +242,9 @@ impl Run<'_> {
 
     /// Everyone gets its first rounds, none past the budget: one pass of the variants a verdict
     /// uses; then the rest of their `claim_rounds` for the check sets that fit in a share of
-    /// the budget left ([`base_sets`]: deciding checks first, cheapest first); then
-    /// `other_rounds` passes of the others. Why the first pass first: only then is a round's
+    /// the budget left beside the reserve ([`base_sets`]: deciding checks first, cheapest
+    /// first); then `other_rounds` passes of the others, cheapest first, until the reserve for
+    /// adaptive rounds ([`RunPlan::reserve`]). Why the first pass first: only then is a round's
     /// cost known, worker and server start-up included. Measured on 2026-11-26, a full run's
     /// base passes (six of every verdict's variant, whatever they cost) took 618 s of its 540-s
     /// budget and the run 623 s: over the ten minutes it promises, with no adaptive round left.
@@ -269,12 +271,51 @@ impl Run<'_> {
             }
         }
         self.plan_more(others.len() * self.plan.other_rounds);
+        let budget = self.plan.budget.as_secs_f64();
+        let until = (budget - self.reserve_s() + self.kept_for_cheap_others(&others)).min(budget);
         for _ in 0..self.plan.other_rounds {
-            if !self.pass_within_budget(&others) {
+            if !self.pass_within(&others, until) {
                 return;
             }
         }
-        self.skip_unmeasured(&others);
+    }
+
+    /// The seconds of the reserve the first round of each cheap variant no verdict reads
+    /// (expected under `cheap_round`) may take: their expected cost. Why from the reserve, not
+    /// the base rounds: replayed on the full run f-1, keeping it from the base rounds left S4's
+    /// cold reads at one round again; and keeping nothing left all 210 such figures unmeasured,
+    /// where the cheap ones cost seconds in all (81 of f-1's 160 figures, 10 s).
+    fn kept_for_cheap_others(&self, others: &[usize]) -> f64 {
+        let cheap = self.plan.cheap_round.as_secs_f64();
+        (others.iter())
+            .filter(|&&i| !self.slots[i].done)
+            .map(|&i| self.expected_wall(i))
+            .filter(|&w| w < cheap)
+            .sum()
+    }
+
+    /// Seconds of the budget kept for adaptive rounds ([`RunPlan::reserve`]).
+    fn reserve_s(&self) -> f64 {
+        self.plan.budget.as_secs_f64() * self.plan.reserve
+    }
+
+    /// After the adaptive rounds: a round of each variant no verdict reads that the reserve
+    /// kept from its base pass, while the budget lasts; the rest are reported skipped.
+    fn others_left(&mut self) {
+        let waiting: Vec<usize> = (0..self.slots.len())
+            .filter(|&i| {
+                let s = &self.slots[i];
+                !s.judged && !s.done && s.rounds.is_empty()
+            })
+            .collect();
+        let budget = self.plan.budget.as_secs_f64();
+        let room = self.elapsed().as_secs_f64() < budget;
+        if room && !self.pass_within(&waiting, budget) {
+            return;
+        }
+        if !self.cancel.is_cancelled() {
+            self.skip_unmeasured(&waiting);
+        }
     }
 
     /// The judged variants that get `more` base rounds within the budget left: the check sets
@@ -293,8 +334,8 @@ impl Run<'_> {
                 sets.push((Priority::Shown, vec![i]));
             }
         }
-        let left = self.plan.budget.as_secs_f64() - self.elapsed().as_secs_f64();
         let cheap = self.plan.cheap_round.as_secs_f64();
+        let left = self.plan.budget.as_secs_f64() - self.elapsed().as_secs_f64() - self.reserve_s();
         base_sets(
             sets,
             |i| self.slots[i].mean_wall(),
@@ -312,12 +353,12 @@ impl Run<'_> {
         self.pass_in(ordered, &|run: &Self| run.elapsed() < budget)
     }
 
-    /// A pass over `wanted`, cheapest first, that takes no round once the budget is spent.
-    fn pass_within_budget(&mut self, wanted: &[usize]) -> bool {
+    /// A pass over `wanted`, cheapest first, that takes no round once the run has reached
+    /// `until` seconds (the budget, or the budget less the reserve for adaptive rounds).
+    fn pass_within(&mut self, wanted: &[usize], until: f64) -> bool {
         let shuffled = order(&self.groups, wanted, self.plan.seed, self.passes);
         let ordered = cheapest_first(shuffled, |i| self.expected_wall(i));
-        let budget = self.plan.budget;
-        self.pass_in(ordered, &|run: &Self| run.elapsed() < budget)
+        self.pass_in(ordered, &|run: &Self| run.elapsed().as_secs_f64() < until)
     }
 
     /// Variant `i`'s expected round time: its own rounds' mean, or else that of the measured
@@ -370,12 +411,15 @@ impl Run<'_> {
         self.slots.iter().map(|s| s.rounds.len()).sum()
     }
 
-    /// Variants whose clean rounds fell short of their base because rounds were excluded.
+    /// Variants whose clean rounds fell short of their base because rounds were excluded. (A
+    /// figure no verdict reads still waiting for its first round is not one: it waits for
+    /// [`Run::others_left`], after the verdicts' rounds.)
     fn short_of_base(&self) -> Vec<usize> {
         (0..self.slots.len())
             .filter(|&i| {
                 let s = &self.slots[i];
                 !s.done
+                    && (s.judged || !s.rounds.is_empty())
                     && s.clean_rounds() < self.base_rounds(i)
                     && s.rounds.len() < self.plan.max_rounds
             })
@@ -615,9 +659,11 @@ impl Run<'_> {
             .map(|&i| self.slots[i].mean_wall())
             .sum::<f64>()
             * more;
-        // What the left-out rounds add to the budget, given the share base rounds may take.
+        // What the left-out rounds add to the budget, given the share base rounds may take and
+        // the reserve kept for adaptive rounds (a share of the budget, so it grows too).
         let budget = self.plan.budget.as_secs_f64();
-        let suggested = ((budget + cost / self.plan.base_share) / 60.0).ceil() * 60.0;
+        let needed = (budget + cost / self.plan.base_share) / (1.0 - self.plan.reserve);
+        let suggested = (needed / 60.0).ceil() * 60.0;
         let of = if claims.is_empty() {
             String::new()
         } else {
