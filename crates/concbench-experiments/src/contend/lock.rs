@@ -18,7 +18,7 @@
 
 use super::counter::Counter;
 use super::crew::Gate;
-use crate::support::partner::Partner;
+use crate::support::partner::{spawn_each, Partner};
 use crate::support::repeat;
 use anyhow::{ensure, Result};
 use concbench_core::{
@@ -113,30 +113,28 @@ pub struct Crew<C: Counter> {
 impl<C: Counter> Crew<C> {
     /// Start `threads` workers, parked at the gate.
     fn start(threads: usize, ctx: &RunContext) -> Result<Self> {
-        let mut crew = Crew {
-            shared: Arc::new(Shared {
-                counter: C::new(),
-                total: AtomicU64::new(0),
-                threads,
-                gate: Gate::new()?,
-                ctx: ctx.clone(),
-            }),
-            workers: Vec::with_capacity(threads),
-        };
-        for me in 0..threads {
-            let s = crew.shared.clone();
-            let spawned =
-                Partner::spawn(&format!("contend-{me}"), || Ok(()), move || worker(&s, me));
-            match spawned {
-                Ok(w) => crew.workers.push(w),
-                Err(e) => {
-                    // No teardown follows a failed setup: the workers started so far stop here.
-                    let _ = crew.stop();
-                    return Err(e);
+        let shared = Arc::new(Shared {
+            counter: C::new(),
+            total: AtomicU64::new(0),
+            threads,
+            gate: Gate::new()?,
+            ctx: ctx.clone(),
+        });
+        let workers = spawn_each(
+            threads,
+            |me| {
+                let s = shared.clone();
+                Partner::spawn(&format!("contend-{me}"), || Ok(()), move || worker(&s, me))
+            },
+            |started| {
+                let _ = Crew {
+                    shared: shared.clone(),
+                    workers: started,
                 }
-            }
-        }
-        Ok(crew)
+                .stop();
+            },
+        )?;
+        Ok(Crew { shared, workers })
     }
 
     /// Stop and join every worker started.

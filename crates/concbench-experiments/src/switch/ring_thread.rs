@@ -9,7 +9,7 @@
 //! thread only starts and ends each sample; in between the token circulates among the members.
 
 use super::setting::PLACEMENTS;
-use crate::support::partner::{pin_to, Partner};
+use crate::support::partner::{pin_to, spawn_each, Partner};
 use anyhow::{bail, Context, Result};
 use concbench_core::{
     Experiment, Meta, Params, Placement, RunContext, RunOutput, SampleTimer, Staged, Stages,
@@ -142,12 +142,9 @@ pub struct Live {
 impl Live {
     /// Start the members one by one, pinned per the placement.
     fn start(ctx: &RunContext) -> Result<Self> {
-        let mut live = Live {
-            pipes: Arc::new(Pipes::new(MEMBERS)?),
-            members: Vec::with_capacity(MEMBERS),
-        };
-        for m in 0..MEMBERS {
-            let p = live.pipes.clone();
+        let pipes = Arc::new(Pipes::new(MEMBERS)?);
+        let spawn = |m| {
+            let p = pipes.clone();
             let cpu = member_cpu(ctx, m);
             let member_body = move || {
                 let r = member(&p, m);
@@ -157,16 +154,17 @@ impl Live {
                 }
                 r
             };
-            match Partner::spawn(&format!("ring-{m}"), move || pin_to(cpu), member_body) {
-                Ok(partner) => live.members.push(partner),
-                Err(e) => {
-                    // No teardown follows a failed setup: the members started so far stop here.
-                    let _ = live.stop();
-                    return Err(e);
-                }
+            Partner::spawn(&format!("ring-{m}"), move || pin_to(cpu), member_body)
+        };
+        let abandon = |started| {
+            let _ = Live {
+                pipes: pipes.clone(),
+                members: started,
             }
-        }
-        Ok(live)
+            .stop();
+        };
+        let members = spawn_each(MEMBERS, spawn, abandon)?;
+        Ok(Live { pipes, members })
     }
 
     /// Stop and join every member started.
