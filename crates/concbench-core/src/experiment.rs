@@ -155,7 +155,9 @@ pub trait Experiment: Send {
         Ok(())
     }
 
-    /// Prepare: spawn partners, allocate buffers, create files. Not timed.
+    /// Prepare: spawn partners, allocate buffers, create files. Not timed. An experiment whose
+    /// samples need what it prepared implements [`crate::Staged`] instead, whose `setup` returns
+    /// that state, and is registered through [`crate::Stages`].
     fn setup(&mut self, _ctx: &RunContext) -> anyhow::Result<()> {
         Ok(())
     }

@@ -16,6 +16,7 @@ pub mod pooled;
 pub mod raw;
 pub mod result;
 pub mod settings;
+pub mod staged;
 pub mod unit;
 pub mod usage;
 pub mod vocab;
@@ -34,6 +35,7 @@ pub use result::{
     Spread, Summary, Tool, Verdict, VerdictKind, HOLD_AWAKE_SETTING, LABELS_SETTING,
 };
 pub use settings::{RoundCaps, RunMode};
+pub use staged::{Staged, Stages};
 pub use unit::Unit;
 pub use usage::Usage;
 

@@ -10,9 +10,10 @@
 
 use crate::support::handover::{pipe_pair, Endpoint, PipeEnd};
 use crate::support::repeat;
-use crate::support::Prepared;
 use anyhow::{bail, Context, Result};
-use concbench_core::{Experiment, Meta, Params, RunContext, RunOutput, SampleTimer};
+use concbench_core::{
+    Experiment, Meta, Params, RunContext, RunOutput, SampleTimer, Staged, Stages,
+};
 use concbench_sys::via_libc;
 use std::sync::atomic::AtomicU32;
 
@@ -48,21 +49,22 @@ impl Mechanism {
 
 pub struct Transport {
     mechanism: Mechanism,
-    pipes: Prepared<(PipeEnd, PipeEnd)>,
     word: AtomicU32,
 }
 
 impl Transport {
-    pub fn new(mechanism: Mechanism) -> Self {
-        Self {
+    pub fn new(mechanism: Mechanism) -> Stages<Self> {
+        Stages::new(Self {
             mechanism,
-            pipes: Prepared::empty(),
             word: AtomicU32::new(0),
-        }
+        })
     }
 }
 
-impl Experiment for Transport {
+impl Staged for Transport {
+    /// The crossed pipe pair, for the pipe mechanism (the futex needs only `word`).
+    type State = Option<(PipeEnd, PipeEnd)>;
+
     /// The anatomy's layers are differences with its other variants, pass by pass.
     fn paired(&self) -> bool {
         true
@@ -76,15 +78,16 @@ impl Experiment for Transport {
         Params::new().with(MECHANISM, self.mechanism.as_str())
     }
 
-    fn setup(&mut self, _ctx: &RunContext) -> Result<()> {
-        if self.mechanism == Mechanism::Pipe {
-            self.pipes.set(pipe_pair()?);
+    fn setup(&mut self, _ctx: &RunContext) -> Result<Self::State> {
+        match self.mechanism {
+            Mechanism::Pipe => Ok(Some(pipe_pair()?)),
+            Mechanism::Futex => Ok(None),
         }
-        Ok(())
     }
 
     fn run(
         &mut self,
+        pipes: &mut Self::State,
         ctx: &RunContext,
         iterations: u64,
         _timer: &mut dyn SampleTimer,
@@ -92,7 +95,7 @@ impl Experiment for Transport {
         match self.mechanism {
             Mechanism::Pipe => {
                 // The pair is crossed: what one end passes, the other end reads.
-                let (a, b) = self.pipes.get_mut()?;
+                let (a, b) = pipes.as_mut().context("the pipe variant has its pipes")?;
                 repeat(ctx, iterations, |_| {
                     a.pass()?;
                     if !b.wait_turn()? {
@@ -109,11 +112,6 @@ impl Experiment for Transport {
             })?,
         }
         Ok(RunOutput::default())
-    }
-
-    fn teardown(&mut self, _ctx: &RunContext) -> Result<()> {
-        self.pipes = Prepared::empty();
-        Ok(())
     }
 }
 

@@ -22,10 +22,11 @@ use crate::support::event::{AutoResetEvent, EventFd};
 use crate::support::partner::{pin_to, Partner};
 use crate::support::repeat;
 use crate::support::shared::Shared;
-use crate::support::Prepared;
 use crate::switch::sched::Sched;
 use anyhow::{Context, Result};
-use concbench_core::{Experiment, Meta, Params, RunContext, RunOutput, SampleTimer};
+use concbench_core::{
+    Experiment, Meta, Params, RunContext, RunOutput, SampleTimer, Staged, Stages,
+};
 use concbench_sys::{fork_child, Child};
 use std::hint::black_box;
 use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
@@ -138,7 +139,7 @@ enum Running {
     Process(Child),
 }
 
-struct Live {
+pub struct Live {
     control: Arc<Shared<Control>>,
     signals: Arc<Signals>,
     partner: Running,
@@ -168,7 +169,6 @@ pub struct Victim {
     working_set_kib: usize,
     period_us: u64,
     in_quick: bool,
-    live: Prepared<Live>,
     /// The partner's policy, once set up.
     policy: Option<Sched>,
 }
@@ -208,13 +208,11 @@ impl Victim {
             .context("waiting for the partner")?;
         Ok(live)
     }
-
-    fn live(&mut self) -> Result<&mut Live> {
-        self.live.get_mut()
-    }
 }
 
-impl Experiment for Victim {
+impl Staged for Victim {
+    type State = Live;
+
     /// The anatomy's layers are differences with its other variants, pass by pass.
     fn paired(&self) -> bool {
         true
@@ -235,10 +233,10 @@ impl Experiment for Victim {
         self.in_quick
     }
 
-    fn setup(&mut self, ctx: &RunContext) -> Result<()> {
-        self.live.set(self.start(ctx)?);
+    fn setup(&mut self, ctx: &RunContext) -> Result<Live> {
+        let live = self.start(ctx)?;
         self.policy = Some(partner_policy(ctx));
-        Ok(())
+        Ok(live)
     }
 
     fn info(&self) -> std::collections::BTreeMap<String, String> {
@@ -250,11 +248,11 @@ impl Experiment for Victim {
 
     fn run(
         &mut self,
+        live: &mut Live,
         ctx: &RunContext,
         iterations: u64,
         timer: &mut dyn SampleTimer,
     ) -> Result<RunOutput> {
-        let live = self.live()?;
         let wakes_before = live.control.wakes.load(Ordering::Relaxed);
         live.control.state.store(ACTIVE, Ordering::Release);
         live.signals.go.set()?;
@@ -281,14 +279,11 @@ impl Experiment for Victim {
 
     fn run_overhead(
         &mut self,
+        live: &mut Live,
         ctx: &RunContext,
         iterations: u64,
         _timer: &mut dyn SampleTimer,
     ) -> Option<Result<RunOutput>> {
-        let live = match self.live() {
-            Ok(l) => l,
-            Err(e) => return Some(Err(e)),
-        };
         Some(
             repeat(ctx, iterations, |_| {
                 live.kernel.pass();
@@ -302,10 +297,7 @@ impl Experiment for Victim {
         Some(ALONE)
     }
 
-    fn teardown(&mut self, _ctx: &RunContext) -> Result<()> {
-        let Some(live) = self.live.release() else {
-            return Ok(());
-        };
+    fn teardown(&mut self, live: Live, _ctx: &RunContext) -> Result<()> {
         live.control.state.store(STOP, Ordering::Release);
         live.signals.go.set()?;
         match live.partner {
@@ -334,14 +326,13 @@ pub fn variants() -> Vec<Box<dyn Experiment>> {
     for period_us in PERIODS_US {
         for partner in [PartnerKind::Thread, PartnerKind::Process] {
             for kib in WORKING_SETS_KIB {
-                v.push(Box::new(Victim {
+                v.push(Box::new(Stages::new(Victim {
                     partner,
                     working_set_kib: kib,
                     period_us,
                     in_quick: period_us == PERIODS_US[0] && QUICK_WORKING_SETS_KIB.contains(&kib),
-                    live: Prepared::empty(),
                     policy: None,
-                }));
+                })));
             }
         }
     }
@@ -373,11 +364,9 @@ mod tests {
                 working_set_kib: 0,
                 period_us: 50,
                 in_quick: true,
-                live: Prepared::empty(),
                 policy: None,
             };
-            v.setup(&ctx).unwrap();
-            let live = v.live.get().unwrap();
+            let live = v.setup(&ctx).unwrap();
             live.control.state.store(ACTIVE, Ordering::Release);
             live.signals.go.set().unwrap();
             std::thread::sleep(Duration::from_millis(5));
@@ -390,7 +379,7 @@ mod tests {
                 woke,
                 "{partner:?}"
             );
-            v.teardown(&ctx).unwrap();
+            v.teardown(live, &ctx).unwrap();
         }
     }
 }

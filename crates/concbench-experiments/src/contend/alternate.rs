@@ -10,9 +10,8 @@ use crate::support::event::EventFd;
 use crate::support::handover::{event_pair, Endpoint, EventEnd};
 use crate::support::partner::{pin_to, Partner};
 use crate::support::repeat;
-use crate::support::Prepared;
 use anyhow::{bail, Result};
-use concbench_core::{Experiment, Meta, Params, Placement, RunContext, RunOutput, SampleTimer};
+use concbench_core::{Meta, Params, Placement, RunContext, RunOutput, SampleTimer, Staged, Stages};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 
@@ -27,21 +26,18 @@ const META: Meta = Meta {
 
 pub struct Alternate {
     placement: Placement,
-    live: Prepared<Live>,
 }
 
-struct Live {
+/// What `setup` started: main's end of the events, the shared counter, the partner thread.
+pub struct Live {
     main: EventEnd<EventFd>,
     counter: Arc<AtomicU64>,
     partner: Partner,
 }
 
 impl Alternate {
-    pub fn new(placement: Placement) -> Self {
-        Self {
-            placement,
-            live: Prepared::empty(),
-        }
+    pub fn new(placement: Placement) -> Stages<Self> {
+        Stages::new(Self { placement })
     }
 }
 
@@ -74,7 +70,9 @@ fn main_turns(live: &mut Live, ctx: &RunContext, target: u64) -> Result<()> {
     })
 }
 
-impl Experiment for Alternate {
+impl Staged for Alternate {
+    type State = Live;
+
     fn meta(&self) -> &Meta {
         &META
     }
@@ -92,7 +90,7 @@ impl Experiment for Alternate {
         self.placement != Placement::CrossCpu
     }
 
-    fn setup(&mut self, ctx: &RunContext) -> Result<()> {
+    fn setup(&mut self, ctx: &RunContext) -> Result<Live> {
         let (main, partner_end) = event_pair::<EventFd>()?;
         let counter = Arc::new(AtomicU64::new(0));
         let c = counter.clone();
@@ -102,35 +100,30 @@ impl Experiment for Alternate {
             move || pin_to(cpu),
             move || partner_turns(partner_end, &c),
         )?;
-        self.live.set(Live {
+        Ok(Live {
             main,
             counter,
             partner,
-        });
-        Ok(())
+        })
     }
 
     fn run(
         &mut self,
+        live: &mut Live,
         ctx: &RunContext,
         iterations: u64,
         _timer: &mut dyn SampleTimer,
     ) -> Result<RunOutput> {
-        let live = self.live.get_mut()?;
         main_turns(live, ctx, iterations)?;
         let mut out = RunOutput::default();
         out.warnings.push(super::scaled_warning(iterations));
         Ok(out)
     }
 
-    fn teardown(&mut self, _ctx: &RunContext) -> Result<()> {
-        match self.live.release() {
-            Some(Live { main, partner, .. }) => {
-                drop(main);
-                partner.join()
-            }
-            None => Ok(()),
-        }
+    fn teardown(&mut self, live: Live, _ctx: &RunContext) -> Result<()> {
+        let Live { main, partner, .. } = live;
+        drop(main);
+        partner.join()
     }
 }
 
@@ -150,13 +143,14 @@ mod tests {
             scratch_dir: std::env::temp_dir(),
             options: Default::default(),
         };
-        let mut alternate = Alternate::new(Placement::Unpinned);
-        alternate.setup(&ctx).unwrap();
+        let mut alternate = Alternate {
+            placement: Placement::Unpinned,
+        };
+        let mut live = alternate.setup(&ctx).unwrap();
         for target in [1, 2, 3, 4, 1001] {
-            let live = alternate.live.get_mut().unwrap();
-            main_turns(live, &ctx, target).unwrap();
+            main_turns(&mut live, &ctx, target).unwrap();
             assert_eq!(live.counter.load(Ordering::Relaxed), target);
         }
-        alternate.teardown(&ctx).unwrap();
+        alternate.teardown(live, &ctx).unwrap();
     }
 }

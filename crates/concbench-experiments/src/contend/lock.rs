@@ -18,12 +18,12 @@
 
 use super::counter::Counter;
 use super::crew::Gate;
-use crate::support::partner::Partner;
+use crate::support::partner::{spawn_each, Partner};
 use crate::support::repeat;
-use crate::support::Prepared;
 use anyhow::{ensure, Result};
 use concbench_core::{
-    Experiment, Host, Meta, Params, Placement, Plan, RunContext, RunOutput, SampleTimer, Support,
+    Host, Meta, Params, Placement, Plan, RunContext, RunOutput, SampleTimer, Staged, Stages,
+    Support,
 };
 use std::marker::PhantomData;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -101,19 +101,55 @@ fn worker<C: Counter>(shared: &Shared<C>, me: usize) -> Result<()> {
 
 pub struct Lock<C: Counter> {
     threads: usize,
-    shared: Prepared<Arc<Shared<C>>>,
-    workers: Vec<Partner>,
     _counter: PhantomData<C>,
 }
 
-impl<C: Counter> Lock<C> {
-    pub fn new(threads: usize) -> Self {
-        Self {
+/// What `setup` started: the shared counter and gate, and the worker threads.
+pub struct Crew<C: Counter> {
+    shared: Arc<Shared<C>>,
+    workers: Vec<Partner>,
+}
+
+impl<C: Counter> Crew<C> {
+    /// Start `threads` workers, parked at the gate.
+    fn start(threads: usize, ctx: &RunContext) -> Result<Self> {
+        let shared = Arc::new(Shared {
+            counter: C::new(),
+            total: AtomicU64::new(0),
             threads,
-            shared: Prepared::empty(),
-            workers: Vec::new(),
+            gate: Gate::new()?,
+            ctx: ctx.clone(),
+        });
+        let workers = spawn_each(
+            threads,
+            |me| {
+                let s = shared.clone();
+                Partner::spawn(&format!("contend-{me}"), || Ok(()), move || worker(&s, me))
+            },
+            |started| {
+                let _ = Crew {
+                    shared: shared.clone(),
+                    workers: started,
+                }
+                .stop();
+            },
+        )?;
+        Ok(Crew { shared, workers })
+    }
+
+    /// Stop and join every worker started.
+    fn stop(self) -> Result<()> {
+        self.shared.gate.stop();
+        self.workers.into_iter().try_for_each(Partner::join)
+    }
+}
+
+impl<C: Counter> Lock<C> {
+    pub fn new(threads: usize) -> Stages<Self> {
+        Stages::new(Self {
+            threads,
             _counter: PhantomData,
-        }
+        })
     }
 
     /// A spinlock with more threads than the two of the seed's small case.
@@ -134,7 +170,9 @@ impl<C: Counter> Lock<C> {
     }
 }
 
-impl<C: Counter> Experiment for Lock<C> {
+impl<C: Counter> Staged for Lock<C> {
+    type State = Crew<C>;
+
     fn meta(&self) -> &Meta {
         &META
     }
@@ -184,35 +222,20 @@ impl<C: Counter> Experiment for Lock<C> {
         Some(1)
     }
 
-    fn setup(&mut self, ctx: &RunContext) -> Result<()> {
-        let shared = Arc::new(Shared {
-            counter: C::new(),
-            total: AtomicU64::new(0),
-            threads: self.threads,
-            gate: Gate::new()?,
-            ctx: ctx.clone(),
-        });
-        self.shared.set(shared.clone());
-        for me in 0..self.threads {
-            let s = shared.clone();
-            self.workers.push(Partner::spawn(
-                &format!("contend-{me}"),
-                || Ok(()),
-                move || worker(&s, me),
-            )?);
-        }
-        Ok(())
+    fn setup(&mut self, ctx: &RunContext) -> Result<Crew<C>> {
+        Crew::start(self.threads, ctx)
     }
 
     fn run(
         &mut self,
+        crew: &mut Crew<C>,
         ctx: &RunContext,
         iterations: u64,
         timer: &mut dyn SampleTimer,
     ) -> Result<RunOutput> {
-        let shared = self.shared.get()?;
+        let shared = &crew.shared;
         shared.total.store(iterations, Ordering::Release);
-        shared.gate.open(self.workers.len());
+        shared.gate.open(crew.workers.len());
         shared.gate.wait_arrived()?;
         timer.restart();
         shared.gate.start();
@@ -233,11 +256,8 @@ impl<C: Counter> Experiment for Lock<C> {
         Ok(out)
     }
 
-    fn teardown(&mut self, _ctx: &RunContext) -> Result<()> {
-        if let Some(shared) = self.shared.release() {
-            shared.gate.stop();
-        }
-        self.workers.drain(..).try_for_each(Partner::join)
+    fn teardown(&mut self, crew: Crew<C>, _ctx: &RunContext) -> Result<()> {
+        crew.stop()
     }
 }
 

@@ -15,10 +15,10 @@ use super::dataset::DataSet;
 use super::dir::data_dir;
 use super::metrics::Around;
 use super::read::file_bytes;
-use crate::support::Prepared;
 use anyhow::{bail, Context, Result};
 use concbench_core::{
-    Experiment, Host, Meta, Params, Placement, Plan, RunContext, RunOutput, SampleTimer, Support,
+    Host, Meta, Params, Placement, Plan, RunContext, RunOutput, SampleTimer, Staged, Stages,
+    Support,
 };
 use concbench_measure::usage::{pid_usage, system_cpu};
 use concbench_probes::build;
@@ -67,8 +67,6 @@ pub fn configs() -> Vec<Config> {
 
 pub struct JavaRead {
     cfg: Config,
-    data: Prepared<DataSet>,
-    probe: Option<ProbeProcess>,
     version: Option<String>,
     build_note: Option<String>,
     resident_before: f64,
@@ -76,32 +74,31 @@ pub struct JavaRead {
 }
 
 impl JavaRead {
-    pub fn new(cfg: Config) -> Self {
-        Self {
+    pub fn new(cfg: Config) -> Stages<Self> {
+        Stages::new(Self {
             cfg,
-            data: Prepared::empty(),
-            probe: None,
             version: None,
             build_note: None,
             resident_before: 0.0,
             judge: CacheJudge::new(cfg.cache),
-        }
+        })
     }
 
-    fn data(&self) -> Result<&DataSet> {
-        self.data.get()
-    }
-
-    fn request_args(&self) -> Result<serde_json::Map<String, Value>> {
-        let data = self.data()?;
+    fn request_args(&self, data: &DataSet) -> serde_json::Map<String, Value> {
         let paths: Vec<Value> = (0..self.cfg.files)
             .map(|i| data.path(i).to_string_lossy().into_owned().into())
             .collect();
         let mut args = serde_json::Map::new();
         args.insert("model".into(), self.cfg.model.as_str().into());
         args.insert("paths".into(), paths.into());
-        Ok(args)
+        args
     }
+}
+
+/// What `setup` prepared: the data files and the running Java probe that reads them.
+pub struct Live {
+    data: DataSet,
+    probe: ProbeProcess,
 }
 
 /// The Java probe's build (made now on first use, `say` told before), and how to start it.
@@ -134,7 +131,9 @@ fn reader_cpu_share(
     (wall_ns > 0.0).then(|| cpu.max(0.0) / wall_ns)
 }
 
-impl Experiment for JavaRead {
+impl Staged for JavaRead {
+    type State = Live;
+
     fn meta(&self) -> &Meta {
         &META
     }
@@ -169,11 +168,10 @@ impl Experiment for JavaRead {
         prepare_probe(say).map(|_| ())
     }
 
-    fn setup(&mut self, ctx: &RunContext) -> Result<()> {
-        let set = DataSet::new(&data_dir(ctx)?, file_bytes(&self.cfg, ctx));
-        set.ensure(self.cfg.files, &ctx.cancel)
+    fn setup(&mut self, ctx: &RunContext) -> Result<Live> {
+        let data = DataSet::new(&data_dir(ctx)?, file_bytes(&self.cfg, ctx));
+        data.ensure(self.cfg.files, &ctx.cancel)
             .context("creating the data files")?;
-        self.data.set(set);
         let built = prepare_probe(&mut |_| {})?;
         self.build_note = built.note;
         let stderr = ctx
@@ -187,28 +185,25 @@ impl Experiment for JavaRead {
             &ctx.cancel,
         )?;
         self.version = Some(probe.hello.version.clone());
-        self.probe = Some(probe);
-        Ok(())
+        Ok(Live { data, probe })
     }
 
-    fn before_sample(&mut self, _ctx: &RunContext) -> Result<()> {
-        let files = self.data()?.open(self.cfg.files)?;
+    fn before_sample(&mut self, live: &mut Live, _ctx: &RunContext) -> Result<()> {
+        let files = live.data.open(self.cfg.files)?;
         self.resident_before = make_cold(&files)?;
         Ok(())
     }
 
     fn run(
         &mut self,
+        live: &mut Live,
         ctx: &RunContext,
         _iterations: u64,
         timer: &mut dyn SampleTimer,
     ) -> Result<RunOutput> {
-        let args = self.request_args()?;
-        let expected = self.cfg.files as u64 * self.data()?.file_bytes();
-        let probe = self
-            .probe
-            .as_mut()
-            .context("setup did not start the probe")?;
+        let args = self.request_args(&live.data);
+        let expected = self.cfg.files as u64 * live.data.file_bytes();
+        let probe = &mut live.probe;
         let pid = probe.pid().context("the java probe is not running")?;
         let request = Request {
             v: VERSION,
@@ -272,11 +267,8 @@ impl Experiment for JavaRead {
         concbench_probes::runtime_info(self.version.as_deref())
     }
 
-    fn teardown(&mut self, _ctx: &RunContext) -> Result<()> {
-        match self.probe.take() {
-            Some(p) => p.stop(),
-            None => Ok(()),
-        }
+    fn teardown(&mut self, live: Live, _ctx: &RunContext) -> Result<()> {
+        live.probe.stop()
     }
 }
 

@@ -15,10 +15,10 @@ use super::dir::data_dir;
 use super::metrics::{output, Around};
 use super::sample::{Job, Sample};
 use super::{processes, sequential, threads, uring};
-use crate::support::Prepared;
 use anyhow::{bail, Context, Result};
 use concbench_core::{
-    Experiment, Host, Meta, Params, Placement, Plan, RunContext, RunOutput, SampleTimer, Support,
+    Host, Meta, Params, Placement, Plan, RunContext, RunOutput, SampleTimer, Staged, Stages,
+    Support,
 };
 use concbench_measure::usage::{device_read_bytes, system_cpu, IoScope};
 
@@ -48,7 +48,6 @@ const HEADROOM: u64 = 64;
 
 pub struct Read {
     cfg: Config,
-    data: Prepared<DataSet>,
     /// The block device under the data files, when its file system has one.
     device: Option<Device>,
     /// A smoke run on a file system without direct IO (tmpfs) reads buffered instead, and says so.
@@ -58,29 +57,29 @@ pub struct Read {
 }
 
 impl Read {
-    pub fn new(cfg: Config) -> Self {
-        Self {
+    pub fn new(cfg: Config) -> Stages<Self> {
+        Stages::new(Self {
             cfg,
-            data: Prepared::empty(),
             device: None,
             direct_refused: None,
             resident_before: 0.0,
             judge: CacheJudge::new(cfg.cache),
-        }
-    }
-
-    fn data(&self) -> Result<&DataSet> {
-        self.data.get()
+        })
     }
 
     /// Run the configured model on freshly opened files (each starts at offset 0).
-    fn read_once(&self, ctx: &RunContext, timer: &mut dyn SampleTimer) -> Result<Sample> {
+    fn read_once(
+        &self,
+        data: &DataSet,
+        ctx: &RunContext,
+        timer: &mut dyn SampleTimer,
+    ) -> Result<Sample> {
         let mut cfg = self.cfg;
         if self.direct_refused.is_some() {
             cfg.reader = Reader::Block;
         }
         let job = Job {
-            files: self.data()?.open(self.cfg.files)?,
+            files: data.open(self.cfg.files)?,
             cfg: &cfg,
             cancel: &ctx.cancel,
         };
@@ -93,7 +92,10 @@ impl Read {
     }
 }
 
-impl Experiment for Read {
+impl Staged for Read {
+    /// The data files (removed with their directory at the end of the run: see `dir.rs`).
+    type State = DataSet;
+
     fn meta(&self) -> &Meta {
         &META
     }
@@ -152,15 +154,14 @@ impl Experiment for Read {
         }
     }
 
-    fn setup(&mut self, ctx: &RunContext) -> Result<()> {
+    fn setup(&mut self, ctx: &RunContext) -> Result<DataSet> {
         let dir = data_dir(ctx)?;
         let set = DataSet::new(&dir, file_bytes(&self.cfg, ctx));
         set.ensure(self.cfg.files, &ctx.cancel)
             .context("creating the data files")?;
-        self.data.set(set);
         self.device = Device::of(&dir);
         if self.cfg.reader == Reader::Direct {
-            let first = self.data()?.open(1)?;
+            let first = set.open(1)?;
             if let Err(e) = super::direct::probe(&first[0]) {
                 if !ctx.smoke {
                     return Err(e).context("direct IO");
@@ -169,7 +170,7 @@ impl Experiment for Read {
                 self.direct_refused = Some(format!("smoke run read buffered: {e}"));
             }
         }
-        Ok(())
+        Ok(set)
     }
 
     /// The device's facts, or why there are none.
@@ -185,8 +186,8 @@ impl Experiment for Read {
         }
     }
 
-    fn before_sample(&mut self, _ctx: &RunContext) -> Result<()> {
-        let mut files = self.data()?.open(self.cfg.files)?;
+    fn before_sample(&mut self, data: &mut DataSet, _ctx: &RunContext) -> Result<()> {
+        let mut files = data.open(self.cfg.files)?;
         self.resident_before = match self.cfg.cache {
             Cache::Cold => make_cold(&files)?,
             Cache::Warm => make_warm(&mut files)?,
@@ -196,6 +197,7 @@ impl Experiment for Read {
 
     fn run(
         &mut self,
+        data: &mut DataSet,
         ctx: &RunContext,
         _iterations: u64,
         timer: &mut dyn SampleTimer,
@@ -205,13 +207,13 @@ impl Experiment for Read {
         let disk0 = self.device.as_ref().and_then(Device::reads);
         let switches0 = machine_switches();
         let t0 = std::time::Instant::now();
-        let sample = self.read_once(ctx, timer)?;
+        let sample = self.read_once(data, ctx, timer)?;
         let window_s = t0.elapsed().as_secs_f64();
         let switches1 = machine_switches();
         let disk1 = self.device.as_ref().and_then(Device::reads);
         let device1 = device_read_bytes(IoScope::Process);
         let cpu1 = system_cpu();
-        let expected = self.cfg.files as u64 * self.data()?.file_bytes();
+        let expected = self.cfg.files as u64 * data.file_bytes();
         if sample.bytes() != expected {
             bail!(
                 "read {} bytes where the files hold {expected}: a file changed during the run",

@@ -15,10 +15,10 @@
 
 use super::common;
 use super::system::{ExternalServer, System};
-use crate::support::Prepared;
 use anyhow::{bail, Context, Result};
 use concbench_core::{
-    Experiment, Host, Meta, Params, Placement, Plan, RunContext, RunOutput, SampleTimer, Support,
+    Host, Meta, Params, Placement, Plan, RunContext, RunOutput, SampleTimer, Staged, Stages,
+    Support,
 };
 use concbench_measure::tree;
 use concbench_probes::toolchain::{self, Search};
@@ -115,11 +115,11 @@ pub struct Ab {
     meta: &'static Meta,
     system: System,
     blocking: Option<Duration>,
-    state: Prepared<State>,
     runtime_version: Option<String>,
 }
 
-struct State {
+/// What `setup` prepared: the running article system and the ab that loads it.
+pub struct State {
     server: ExternalServer,
     ab: PathBuf,
     idle_pss_kib: u64,
@@ -127,22 +127,21 @@ struct State {
 }
 
 impl Ab {
-    pub fn keepalive(system: System) -> Self {
+    pub fn keepalive(system: System) -> Stages<Self> {
         Self::new(&KEEPALIVE, system, None)
     }
 
-    pub fn blocking(system: System) -> Self {
+    pub fn blocking(system: System) -> Stages<Self> {
         Self::new(&BLOCKING, system, Some(common::BLOCKING))
     }
 
-    fn new(meta: &'static Meta, system: System, blocking: Option<Duration>) -> Self {
-        Self {
+    fn new(meta: &'static Meta, system: System, blocking: Option<Duration>) -> Stages<Self> {
+        Stages::new(Self {
             meta,
             system,
             blocking,
-            state: Prepared::empty(),
             runtime_version: None,
-        }
+        })
     }
 }
 
@@ -264,7 +263,9 @@ fn seconds(sizes: &common::Sizes) -> u64 {
     sizes.window.as_secs_f64().ceil().max(1.0) as u64
 }
 
-impl Experiment for Ab {
+impl Staged for Ab {
+    type State = State;
+
     fn meta(&self) -> &Meta {
         self.meta
     }
@@ -309,7 +310,8 @@ impl Experiment for Ab {
         Plan::Once
     }
 
-    fn setup(&mut self, ctx: &RunContext) -> Result<()> {
+    /// A failed warm-up drops the server, whose `Drop` stops it.
+    fn setup(&mut self, ctx: &RunContext) -> Result<State> {
         let ab = find_ab(&Search::from_env()).map_err(anyhow::Error::msg)?;
         let sizes = common::sizes(ctx);
         let (connections, cap) = common::fit_descriptors(sizes.connections);
@@ -325,7 +327,7 @@ impl Experiment for Ab {
                 .context("warming up with ab")?;
         }
         let note = server.note().map(str::to_string);
-        self.state.set(State {
+        Ok(State {
             server,
             ab,
             idle_pss_kib,
@@ -333,23 +335,21 @@ impl Experiment for Ab {
                 .into_iter()
                 .chain(note)
                 .reduce(|a, b| format!("{a}; {b}")),
-        });
-        Ok(())
+        })
     }
 
-    fn before_sample(&mut self, ctx: &RunContext) -> Result<()> {
-        let st = self.state.get()?;
+    fn before_sample(&mut self, st: &mut State, ctx: &RunContext) -> Result<()> {
         drain(st.server.addr(), ctx)
     }
 
     fn run(
         &mut self,
+        st: &mut State,
         ctx: &RunContext,
         _iterations: u64,
         timer: &mut dyn SampleTimer,
     ) -> Result<RunOutput> {
         let sizes = common::sizes(ctx);
-        let st = self.state.get_mut()?;
         let (connections, _) = common::fit_descriptors(sizes.connections);
         let pid = st.server.pid();
         let mut pss = 0;
@@ -401,11 +401,8 @@ impl Experiment for Ab {
         concbench_probes::runtime_info(self.runtime_version.as_deref())
     }
 
-    fn teardown(&mut self, _ctx: &RunContext) -> Result<()> {
-        match self.state.release() {
-            Some(st) => st.server.stop(),
-            None => Ok(()),
-        }
+    fn teardown(&mut self, st: State, _ctx: &RunContext) -> Result<()> {
+        st.server.stop()
     }
 }
 

@@ -6,7 +6,7 @@
 use super::common::BLOCKING;
 use super::steady::Steady;
 use super::target::Target;
-use concbench_core::Meta;
+use concbench_core::{Meta, Stages};
 
 static META: Meta = Meta {
     id: "server.blocking",
@@ -17,6 +17,6 @@ static META: Meta = Meta {
     expected_switches_per_op: None,
 };
 
-pub fn variant(target: Target) -> Steady {
+pub fn variant(target: Target) -> Stages<Steady> {
     Steady::new(&META, target, Some(BLOCKING))
 }

@@ -4,7 +4,7 @@
 
 use super::steady::Steady;
 use super::target::Target;
-use concbench_core::Meta;
+use concbench_core::{Meta, Stages};
 
 static META: Meta = Meta {
     id: "server.keepalive",
@@ -15,6 +15,6 @@ static META: Meta = Meta {
     expected_switches_per_op: None,
 };
 
-pub fn variant(target: Target) -> Steady {
+pub fn variant(target: Target) -> Stages<Steady> {
     Steady::new(&META, target, None)
 }

@@ -10,10 +10,10 @@
 
 use super::common::{self, Sizes};
 use super::target::{Running, Target};
-use crate::support::Prepared;
 use anyhow::{Context, Result};
 use concbench_core::{
-    Experiment, Host, Meta, Params, Placement, Plan, RunContext, RunOutput, SampleTimer, Support,
+    Host, Meta, Params, Placement, Plan, RunContext, RunOutput, SampleTimer, Staged, Stages,
+    Support,
 };
 use concbench_load::{LoadReport, Session};
 use concbench_measure::tree;
@@ -35,11 +35,11 @@ pub struct Steady {
     meta: &'static Meta,
     target: Target,
     blocking: Option<Duration>,
-    state: Prepared<State>,
     runtime_version: Option<String>,
 }
 
-struct State {
+/// What `setup` prepared: the running server and the connected, warmed-up clients.
+pub struct State {
     server: Running,
     session: Session,
     sizes: Sizes,
@@ -48,14 +48,13 @@ struct State {
 }
 
 impl Steady {
-    pub fn new(meta: &'static Meta, target: Target, blocking: Option<Duration>) -> Self {
-        Self {
+    pub fn new(meta: &'static Meta, target: Target, blocking: Option<Duration>) -> Stages<Self> {
+        Stages::new(Self {
             meta,
             target,
             blocking,
-            state: Prepared::empty(),
             runtime_version: None,
-        }
+        })
     }
 }
 
@@ -105,7 +104,9 @@ fn sizes(target: Target, ctx: &RunContext) -> Sizes {
     }
 }
 
-impl Experiment for Steady {
+impl Staged for Steady {
+    type State = State;
+
     fn meta(&self) -> &Meta {
         self.meta
     }
@@ -154,7 +155,8 @@ impl Experiment for Steady {
         Plan::Once
     }
 
-    fn setup(&mut self, ctx: &RunContext) -> Result<()> {
+    /// A failed step drops what the earlier ones started (the server's `Drop` stops it).
+    fn setup(&mut self, ctx: &RunContext) -> Result<State> {
         let sizes = sizes(self.target, ctx);
         let (connections, cap) = common::fit_descriptors(sizes.connections);
         let handler = Handler {
@@ -167,7 +169,7 @@ impl Experiment for Steady {
         let mut session = Session::open(common::load_config(server.addr(), ctx, connections))
             .context("connecting the clients")?;
         warm_up(self.target, &mut session, sizes.warmup, ctx)?;
-        self.state.set(State {
+        Ok(State {
             server,
             session,
             sizes: Sizes {
@@ -176,18 +178,17 @@ impl Experiment for Steady {
             },
             idle_pss_kib,
             warnings: cap.into_iter().chain(note).collect(),
-        });
-        Ok(())
+        })
     }
 
     fn run(
         &mut self,
+        st: &mut State,
         ctx: &RunContext,
         _iterations: u64,
         timer: &mut dyn SampleTimer,
     ) -> Result<RunOutput> {
         ctx.cancel.check()?;
-        let st = self.state.get_mut()?;
         let pid = st.server.pid();
         let (report, server, empty) = measured_window(st, timer)?;
         let pss = tree::tree_pss_kib(pid);
@@ -244,18 +245,14 @@ impl Experiment for Steady {
         concbench_probes::runtime_info(self.runtime_version.as_deref())
     }
 
-    fn teardown(&mut self, _ctx: &RunContext) -> Result<()> {
+    fn teardown(&mut self, st: State, _ctx: &RunContext) -> Result<()> {
         // Closing the clients first, then the server: a design's tree is killed, an article's
         // system must exit cleanly at the end of its input.
-        match self.state.release() {
-            Some(State {
-                server, session, ..
-            }) => {
-                drop(session);
-                server.stop()
-            }
-            None => Ok(()),
-        }
+        let State {
+            server, session, ..
+        } = st;
+        drop(session);
+        server.stop()
     }
 }
 

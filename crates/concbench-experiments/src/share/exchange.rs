@@ -3,9 +3,8 @@
 //! `message.rs` for what is and is not copied). A mechanism supplies only its link.
 
 use super::message;
-use crate::support::Prepared;
 use anyhow::Result;
-use concbench_core::{Experiment, Meta, Params, Placement, RunContext, RunOutput, SampleTimer};
+use concbench_core::{Meta, Params, Placement, RunContext, RunOutput, SampleTimer, Staged, Stages};
 
 /// A sender's end of a link to a receiving unit (process or thread).
 pub trait Link: Sized + Send {
@@ -25,21 +24,25 @@ pub struct Exchange<L: Link> {
     bytes: u64,
     placement: Placement,
     msg: Vec<u8>,
-    link: Prepared<L>,
+    /// The link's type: the open link itself is the state `setup` returns.
+    link: std::marker::PhantomData<fn() -> L>,
 }
 
 impl<L: Link> Exchange<L> {
-    pub fn new(bytes: u64, placement: Placement) -> Self {
-        Self {
+    pub fn new(bytes: u64, placement: Placement) -> Stages<Self> {
+        Stages::new(Self {
             bytes,
             placement,
             msg: Vec::new(),
-            link: Prepared::empty(),
-        }
+            link: std::marker::PhantomData,
+        })
     }
 }
 
-impl<L: Link> Experiment for Exchange<L> {
+impl<L: Link> Staged for Exchange<L> {
+    /// The open link to the receiving unit.
+    type State = L;
+
     fn meta(&self) -> &Meta {
         L::meta()
     }
@@ -52,20 +55,18 @@ impl<L: Link> Experiment for Exchange<L> {
         self.placement
     }
 
-    fn setup(&mut self, ctx: &RunContext) -> Result<()> {
+    fn setup(&mut self, ctx: &RunContext) -> Result<L> {
         self.msg = message::message(self.bytes);
-        self.link
-            .set(L::open(self.bytes, ctx.partner_placement_cpu())?);
-        Ok(())
+        L::open(self.bytes, ctx.partner_placement_cpu())
     }
 
     fn run(
         &mut self,
+        link: &mut L,
         ctx: &RunContext,
         iterations: u64,
         _timer: &mut dyn SampleTimer,
     ) -> Result<RunOutput> {
-        let link = self.link.get()?;
         let partner = link.partner_pid();
         let usage = || partner.and_then(concbench_measure::usage::pid_usage);
         let before = usage();
@@ -77,10 +78,7 @@ impl<L: Link> Experiment for Exchange<L> {
         Ok(out)
     }
 
-    fn teardown(&mut self, _ctx: &RunContext) -> Result<()> {
-        match self.link.release() {
-            Some(link) => link.close(),
-            None => Ok(()),
-        }
+    fn teardown(&mut self, link: L, _ctx: &RunContext) -> Result<()> {
+        link.close()
     }
 }

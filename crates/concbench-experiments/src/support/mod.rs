@@ -2,7 +2,7 @@
 //! hand-overs between two units, partner threads that start pinned and report whether they got
 //! ready, and the async runtime; raw descriptors and line channels, sandbox processes, memory
 //! shared with forked children, a gate for idle threads, thread stack sizes, and limit checks
-//! before big batches; the state `setup` prepares for the samples ([`Prepared`]).
+//! before big batches. (The state `setup` prepares is held by `concbench_core::Stages`.)
 
 pub mod capacity;
 pub mod event;
@@ -11,14 +11,12 @@ pub mod gate;
 pub mod handover;
 pub mod lines;
 pub mod partner;
-mod prepared;
 mod repeat;
 pub mod runtime;
 pub mod sandbox;
 pub mod shared;
 pub mod stack;
 
-pub use prepared::Prepared;
 pub use repeat::repeat;
 
 /// A run context for unit tests: quick, unpinned, on a fresh cancel token.

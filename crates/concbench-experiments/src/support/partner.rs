@@ -58,6 +58,26 @@ impl Partner {
     }
 }
 
+/// Start `n` partners, the `i`th by `spawn(i)`. When one fails to start, `abandon` stops the ones
+/// already running (a failed `setup` has no teardown to do it) and the error is returned.
+pub fn spawn_each(
+    n: usize,
+    mut spawn: impl FnMut(usize) -> Result<Partner>,
+    abandon: impl FnOnce(Vec<Partner>),
+) -> Result<Vec<Partner>> {
+    let mut started = Vec::with_capacity(n);
+    for i in 0..n {
+        match spawn(i) {
+            Ok(p) => started.push(p),
+            Err(e) => {
+                abandon(started);
+                return Err(e);
+            }
+        }
+    }
+    Ok(started)
+}
+
 /// The usual preparation: pin to `cpu` when given.
 pub fn pin_to(cpu: Option<usize>) -> Result<()> {
     match cpu {
@@ -91,5 +111,34 @@ mod tests {
     fn the_body_result_comes_back_on_join() {
         let p = Partner::spawn("t", || Ok(()), || Err(anyhow!("body failed"))).unwrap();
         assert!(p.join().is_err());
+    }
+
+    #[test]
+    fn a_partner_that_fails_to_start_hands_the_started_ones_to_abandon() {
+        let mut abandoned = None;
+        let err = spawn_each(
+            3,
+            |i| match i {
+                2 => Err(anyhow!("the third could not start")),
+                _ => Partner::spawn("t", || Ok(()), || Ok(())),
+            },
+            |started| abandoned = Some(started),
+        )
+        .err()
+        .expect("the third failed");
+        assert_eq!(err.to_string(), "the third could not start");
+        let started = abandoned.expect("abandon was called");
+        assert_eq!(started.len(), 2);
+        started.into_iter().for_each(|p| p.join().unwrap());
+        let all = spawn_each(
+            2,
+            |_| Partner::spawn("t", || Ok(()), || Ok(())),
+            |_| panic!(),
+        );
+        assert_eq!(
+            all.unwrap().len(),
+            2,
+            "abandon is not called when all start"
+        );
     }
 }

@@ -4,9 +4,8 @@
 //! Those experiments differ only in what a sample does on the runtime ([`OnRuntime`]); the
 //! runtime's life (built in `setup`, dropped in `teardown`) is [`Async`]'s, written once.
 
-use super::Prepared;
 use anyhow::{Context, Result};
-use concbench_core::{Experiment, Meta, RunContext, RunOutput, SampleTimer};
+use concbench_core::{Meta, RunContext, RunOutput, SampleTimer, Staged, Stages};
 use tokio::runtime::{Builder, Runtime};
 
 pub fn current_thread() -> Result<Runtime> {
@@ -28,43 +27,34 @@ pub trait OnRuntime: Send {
     ) -> Result<RunOutput>;
 }
 
-/// An [`OnRuntime`] experiment with its current-thread runtime, one per round.
-#[derive(Default)]
-pub struct Async<B> {
-    bench: B,
-    runtime: Prepared<Runtime>,
-}
+/// An [`OnRuntime`] experiment with its current-thread runtime, one per round; registered as
+/// [`Async::new`] (a [`Stages`] holds the runtime between `setup` and `teardown`).
+pub struct Async<B>(B);
 
 impl<B: OnRuntime> Async<B> {
-    pub fn new(bench: B) -> Self {
-        Self {
-            bench,
-            runtime: Prepared::empty(),
-        }
+    pub fn new(bench: B) -> Stages<Self> {
+        Stages::new(Self(bench))
     }
 }
 
-impl<B: OnRuntime> Experiment for Async<B> {
+impl<B: OnRuntime> Staged for Async<B> {
+    type State = Runtime;
+
     fn meta(&self) -> &Meta {
-        self.bench.meta()
+        self.0.meta()
     }
 
-    fn setup(&mut self, _ctx: &RunContext) -> Result<()> {
-        self.runtime.set(current_thread()?);
-        Ok(())
+    fn setup(&mut self, _ctx: &RunContext) -> Result<Runtime> {
+        current_thread()
     }
 
     fn run(
         &mut self,
+        rt: &mut Runtime,
         _ctx: &RunContext,
         iterations: u64,
         timer: &mut dyn SampleTimer,
     ) -> Result<RunOutput> {
-        self.bench.run_on(self.runtime.get()?, iterations, timer)
-    }
-
-    fn teardown(&mut self, _ctx: &RunContext) -> Result<()> {
-        self.runtime.release();
-        Ok(())
+        self.0.run_on(rt, iterations, timer)
     }
 }

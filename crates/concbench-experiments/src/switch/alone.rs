@@ -19,7 +19,7 @@ use super::setting::Setting;
 use crate::support::handover::{pipe_pair, Endpoint, PipeEnd};
 use anyhow::{bail, Context, Result};
 use concbench_core::{
-    Experiment, Host, Meta, Placement, RunContext, RunOutput, SampleTimer, Support,
+    Experiment, Host, Meta, Placement, RunContext, RunOutput, SampleTimer, Stages, Support,
 };
 
 pub const PROCESS_ID: &str = "switch.alone.process";
@@ -59,7 +59,7 @@ const SETTING: Setting = Setting {
 
 pub struct Alone<P: PartnerKind<PipeEnd>> {
     meta: &'static Meta,
-    handover: PingPong<PipeEnd, P>,
+    handover: Stages<PingPong<PipeEnd, P>>,
     /// A crossed pipe pair in this thread: what one end passes, the other reads.
     transport: Option<(PipeEnd, PipeEnd)>,
 }

@@ -9,9 +9,8 @@
 //! coroutine runtime's channel and scheduler do it (as `switch.async_task` is tokio's).
 
 use super::pingpong::round_trips;
-use crate::support::Prepared;
-use anyhow::{bail, Result};
-use concbench_core::{Experiment, Meta, RunContext, RunOutput, SampleTimer};
+use anyhow::{bail, Context, Result};
+use concbench_core::{Meta, RunContext, RunOutput, SampleTimer, Staged};
 use corosensei::stack::DefaultStack;
 use corosensei::{Coroutine as Coro, CoroutineResult, Yielder};
 use std::cell::RefCell;
@@ -114,50 +113,46 @@ fn schedule(state: &Shared, cos: &mut [Co; 2]) -> Result<()> {
     Ok(())
 }
 
-#[derive(Default)]
-pub struct ChannelCoroutine {
-    stacks: Prepared<[DefaultStack; 2]>,
-}
+/// Registered as `Stages<ChannelCoroutine>`: the state is the two stacks, reused by every sample.
+pub struct ChannelCoroutine;
 
-impl Experiment for ChannelCoroutine {
+impl Staged for ChannelCoroutine {
+    /// The stacks between samples; a sample holds them in its coroutines while it runs.
+    type State = Option<[DefaultStack; 2]>;
+
     fn meta(&self) -> &Meta {
         &META
     }
 
-    fn setup(&mut self, _ctx: &RunContext) -> Result<()> {
-        self.stacks.set([
+    fn setup(&mut self, _ctx: &RunContext) -> Result<Self::State> {
+        Ok(Some([
             DefaultStack::new(STACK_KIB * 1024)?,
             DefaultStack::new(STACK_KIB * 1024)?,
-        ]);
-        Ok(())
+        ]))
     }
 
     fn run(
         &mut self,
+        state: &mut Self::State,
         _ctx: &RunContext,
         iterations: u64,
         timer: &mut dyn SampleTimer,
     ) -> Result<RunOutput> {
-        let [a, b] = self.stacks.take()?;
-        let state = Shared::default();
+        let [a, b] = state.take().context(super::STACK_LOST)?;
+        let shared = Shared::default();
         let mut cos = [
-            ping(state.clone(), round_trips(iterations), a),
-            echo(state.clone(), b),
+            ping(shared.clone(), round_trips(iterations), a),
+            echo(shared.clone(), b),
         ];
         // The echo first, so that it is parked on its channel when the ping sends.
-        state.borrow_mut().ready.extend([ECHO, PING]);
+        shared.borrow_mut().ready.extend([ECHO, PING]);
         timer.restart();
-        let ran = schedule(&state, &mut cos);
+        let ran = schedule(&shared, &mut cos);
         timer.stop();
         ran?;
         let [p, e] = cos;
-        self.stacks.set([p.into_stack(), e.into_stack()]);
+        *state = Some([p.into_stack(), e.into_stack()]);
         Ok(RunOutput::default())
-    }
-
-    fn teardown(&mut self, _ctx: &RunContext) -> Result<()> {
-        self.stacks = Prepared::empty();
-        Ok(())
     }
 }
 

@@ -3,9 +3,8 @@
 //! like a ping-pong between threads; nothing enters the kernel.
 
 use super::pingpong::round_trips;
-use crate::support::Prepared;
-use anyhow::{bail, Result};
-use concbench_core::{Experiment, Meta, RunContext, RunOutput, SampleTimer};
+use anyhow::{bail, Context, Result};
+use concbench_core::{Meta, RunContext, RunOutput, SampleTimer, Staged};
 use corosensei::stack::DefaultStack;
 use corosensei::{Coroutine as Coro, CoroutineResult, Yielder};
 
@@ -21,28 +20,29 @@ const META: Meta = Meta {
 /// Coroutine stack size, as in `create.coroutine`.
 const STACK_KIB: usize = 64;
 
-#[derive(Default)]
-pub struct Coroutine {
-    stack: Prepared<DefaultStack>,
-}
+/// Registered as `Stages<Coroutine>`: the state is the stack, reused by every sample.
+pub struct Coroutine;
 
-impl Experiment for Coroutine {
+impl Staged for Coroutine {
+    /// The stack between samples; a sample holds it in its coroutine while it runs.
+    type State = Option<DefaultStack>;
+
     fn meta(&self) -> &Meta {
         &META
     }
 
-    fn setup(&mut self, _ctx: &RunContext) -> Result<()> {
-        self.stack.set(DefaultStack::new(STACK_KIB * 1024)?);
-        Ok(())
+    fn setup(&mut self, _ctx: &RunContext) -> Result<Self::State> {
+        Ok(Some(DefaultStack::new(STACK_KIB * 1024)?))
     }
 
     fn run(
         &mut self,
+        state: &mut Self::State,
         _ctx: &RunContext,
         iterations: u64,
         timer: &mut dyn SampleTimer,
     ) -> Result<RunOutput> {
-        let stack = self.stack.take()?;
+        let stack = state.take().context(super::STACK_LOST)?;
         // The coroutine suspends every time it is resumed with `true`, and returns on `false`.
         let mut co = Coro::with_stack(stack, |y: &Yielder<bool, ()>, mut go: bool| {
             while go {
@@ -59,12 +59,7 @@ impl Experiment for Coroutine {
         if let CoroutineResult::Yield(()) = co.resume(false) {
             bail!("the coroutine did not finish");
         }
-        self.stack.set(co.into_stack());
+        *state = Some(co.into_stack());
         Ok(RunOutput::default())
-    }
-
-    fn teardown(&mut self, _ctx: &RunContext) -> Result<()> {
-        self.stack = Prepared::empty();
-        Ok(())
     }
 }

@@ -22,7 +22,11 @@ mod yield_async_task;
 mod yield_thread;
 
 use crate::support::runtime::Async;
-use concbench_core::Experiment;
+use concbench_core::{Experiment, Stages};
+
+/// A coroutine sample's error when an earlier sample failed while its coroutine held the stack
+/// (the harness ends a round at its first failure, so only a bug gets here).
+const STACK_LOST: &str = "the coroutine stack went with an earlier failed sample";
 
 pub fn all() -> Vec<Box<dyn Experiment>> {
     let mut v: Vec<Box<dyn Experiment>> = Vec::new();
@@ -34,10 +38,10 @@ pub fn all() -> Vec<Box<dyn Experiment>> {
     v.extend(ring_thread::variants());
     v.extend(alone::variants());
     v.extend(wake::variants());
-    v.push(Box::new(yield_thread::Yield::default()));
-    v.push(Box::new(coroutine::Coroutine::default()));
+    v.push(Box::new(Stages::new(yield_thread::Yield)));
+    v.push(Box::new(Stages::new(coroutine::Coroutine)));
     v.push(Box::new(Async::new(async_task::AsyncTask)));
-    v.push(Box::new(channel_coroutine::ChannelCoroutine::default()));
+    v.push(Box::new(Stages::new(channel_coroutine::ChannelCoroutine)));
     v.push(Box::new(Async::new(yield_async_task::YieldAsyncTask)));
     v
 }

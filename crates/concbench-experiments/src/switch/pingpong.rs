@@ -13,11 +13,11 @@
 //! what makes a cross-CPU figure bimodal.
 
 use super::{setting::Setting, working_set::WorkingSet};
-use crate::support::Prepared;
 use crate::support::{handover::Endpoint, partner, repeat};
 use anyhow::{bail, Context, Result};
 use concbench_core::{
-    Experiment, Host, Meta, Params, Placement, RunContext, RunOutput, SampleTimer, Support, Usage,
+    Experiment, Host, Meta, Params, Placement, RunContext, RunOutput, SampleTimer, Staged, Stages,
+    Support, Usage,
 };
 use concbench_measure::idle::{self, Root, UsageSnapshot};
 
@@ -99,31 +99,54 @@ pub struct PingPong<E: Endpoint, P: PartnerKind<E>> {
     meta: &'static Meta,
     make: fn() -> Result<(E, E)>,
     setting: Setting,
-    live: Prepared<Live<E, P>>,
+    /// The kind of partner `setup` starts (the started one is in the state, [`Live`]).
+    kind: std::marker::PhantomData<fn() -> P>,
 }
 
-struct Live<E, P> {
+/// What `setup` started: this side's end, the partner, and this side's working set.
+pub struct Live<E, P> {
     main: E,
     partner: P,
     ws: WorkingSet,
 }
 
 impl<E: Endpoint, P: PartnerKind<E>> PingPong<E, P> {
-    pub fn new(meta: &'static Meta, make: fn() -> Result<(E, E)>, setting: Setting) -> Self {
-        Self {
+    pub fn new(
+        meta: &'static Meta,
+        make: fn() -> Result<(E, E)>,
+        setting: Setting,
+    ) -> Stages<Self> {
+        Stages::new(Self {
             meta,
             make,
             setting,
-            live: Prepared::empty(),
-        }
+            kind: std::marker::PhantomData,
+        })
     }
 
-    fn live(&mut self) -> Result<&mut Live<E, P>> {
-        self.live.get_mut()
+    /// Enter the policy, start the partner and see it answer once.
+    fn start(&mut self, ctx: &RunContext) -> Result<Live<E, P>> {
+        self.setting.sched.enter().context("main thread")?;
+        let (mut main, partner_end) = (self.make)()?;
+        let partner = P::start(partner_end, self.setting, ctx.partner_placement_cpu())?;
+        // One round trip proves the partner answers before anything is timed.
+        main.pass()?;
+        if !main.wait_turn()? {
+            drop(main);
+            let _ = partner.stop();
+            bail!("the partner exited during setup (could it pin itself or set its policy?)");
+        }
+        Ok(Live {
+            main,
+            partner,
+            ws: WorkingSet::new(self.setting.working_set_kib),
+        })
     }
 }
 
-impl<E: Endpoint, P: PartnerKind<E>> Experiment for PingPong<E, P> {
+impl<E: Endpoint, P: PartnerKind<E>> Staged for PingPong<E, P> {
+    type State = Live<E, P>;
+
     fn meta(&self) -> &Meta {
         self.meta
     }
@@ -144,32 +167,22 @@ impl<E: Endpoint, P: PartnerKind<E>> Experiment for PingPong<E, P> {
         self.setting.sched.supported(host)
     }
 
-    fn setup(&mut self, ctx: &RunContext) -> Result<()> {
-        self.setting.sched.enter().context("main thread")?;
-        let (mut main, partner_end) = (self.make)()?;
-        let partner = P::start(partner_end, self.setting, ctx.partner_placement_cpu())?;
-        // One round trip proves the partner answers before anything is timed.
-        main.pass()?;
-        if !main.wait_turn()? {
-            drop(main);
-            let _ = partner.stop();
-            bail!("the partner exited during setup (could it pin itself or set its policy?)");
+    fn setup(&mut self, ctx: &RunContext) -> Result<Live<E, P>> {
+        let started = self.start(ctx);
+        if started.is_err() {
+            // No teardown follows a failed setup: the main thread's policy is restored here.
+            let _ = self.setting.sched.leave();
         }
-        self.live.set(Live {
-            main,
-            partner,
-            ws: WorkingSet::new(self.setting.working_set_kib),
-        });
-        Ok(())
+        started
     }
 
     fn run(
         &mut self,
+        live: &mut Live<E, P>,
         ctx: &RunContext,
         iterations: u64,
         timer: &mut dyn SampleTimer,
     ) -> Result<RunOutput> {
-        let live = self.live()?;
         // Reading a live process's counters and the idle states' counters takes tens of
         // microseconds: keep it untimed.
         let idle_cpus = idle_evidence_cpus(ctx);
@@ -197,11 +210,11 @@ impl<E: Endpoint, P: PartnerKind<E>> Experiment for PingPong<E, P> {
 
     fn run_overhead(
         &mut self,
+        live: &mut Live<E, P>,
         _ctx: &RunContext,
         iterations: u64,
         _timer: &mut dyn SampleTimer,
     ) -> Option<Result<RunOutput>> {
-        let live = self.live.peek()?;
         for _ in 0..iterations {
             live.ws.touch();
         }
@@ -212,14 +225,10 @@ impl<E: Endpoint, P: PartnerKind<E>> Experiment for PingPong<E, P> {
         (self.setting.working_set_kib > 0).then_some(TOUCH_OVERHEAD)
     }
 
-    fn teardown(&mut self, _ctx: &RunContext) -> Result<()> {
-        let stopped = match self.live.release() {
-            Some(Live { main, partner, .. }) => {
-                drop(main);
-                partner.stop()
-            }
-            None => Ok(()),
-        };
+    fn teardown(&mut self, live: Live<E, P>, _ctx: &RunContext) -> Result<()> {
+        let Live { main, partner, .. } = live;
+        drop(main);
+        let stopped = partner.stop();
         let restored = self.setting.sched.leave().context("restoring SCHED_OTHER");
         stopped.and(restored)
     }

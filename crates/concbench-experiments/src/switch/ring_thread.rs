@@ -9,10 +9,11 @@
 //! thread only starts and ends each sample; in between the token circulates among the members.
 
 use super::setting::PLACEMENTS;
-use crate::support::partner::{pin_to, Partner};
-use crate::support::Prepared;
+use crate::support::partner::{pin_to, spawn_each, Partner};
 use anyhow::{bail, Context, Result};
-use concbench_core::{Experiment, Meta, Params, Placement, RunContext, RunOutput, SampleTimer};
+use concbench_core::{
+    Experiment, Meta, Params, Placement, RunContext, RunOutput, SampleTimer, Staged, Stages,
+};
 use concbench_sys::via_libc;
 use rustix::fd::{AsFd, OwnedFd};
 use rustix::pipe::{pipe_with, PipeFlags};
@@ -107,6 +108,15 @@ fn receive(fd: &OwnedFd) -> Result<u64> {
     Ok(u64::from_ne_bytes(token[..8].try_into().expect("8 bytes")))
 }
 
+/// The seed's self-test, `iterations` times: main writes the token to its own pipe and reads it.
+fn self_test(p: &Pipes, iterations: u64) -> Result<()> {
+    for _ in 0..iterations {
+        send(&p.main.1, 0)?;
+        receive(&p.main.0)?;
+    }
+    Ok(())
+}
+
 /// A member's life: forward tokens until it receives STOP.
 fn member(pipes: &Pipes, m: usize) -> Result<()> {
     loop {
@@ -121,25 +131,61 @@ fn member(pipes: &Pipes, m: usize) -> Result<()> {
 
 pub struct Ring {
     placement: Placement,
-    pipes: Prepared<Arc<Pipes>>,
+}
+
+/// What `setup` started: the ring's pipes and its members.
+pub struct Live {
+    pipes: Arc<Pipes>,
     members: Vec<Partner>,
 }
 
-impl Ring {
-    fn new(placement: Placement) -> Self {
-        Self {
-            placement,
-            pipes: Prepared::empty(),
-            members: Vec::new(),
-        }
+impl Live {
+    /// Start the members one by one, pinned per the placement.
+    fn start(ctx: &RunContext) -> Result<Self> {
+        let pipes = Arc::new(Pipes::new(MEMBERS)?);
+        let spawn = |m| {
+            let p = pipes.clone();
+            let cpu = member_cpu(ctx, m);
+            let member_body = move || {
+                let r = member(&p, m);
+                if r.is_err() {
+                    // Tell main instead of leaving it blocked on its inbox.
+                    let _ = send(p.writer(Next::Main), FAILED);
+                }
+                r
+            };
+            Partner::spawn(&format!("ring-{m}"), move || pin_to(cpu), member_body)
+        };
+        let abandon = |started| {
+            let _ = Live {
+                pipes: pipes.clone(),
+                members: started,
+            }
+            .stop();
+        };
+        let members = spawn_each(MEMBERS, spawn, abandon)?;
+        Ok(Live { pipes, members })
     }
 
-    fn pipes(&self) -> Result<&Pipes> {
-        self.pipes.get().map(|p| &**p)
+    /// Stop and join every member started.
+    fn stop(self) -> Result<()> {
+        // STOP goes to every inbox directly, so one failed member cannot keep the rest running.
+        for m in 0..self.members.len() {
+            send(self.pipes.writer(Next::Member(m)), STOP)?;
+        }
+        self.members.into_iter().try_for_each(Partner::join)
     }
 }
 
-impl Experiment for Ring {
+impl Ring {
+    fn new(placement: Placement) -> Stages<Self> {
+        Stages::new(Self { placement })
+    }
+}
+
+impl Staged for Ring {
+    type State = Live;
+
     fn meta(&self) -> &Meta {
         &META
     }
@@ -152,36 +198,18 @@ impl Experiment for Ring {
         self.placement
     }
 
-    fn setup(&mut self, ctx: &RunContext) -> Result<()> {
-        let pipes = Arc::new(Pipes::new(MEMBERS)?);
-        self.pipes.set(pipes.clone());
-        for m in 0..MEMBERS {
-            let p = pipes.clone();
-            let cpu = member_cpu(ctx, m);
-            let member_body = move || {
-                let r = member(&p, m);
-                if r.is_err() {
-                    // Tell main instead of leaving it blocked on its inbox.
-                    let _ = send(p.writer(Next::Main), FAILED);
-                }
-                r
-            };
-            self.members.push(Partner::spawn(
-                &format!("ring-{m}"),
-                move || pin_to(cpu),
-                member_body,
-            )?);
-        }
-        Ok(())
+    fn setup(&mut self, ctx: &RunContext) -> Result<Live> {
+        Live::start(ctx)
     }
 
     fn run(
         &mut self,
+        live: &mut Live,
         _ctx: &RunContext,
         iterations: u64,
         _timer: &mut dyn SampleTimer,
     ) -> Result<RunOutput> {
-        let pipes = self.pipes()?;
+        let pipes = &live.pipes;
         send(pipes.writer(Next::Member(0)), hops(iterations) - 1)?;
         match receive(&pipes.main.0)? {
             0 => Ok(RunOutput::default()),
@@ -192,17 +220,12 @@ impl Experiment for Ring {
 
     fn run_overhead(
         &mut self,
+        live: &mut Live,
         _ctx: &RunContext,
         iterations: u64,
         _timer: &mut dyn SampleTimer,
     ) -> Option<Result<RunOutput>> {
-        Some(self.pipes().and_then(|p| {
-            for _ in 0..iterations {
-                send(&p.main.1, 0)?;
-                receive(&p.main.0)?;
-            }
-            Ok(RunOutput::default())
-        }))
+        Some(self_test(&live.pipes, iterations).map(|()| RunOutput::default()))
     }
 
     fn overhead_method(&self) -> Option<&'static str> {
@@ -211,14 +234,8 @@ impl Experiment for Ring {
         )
     }
 
-    fn teardown(&mut self, _ctx: &RunContext) -> Result<()> {
-        // STOP goes to every inbox directly, so one failed member cannot keep the rest running.
-        if let Some(pipes) = self.pipes.release() {
-            for m in 0..self.members.len() {
-                send(pipes.writer(Next::Member(m)), STOP)?;
-            }
-        }
-        self.members.drain(..).try_for_each(Partner::join)
+    fn teardown(&mut self, live: Live, _ctx: &RunContext) -> Result<()> {
+        live.stop()
     }
 }
 

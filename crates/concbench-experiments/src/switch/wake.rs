@@ -17,7 +17,7 @@ use super::setting::Setting;
 use crate::support::handover::{pipe_pair, PipeEnd};
 use anyhow::{Context, Result};
 use concbench_core::{
-    Experiment, Host, Meta, Params, Placement, RunContext, RunOutput, SampleTimer, Support,
+    Experiment, Host, Meta, Params, Placement, RunContext, RunOutput, SampleTimer, Stages, Support,
 };
 use concbench_measure::awake::{self, Held, HoldMethod, StatesDisabled};
 use concbench_measure::idle::{self, Root};
@@ -86,7 +86,7 @@ pub fn variants() -> Vec<Box<dyn Experiment>> {
 /// The ping-pong plus the condition held around it.
 pub struct Wake {
     condition: Condition,
-    inner: PingPong<PipeEnd, ThreadPartner>,
+    inner: Stages<PingPong<PipeEnd, ThreadPartner>>,
     held: Option<Holding>,
     /// Whether a cpuidle driver publishes states (and so reads PM QoS requests).
     reaches_idle_loop: bool,

@@ -9,9 +9,8 @@ use super::pingpong::round_trips;
 use crate::support::event::{AutoResetEvent, EventFd};
 use crate::support::partner::{pin_to, Partner};
 use crate::support::repeat;
-use crate::support::Prepared;
 use anyhow::Result;
-use concbench_core::{Experiment, Meta, RunContext, RunOutput, SampleTimer};
+use concbench_core::{Meta, RunContext, RunOutput, SampleTimer, Staged};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
@@ -25,17 +24,14 @@ const META: Meta = Meta {
 };
 
 /// The partner yields only while a sample runs, so it does not compete with the harness.
-struct Gate {
+pub struct Gate {
     go: EventFd,
     active: AtomicBool,
     stop: AtomicBool,
 }
 
-#[derive(Default)]
-pub struct Yield {
-    gate: Prepared<Arc<Gate>>,
-    partner: Option<Partner>,
-}
+/// Registered as `Stages<Yield>`: the state is the gate and the partner thread behind it.
+pub struct Yield;
 
 fn partner_loop(gate: &Gate) -> Result<()> {
     loop {
@@ -49,12 +45,14 @@ fn partner_loop(gate: &Gate) -> Result<()> {
     }
 }
 
-impl Experiment for Yield {
+impl Staged for Yield {
+    type State = (Arc<Gate>, Partner);
+
     fn meta(&self) -> &Meta {
         &META
     }
 
-    fn setup(&mut self, ctx: &RunContext) -> Result<()> {
+    fn setup(&mut self, ctx: &RunContext) -> Result<Self::State> {
         let gate = Arc::new(Gate {
             go: EventFd::new()?,
             active: AtomicBool::new(false),
@@ -62,22 +60,21 @@ impl Experiment for Yield {
         });
         let g = gate.clone();
         let cpu = ctx.partner_placement_cpu();
-        self.partner = Some(Partner::spawn(
+        let partner = Partner::spawn(
             "yield-partner",
             move || pin_to(cpu),
             move || partner_loop(&g),
-        )?);
-        self.gate.set(gate);
-        Ok(())
+        )?;
+        Ok((gate, partner))
     }
 
     fn run(
         &mut self,
+        (gate, _): &mut Self::State,
         ctx: &RunContext,
         iterations: u64,
         timer: &mut dyn SampleTimer,
     ) -> Result<RunOutput> {
-        let gate = self.gate.get()?;
         gate.active.store(true, Ordering::Release);
         gate.go.set()?;
         timer.restart();
@@ -91,12 +88,10 @@ impl Experiment for Yield {
         Ok(RunOutput::default())
     }
 
-    fn teardown(&mut self, _ctx: &RunContext) -> Result<()> {
-        if let Some(gate) = self.gate.release() {
-            gate.active.store(false, Ordering::Release);
-            gate.stop.store(true, Ordering::Release);
-            gate.go.set()?;
-        }
-        self.partner.take().map_or(Ok(()), Partner::join)
+    fn teardown(&mut self, (gate, partner): Self::State, _ctx: &RunContext) -> Result<()> {
+        gate.active.store(false, Ordering::Release);
+        gate.stop.store(true, Ordering::Release);
+        gate.go.set()?;
+        partner.join()
     }
 }
