@@ -10,6 +10,7 @@ pub mod error;
 pub mod experiment;
 pub mod host;
 pub mod human;
+pub mod mode;
 pub mod params;
 pub mod placement;
 pub mod pooled;
@@ -19,6 +20,7 @@ pub mod settings;
 pub mod staged;
 pub mod unit;
 pub mod usage;
+pub mod verdict_kind;
 pub mod vocab;
 
 pub use context::{CancelToken, RunContext};

@@ -3,7 +3,8 @@
 //! `concbench-analysis::verdicts::pooled`). Kept beside the run's own verdicts, never in their
 //! place: a reader sees both "confirmed over 4 runs (62 rounds)" and what this run alone says.
 
-use crate::result::{Mode, VerdictKind};
+use crate::mode::Mode;
+use crate::verdict_kind::VerdictKind;
 use serde::{Deserialize, Serialize};
 
 /// The claims judged over this run and the compatible stored runs of its host.

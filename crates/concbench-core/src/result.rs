@@ -5,6 +5,9 @@
 //! meaning.
 
 use crate::{host::Host, params::Params};
+// Their own files, so that `pooled.rs` (which `ResultDoc` holds) does not import this one back.
+pub use crate::mode::Mode;
+pub use crate::verdict_kind::VerdictKind;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
@@ -179,18 +182,6 @@ pub struct Spread {
     pub within_round: f64,
 }
 
-/// One mode of a result's round values.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
-pub struct Mode {
-    pub median: f64,
-    pub low: f64,
-    pub high: f64,
-    /// Share of the rounds in this mode (0..=1).
-    pub share: f64,
-    /// Whether the result's median lies in this mode.
-    pub holds_median: bool,
-}
-
 /// A measurement that cannot be right, kept with the reason instead of being shown as a result.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Invalid {
@@ -258,17 +249,6 @@ pub struct Failure {
     pub params: Params,
     /// The whole error chain, outermost first.
     pub error: String,
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum VerdictKind {
-    Confirmed,
-    Refuted,
-    Depends,
-    /// The evidence straddles the rule's margin at the budget spent: neither confirmed nor
-    /// refuted. Never read as a refutation.
-    Inconclusive,
 }
 
 /// A judgement on one claim of a seed article, resting on result ids.
