@@ -21,11 +21,11 @@
 mod fdr;
 mod hierarchy;
 mod location;
+mod mann_whitney;
 mod modes;
 mod order_interval;
 mod outliers;
 mod projection;
-mod rank_test;
 mod sequential;
 mod shift;
 mod summary;
@@ -33,11 +33,11 @@ mod summary;
 pub use fdr::benjamini_hochberg;
 pub use hierarchy::{random_effects, student_t_cdf, student_t_quantile, Pooled};
 pub use location::{geometric_mean, mad, mean, median, quantile, stddev};
+pub use mann_whitney::mann_whitney_p;
 pub use modes::{modes, Mode, MODE_GAP, MODE_MIN_SHARE, MODE_MIN_VALUES};
 pub use order_interval::{median_interval, paired_ratio, MIN_VALUES_95};
 pub use outliers::{tukey_outliers, Outliers};
 pub use projection::{decision_chance, projected_half_width};
-pub use rank_test::mann_whitney_p;
 pub use sequential::{
     boundary_k, crossing_probability, hochberg_step_up, holm, holm_step_down, pocock_spending,
     sequential_interval, sign_boundary, SEQUENTIAL_ALPHA,

@@ -4,7 +4,7 @@
 
 use crate::hierarchy::median_scale;
 use crate::location::median;
-use crate::rank_test::normal_cdf;
+use crate::mann_whitney::normal_cdf;
 
 /// Half the width of the 95% interval of the median expected from `n` values drawn like `xs`.
 ///

@@ -100,7 +100,7 @@ impl NullDistribution {
                 let (m, n) = (self.m as f64, self.n as f64);
                 let mean = m * n / 2.0;
                 let sd = (m * n * (m + n + 1.0) / 12.0).sqrt();
-                crate::rank_test::normal_cdf((u + 0.5 - mean) / sd)
+                crate::mann_whitney::normal_cdf((u + 0.5 - mean) / sd)
             }
         }
     }
