@@ -25,6 +25,12 @@ import argparse
 import json
 import math
 import random
+import sys
+from pathlib import Path
+
+# The interval concbench uses, ported once (bench/fidelity/verdict.py, tested there).
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "fidelity"))
+from verdict import coverage, median_interval as interval  # noqa: E402
 
 INF = math.inf
 
@@ -40,34 +46,6 @@ def quantile(s, q):
     i = int(math.floor(pos))
     f = pos - i
     return s[i] if i + 1 >= len(s) else s[i] * (1 - f) + s[i + 1] * f
-
-
-def coverage(n, k):
-    """P(k <= B <= n - k) for B ~ Binomial(n, 1/2): the level of [x_(k), x_(n-k+1)]."""
-    if k == 0:
-        return 1.0
-    if 2 * k > n:
-        return 0.0
-    return 1 - 2 * sum(math.comb(n, i) for i in range(k)) / 2 ** n
-
-
-def interval(xs, level=0.95):
-    """concbench_stats::median_interval (Hettmansperger-Sheather interpolation)."""
-    n = len(xs)
-    if n < 2 or coverage(n, 1) < level:
-        return None
-    s = sorted(xs)
-    k = 1
-    while 2 * (k + 1) <= n and coverage(n, k + 1) >= level:
-        k += 1
-    gk, gk1 = coverage(n, k), coverage(n, k + 1)
-    lam = 0.0
-    if gk > gk1:
-        i = (gk - level) / (gk - gk1)
-        lam = (n - k) * i / (k + (n - 2 * k) * i)
-    lo = (1 - lam) * s[k - 1] + lam * s[k]
-    hi = (1 - lam) * s[n - k] + lam * s[n - k - 1]
-    return min(lo, hi), max(lo, hi)
 
 
 def decide(region, ci):
