@@ -5,7 +5,7 @@
 
 use crate::usage;
 use concbench_core::{SampleTimer, Usage};
-use std::time::{Duration, Instant};
+use std::time::{Duration, Instant, SystemTime};
 
 /// A point in time, for experiments that record when each worker finished (stragglers).
 pub fn now() -> Instant {
@@ -14,10 +14,14 @@ pub fn now() -> Instant {
 
 /// The wall-clock time now, RFC 3339 in UTC (for `started_at` and file names).
 pub fn wall_now_rfc3339() -> String {
-    jiff::Timestamp::now()
-        .round(jiff::Unit::Second)
-        .unwrap_or_else(|_| jiff::Timestamp::now())
-        .to_string()
+    rfc3339_seconds(SystemTime::now())
+}
+
+/// `t` rounded to the nearest second, as `2023-11-14T22:13:20Z`. humantime formats (and
+/// truncates) whole seconds; the half second added first makes it round, as the timestamps
+/// always have.
+fn rfc3339_seconds(t: SystemTime) -> String {
+    humantime::format_rfc3339_seconds(t + Duration::from_millis(500)).to_string()
 }
 
 /// The [`SampleTimer`] the harness hands to an experiment: wall time plus the process's
@@ -69,6 +73,15 @@ impl SampleTimer for Stopwatch {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn timestamps_are_utc_rounded_to_the_second() {
+        let at = |ms: u64| rfc3339_seconds(SystemTime::UNIX_EPOCH + Duration::from_millis(ms));
+        assert_eq!(at(1_700_000_000_000), "2023-11-14T22:13:20Z");
+        assert_eq!(at(1_700_000_000_499), "2023-11-14T22:13:20Z");
+        assert_eq!(at(1_700_000_000_500), "2023-11-14T22:13:21Z");
+        assert_eq!(at(951_868_799_600), "2000-03-01T00:00:00Z");
+    }
 
     #[test]
     fn restart_discards_time_before_it() {
