@@ -110,6 +110,31 @@ pub fn adaptive_pass(
     chosen
 }
 
+/// Share of the budget left that completing one check set left at a single round may take.
+/// Why half: the set's rounds buy its first interval (one round decides nothing), which is
+/// worth more than the next adaptive round of a check that already has one; the other half
+/// keeps those going.
+pub const SHORT_SHARE: f64 = 0.5;
+
+/// The check set, among those the base passes left at one round (`sets`), to bring to its base
+/// rounds now: the cheapest whose `more` rounds per variant (`cost(i)` seconds each) fit in
+/// [`SHORT_SHARE`] of `left` seconds, or none.
+///
+/// Invariants: the chosen set's cost is at most `SHORT_SHARE * left`; no cheaper set fits that
+/// was passed over; `None` for no sets, no rounds to add or no budget.
+pub fn short_set_to_complete(
+    sets: Vec<Vec<usize>>,
+    cost: impl Fn(usize) -> f64,
+    more: usize,
+    left: f64,
+) -> Option<Vec<usize>> {
+    let total = |set: &[usize]| set.iter().map(|&i| cost(i)).sum::<f64>() * more as f64;
+    let limit = left.max(0.0) * SHORT_SHARE;
+    sets.into_iter()
+        .filter(|set| more > 0 && !set.is_empty() && total(set) <= limit)
+        .min_by(|a, b| total(a).total_cmp(&total(b)))
+}
+
 /// How much a check set matters to the base passes, most first.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
 pub enum Priority {
@@ -431,5 +456,26 @@ mod tests {
         assert!(spent <= 0.75 * 423.0, "{spent}");
         // 60 + 105 s: the servers' 185 s and the rest's 165 s do not fit beside them.
         assert_eq!(chosen, vec![1, 0], "the dearest sets give way");
+    }
+
+    #[test]
+    fn regression_replicate_s2_left_swoole_and_netty_blocking_at_one_round_with_14_s_unspent() {
+        // `replicate S2 --quick` (2026-11-27) ended at 41 s of its 55: the blocking servers'
+        // set (two variants, about 1 s a round) kept one round, so S2.blocking had no
+        // interval. Its five more rounds (10 s) do not fit in half of 14 s; in half of 24 s
+        // they do, and the cheapest set that fits is chosen.
+        let cost = |i: usize| [1.0, 1.0, 5.0, 0.65][i];
+        assert_eq!(short_set_to_complete(vec![vec![0, 1]], cost, 5, 14.0), None);
+        assert_eq!(
+            short_set_to_complete(vec![vec![2, 3], vec![0, 1]], cost, 5, 24.0),
+            Some(vec![0, 1])
+        );
+        // S0.create's C programs (5.65 s a round, 28 s for five more) in a full run's last 60 s.
+        assert_eq!(
+            short_set_to_complete(vec![vec![2, 3]], cost, 5, 60.0),
+            Some(vec![2, 3])
+        );
+        assert_eq!(short_set_to_complete(vec![vec![2, 3]], cost, 0, 60.0), None);
+        assert_eq!(short_set_to_complete(Vec::new(), cost, 5, 60.0), None);
     }
 }

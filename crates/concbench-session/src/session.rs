@@ -5,7 +5,9 @@ use crate::machine::Machine;
 use crate::monitor::Monitor;
 use crate::plan::RunPlan;
 use crate::runner::RoundRunner;
-use crate::schedule::{adaptive_pass, base_sets, cheapest_first, groups, order, Priority};
+use crate::schedule::{
+    adaptive_pass, base_sets, cheapest_first, groups, order, short_set_to_complete, Priority,
+};
 use crate::settle::{settle, Settled};
 use crate::variant::Variant;
 use concbench_analysis::published::{published, Published};
@@ -433,6 +435,11 @@ impl Run<'_> {
     /// while the budget is large.
     fn verdict_passes(&mut self) {
         loop {
+            match self.complete_short_set() {
+                Some(true) => continue,
+                Some(false) => return,
+                None => {}
+            }
             let mut sets = self.undecided_checks();
             sets.extend(self.short_of_base().into_iter().map(|i| vec![i]));
             sets.retain(|set| {
@@ -451,6 +458,40 @@ impl Run<'_> {
                 return;
             }
         }
+    }
+
+    /// Brings one undecided check set that the base passes left at one round to its base
+    /// rounds, when they now fit in a share of the budget left ([`short_set_to_complete`]):
+    /// `Some(true)` done, `Some(false)` the budget ran out, `None` nothing to complete. Why:
+    /// one round gives no interval, so such a set decides nothing however long the run goes
+    /// on; measured, `replicate S2 --quick` ended 14 s early with S2's blocking servers at one
+    /// round, and a full run left S0.create's own programs there while its adaptive rounds
+    /// took a check to 27.
+    fn complete_short_set(&mut self) -> Option<bool> {
+        let sets: Vec<Vec<usize>> = self
+            .undecided_checks()
+            .into_iter()
+            .filter(|set| {
+                set.iter().any(|&i| self.slots[i].short)
+                    && set.iter().all(|&i| {
+                        let s = &self.slots[i];
+                        !s.done && s.rounds.len() < self.plan.max_rounds
+                    })
+            })
+            .collect();
+        let more = self.plan.claim_rounds.saturating_sub(1);
+        let left = self.plan.budget.as_secs_f64() - self.elapsed().as_secs_f64();
+        let set = short_set_to_complete(sets, |i| self.slots[i].mean_wall(), more, left)?;
+        for &i in &set {
+            self.slots[i].short = false;
+        }
+        self.plan_more(set.len() * more);
+        for _ in 0..more {
+            if !self.pass_in_budget(&set) {
+                return Some(false);
+            }
+        }
+        Some(true)
     }
 
     /// Cheap variants without a verdict, topped up to an interval while the budget allows.
