@@ -77,6 +77,13 @@ pub struct RunPlan {
     /// which ten quick runs of 2026-11-27 showed enough (every verdict at 6 rounds or more, S4
     /// at about 10), and its replay (r-1) is the same as before the reserve.
     pub reserve: f64,
+    /// The most the budget may grow to, after the first pass, so that every deciding check set
+    /// gets its base rounds; `None`: the budget is fixed. Set by `replicate --quick` without
+    /// `--budget`: the seed's verdicts are what that run is for, and its deciding sets include
+    /// the articles' own servers (Netty blocking in its loop: 3.6 s a round here), which a
+    /// quick run's 55 s left at one round (`replicate S2 --quick`, 2026-11-27: S2.blocking
+    /// inconclusive, 15 s of the budget unspent).
+    pub grow_to: Option<Duration>,
 }
 
 impl RunPlan {
@@ -99,6 +106,7 @@ impl RunPlan {
                 seed: 1,
                 base_share: 1.0,
                 reserve: 0.0,
+                grow_to: None,
             };
         }
         RunPlan {
@@ -116,6 +124,7 @@ impl RunPlan {
             seed: 0x636f_6e63,
             base_share: if quick { 0.9 } else { 1.0 },
             reserve: if quick { 0.0 } else { 0.15 },
+            grow_to: None,
         }
     }
 

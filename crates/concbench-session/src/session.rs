@@ -103,6 +103,8 @@ struct Run<'a> {
     base_took: Duration,
     /// Variants no verdict reads that the budget left without a round (reported skipped).
     unmeasured: usize,
+    /// The budget after it grew for the deciding check sets ([`RunPlan::grow_to`]).
+    grown: Option<Duration>,
 }
 
 /// "S0.print at COUNT = 500": each inconclusive check of a verdict, named by its claim and its
@@ -212,6 +214,7 @@ pub fn run(
         started: machine.now(),
         base_took: Duration::ZERO,
         unmeasured: 0,
+        grown: None,
     };
     run.monitor.mark(machine);
     run.base_passes();
@@ -262,6 +265,7 @@ impl Run<'_> {
             return;
         }
         let more = self.plan.claim_rounds.saturating_sub(1);
+        self.grow_for_deciding(more);
         let chosen = self.base_choice(&judged, more);
         for &i in &judged {
             self.slots[i].short = more > 0 && !chosen.contains(&i);
@@ -273,12 +277,42 @@ impl Run<'_> {
             }
         }
         self.plan_more(others.len() * self.plan.other_rounds);
-        let budget = self.plan.budget.as_secs_f64();
+        let budget = self.budget().as_secs_f64();
         let until = (budget - self.reserve_s() + self.kept_for_cheap_others(&others)).min(budget);
         for _ in 0..self.plan.other_rounds {
             if !self.pass_within(&others, until) {
                 return;
             }
+        }
+    }
+
+    /// The run's budget: the plan's, or what it grew to ([`Run::grow_for_deciding`]).
+    fn budget(&self) -> Duration {
+        self.grown.unwrap_or(self.plan.budget)
+    }
+
+    /// Where the plan allows ([`RunPlan::grow_to`]), grows the budget so that the base rounds
+    /// of every deciding check set fit in the share the base passes may take, up to the cap.
+    fn grow_for_deciding(&mut self, more: usize) {
+        let Some(cap) = self.plan.grow_to else {
+            return;
+        };
+        let mut deciding: Vec<usize> = (self.checks.iter())
+            .filter(|(_, p, _)| *p == Priority::Decides)
+            .flat_map(|(_, _, set)| set.iter().copied())
+            .filter(|&i| !self.slots[i].done)
+            .collect();
+        deciding.sort_unstable();
+        deciding.dedup();
+        let cost: f64 = deciding
+            .iter()
+            .map(|&i| self.slots[i].mean_wall())
+            .sum::<f64>()
+            * more as f64;
+        let needed = self.elapsed().as_secs_f64() + self.reserve_s() + cost / self.plan.base_share;
+        let grown = Duration::from_secs_f64(needed.ceil()).min(cap);
+        if grown > self.plan.budget {
+            self.grown = Some(grown);
         }
     }
 
@@ -298,7 +332,7 @@ impl Run<'_> {
 
     /// Seconds of the budget kept for adaptive rounds ([`RunPlan::reserve`]).
     fn reserve_s(&self) -> f64 {
-        self.plan.budget.as_secs_f64() * self.plan.reserve
+        self.budget().as_secs_f64() * self.plan.reserve
     }
 
     /// After the adaptive rounds: a round of each variant no verdict reads that the reserve
@@ -310,7 +344,7 @@ impl Run<'_> {
                 !s.judged && !s.done && s.rounds.is_empty()
             })
             .collect();
-        let budget = self.plan.budget.as_secs_f64();
+        let budget = self.budget().as_secs_f64();
         let room = self.elapsed().as_secs_f64() < budget;
         if room && !self.pass_within(&waiting, budget) {
             return;
@@ -337,7 +371,7 @@ impl Run<'_> {
             }
         }
         let cheap = self.plan.cheap_round.as_secs_f64();
-        let left = self.plan.budget.as_secs_f64() - self.elapsed().as_secs_f64() - self.reserve_s();
+        let left = self.budget().as_secs_f64() - self.elapsed().as_secs_f64() - self.reserve_s();
         base_sets(
             sets,
             |i| self.slots[i].mean_wall(),
@@ -351,7 +385,7 @@ impl Run<'_> {
     /// One pass over `wanted` in the scheduled order, taking no round once the budget is spent.
     fn pass_in_budget(&mut self, wanted: &[usize]) -> bool {
         let ordered = order(&self.groups, wanted, self.plan.seed, self.passes);
-        let budget = self.plan.budget;
+        let budget = self.budget();
         self.pass_in(ordered, &|run: &Self| run.elapsed() < budget)
     }
 
@@ -402,7 +436,7 @@ impl Run<'_> {
                 reason: format!(
                     "not measured: the run's budget ({:.0} s) was spent before its round, and \
                      no verdict reads it; `--only {}` (or a larger --budget) measures it",
-                    self.plan.budget.as_secs_f64(),
+                    self.budget().as_secs_f64(),
                     v.meta.id
                 ),
             });
@@ -448,7 +482,7 @@ impl Run<'_> {
                     !s.done && !s.short && s.rounds.len() < self.plan.max_rounds
                 })
             });
-            let left = self.plan.budget.as_secs_f64() - self.elapsed().as_secs_f64();
+            let left = self.budget().as_secs_f64() - self.elapsed().as_secs_f64();
             let wanted = adaptive_pass(sets, |i| self.slots[i].mean_wall(), left);
             if wanted.is_empty() {
                 return;
@@ -480,7 +514,7 @@ impl Run<'_> {
             })
             .collect();
         let more = self.plan.claim_rounds.saturating_sub(1);
-        let left = self.plan.budget.as_secs_f64() - self.elapsed().as_secs_f64();
+        let left = self.budget().as_secs_f64() - self.elapsed().as_secs_f64();
         let set = short_set_to_complete(sets, |i| self.slots[i].mean_wall(), more, left)?;
         for &i in &set {
             self.slots[i].short = false;
@@ -520,7 +554,7 @@ impl Run<'_> {
     /// Whether a pass over `wanted` is expected to end within the budget.
     fn affordable(&self, wanted: &[usize]) -> bool {
         let cost: f64 = wanted.iter().map(|&i| self.slots[i].mean_wall()).sum();
-        self.elapsed().as_secs_f64() + cost <= self.plan.budget.as_secs_f64()
+        self.elapsed().as_secs_f64() + cost <= self.budget().as_secs_f64()
     }
 
     /// For each check still inconclusive (and decidable by more rounds) or decided but fragile,
@@ -656,7 +690,7 @@ impl Run<'_> {
     /// 95% interval is [min, max]), because the machine was slower than the budget assumes —
     /// measured on 2026-11-26, a full run's base passes took 545-557 s of its 540 s.
     fn base_overran(&self, open: usize) -> Option<String> {
-        let (took, budget) = (self.base_took.as_secs_f64(), self.plan.budget.as_secs_f64());
+        let (took, budget) = (self.base_took.as_secs_f64(), self.budget().as_secs_f64());
         if open == 0 || took < budget || self.cancel.is_cancelled() {
             return None;
         }
@@ -702,7 +736,7 @@ impl Run<'_> {
             * more;
         // What the left-out rounds add to the budget, given the share base rounds may take and
         // the reserve kept for adaptive rounds (a share of the budget, so it grows too).
-        let budget = self.plan.budget.as_secs_f64();
+        let budget = self.budget().as_secs_f64();
         let needed = (budget + cost / self.plan.base_share) / (1.0 - self.plan.reserve);
         let suggested = (needed / 60.0).ceil() * 60.0;
         let of = if claims.is_empty() {
@@ -752,6 +786,16 @@ impl Run<'_> {
         if let Some(w) = self.short_warning() {
             warnings.push(w);
         }
+        if let Some(grown) = self.grown {
+            warnings.push(format!(
+                "the budget grew from {:.0} s to {:.0} s after the first pass, so that every \
+                 deciding check of this run gets its {} rounds (replicate --quick; `--budget` \
+                 fixes it)",
+                self.plan.budget.as_secs_f64(),
+                grown.as_secs_f64(),
+                self.plan.claim_rounds
+            ));
+        }
         if self.unmeasured > 0 {
             let (n, was) = match self.unmeasured {
                 1 => ("1 figure".to_string(), "was"),
@@ -760,7 +804,7 @@ impl Run<'_> {
             warnings.push(format!(
                 "{n} no verdict reads {was} not measured: the budget ({:.0} s) was spent first; \
                  each is listed as skipped with the way to measure it",
-                self.plan.budget.as_secs_f64()
+                self.budget().as_secs_f64()
             ));
         }
         // Only when the plan allowed extra rounds at all: a smoke run (one round, a cap of
@@ -789,7 +833,7 @@ impl Run<'_> {
                 "a check was still inconclusive when the budget ({:.0} s) or the round cap ({}) \
                  was reached in: {named}; a longer run (--budget, or without --quick) may decide \
                  it",
-                self.plan.budget.as_secs_f64(),
+                self.budget().as_secs_f64(),
                 self.plan.max_rounds,
             ));
         }

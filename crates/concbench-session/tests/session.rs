@@ -583,6 +583,46 @@ fn base_rounds_that_do_not_fit_the_budget_are_left_out_and_said() {
 }
 
 #[test]
+fn regression_replicate_s2_quick_left_its_deciding_servers_at_one_round() {
+    // `replicate S2 --quick` (2026-11-27): the articles' servers cost seconds a round and the
+    // quick budget left S2.blocking's at one round. With `grow_to`, the budget grows after the
+    // first pass so that the deciding sets get their six rounds, up to the cap, and says so.
+    // Here: rounds of 1 s, a 10-s budget (which alone leaves fork and thread at one round, as
+    // the test above shows), allowed to grow to 30 s.
+    let m = FakeMachine::default();
+    let mut r = runner(&m, 30.0, &[0.1, -0.1, 0.05, -0.05, 0.0]);
+    r.round_s = 1.0;
+    let p = RunPlan {
+        budget: Duration::from_secs(10),
+        grow_to: Some(Duration::from_secs(30)),
+        ..plan()
+    };
+    let out = run_with(&p, &variants(), &mut r, &m);
+    assert!(rounds_of(&out, "create.fork") >= 6);
+    assert!(m.now() <= Duration::from_secs(30), "{:?}", m.now());
+    let grew = out
+        .warnings
+        .iter()
+        .find(|w| w.contains("the budget grew from 10 s"));
+    assert!(grew.is_some(), "{:?}", out.warnings);
+    assert!(!out
+        .warnings
+        .iter()
+        .any(|w| w.contains("room for one round only")));
+    // Capped below what the sets need, it grows to the cap and no further.
+    let m = FakeMachine::default();
+    let mut r = runner(&m, 30.0, &[0.1, -0.1, 0.05, -0.05, 0.0]);
+    r.round_s = 1.0;
+    let capped = RunPlan {
+        grow_to: Some(Duration::from_secs(11)),
+        ..p
+    };
+    let out = run_with(&capped, &variants(), &mut r, &m);
+    assert!(m.now() <= Duration::from_secs(11), "{:?}", m.now());
+    assert_eq!(rounds_of(&out, "create.fork"), 1);
+}
+
+#[test]
 fn regression_a_full_run_on_a_slow_host_took_over_ten_minutes() {
     // The base passes used to run every variant once and then the judged ones, whatever the
     // budget: on a slowed host a full run took 604 s. A variant no verdict reads gets its round
