@@ -75,26 +75,13 @@ impl Spread {
         if intervals.is_empty() {
             return None;
         }
-        let spreads: Vec<Spread> = intervals
-            .iter()
-            .map(|&(lo, hi)| Spread::of(lo, hi))
-            .collect();
-        let all_log = spreads.iter().all(|s| matches!(s, Spread::Log(_)));
-        let widths: Vec<f64> = if all_log {
-            spreads
-                .iter()
-                .map(|s| match s {
-                    Spread::Log(w) | Spread::Plain(w) => *w,
-                })
-                .collect()
-        } else {
-            intervals
-                .iter()
-                .map(|&(lo, hi)| (hi - lo).abs() / 2.0)
-                .collect()
+        let positive = intervals.iter().all(|&(lo, hi)| lo > 0.0 && hi > 0.0);
+        let width = |&(lo, hi): &(f64, f64)| match Spread::of(lo, hi) {
+            Spread::Log(w) if positive => w,
+            _ => (hi - lo).abs() / 2.0,
         };
-        let w = concbench_stats::median(&widths);
-        Some(if all_log {
+        let w = concbench_stats::median(&intervals.iter().map(width).collect::<Vec<_>>());
+        Some(if positive {
             Spread::Log(w)
         } else {
             Spread::Plain(w)
