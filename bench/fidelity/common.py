@@ -67,6 +67,33 @@ def first_round(result, raw=False):
     return value
 
 
+def operations_timed(result):
+    """How many operations concbench timed in `result`'s first round: iterations per sample x
+    samples (a reference making as many covers as much of the machine's time)."""
+    rnd = earliest(result)
+    return int(rnd.get("iterations", result["iterations"])) * int(rnd.get("samples", 1))
+
+
+def parent_shape(result):
+    """(anonymous KiB, mappings) of the process `result`'s first round forked from: create.fork's
+    `parent_anon_kib` and `parent_vmas` counters, or None for a build that does not record them."""
+    counters = earliest(result).get("counters", {})
+    if "parent_anon_kib" not in counters or "parent_vmas" not in counters:
+        return None
+    return round(counters["parent_anon_kib"]), round(counters["parent_vmas"])
+
+
+def parse_fork_loop(out):
+    """fork_loop.c's output, "NS ANON_KIB PTE_KIB VMAS", as a dict (us per fork and the shape it
+    forked from); exits showing the output when it is not that."""
+    fields = out.split()
+    try:
+        ns, anon, pte, vmas = (float(f) for f in fields)
+    except ValueError:
+        sys.exit(f"cannot read fork_loop's output: {out!r}")
+    return {"us": ns / 1000, "anon_kib": anon, "pte_kib": pte, "vmas": vmas}
+
+
 def scratch_dir():
     """A temporary directory for the references' binaries, removed when the script exits (also
     on an error or Ctrl-C)."""

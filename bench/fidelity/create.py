@@ -14,25 +14,35 @@
     making as many calls as concbench timed in the round before, on the CPU concbench pinned
     to; the target is on the paired ratio. perf with its default 10 million calls is shown
     beside it, without a target.
-  * create.fork (single-threaded parent) vs fork_loop.c compiled with -O2, and vs the same
-    loop linked against libgcc_s and libm as every Rust binary is: fork copies every mapping, so
-    two more shared libraries alone make the same C loop ~15% slower on a 2-CPU KVM guest. The
-    second reference has concbench's process shape; the first is the issue's 20-line C loop.
-Targets: getppid within 5% of perf, fork within 5% of the C loop.
-Usage: bench/fidelity/create.py [ROUNDS]   (default 7; needs perf: apt-get install linux-perf,
+  * create.fork (single-threaded parent) vs fork_loop.c (fork, child _exit(0), waitpid), -O2,
+    pinned to the same CPU and making as many forks as concbench timed in its round before. A
+    fork copies the parent's mappings and the page-table entries of every page it dirtied, so
+    its cost grows with the process's shape (on the development VM a C parent that touched 2 MiB
+    forks ~1.5x slower than one that touched none). The target is on the like-for-like
+    reference: the C loop linked against libgcc_s and libm as a Rust binary is, grown to the
+    anonymous memory and mappings concbench's worker recorded forking from (create.fork's
+    parent_anon_kib and parent_vmas counters, from the round before), so only the loop around
+    the fork differs: the question is whether concbench's harness adds or hides cost. The plain
+    20-line loop (a smaller process) and the loop with the two libraries alone are shown beside
+    it, without a target: the gap between them is the shape's cost, not the harness's.
+Targets: getppid within 5% of perf, fork within 5% of the C loop of the same shape.
+Usage: bench/fidelity/create.py [ROUNDS]   (default 15; needs perf: apt-get install linux-perf,
 and cc: apt-get install gcc)"""
 
 import os
+import statistics
 import subprocess
 import sys
 
-from common import (build, concbench, earliest, find, first_round, one_round, perf_usecs_per_op, pinned_cpu,
-                    report, require, scratch_dir)
+from common import (BIN, build, concbench, find, first_round, one_round, operations_timed, parent_shape,
+                    parse_fork_loop, perf_usecs_per_op, pinned_cpu, report, require, scratch_dir)
 from verdict import Target, check
 
-rounds = int(sys.argv[1]) if len(sys.argv) > 1 else 7
+rounds = int(sys.argv[1]) if len(sys.argv) > 1 else 15
 # perf's own default: the figure people quote from `perf bench syscall basic`.
 PERF_DEFAULT_LOOPS = 10_000_000
+# Fewest forks a C run makes: a mean over fewer would be one scheduler tick's luck.
+MIN_FORKS = 100
 require("perf", "apt-get install linux-perf")
 require("cc", "apt-get install gcc")
 require("taskset", "apt-get install util-linux")
@@ -53,45 +63,63 @@ def perf_getppid(cpu, loops):
     return perf_usecs_per_op(out) * 1000
 
 
-def c_fork(cpu, binary):
-    out = subprocess.run(["taskset", "-c", cpu, binary, "5000"], capture_output=True, text=True, check=True).stdout
-    return float(out) / 1000
+def c_fork(cpu, binary, forks, shape=()):
+    """fork_loop's figure and shape (parse_fork_loop), pinned to `cpu`; `shape`: the anonymous
+    KiB and mappings to grow to first."""
+    out = subprocess.run(["taskset", "-c", cpu, binary, str(forks), *map(str, shape)],
+                         capture_output=True, text=True, check=True).stdout
+    return parse_fork_loop(out)
 
 
-def calls_timed(result):
-    """How many getppid calls concbench timed in its round: iterations per sample x samples."""
-    rnd = earliest(result)
-    return int(rnd.get("iterations", result["iterations"])) * int(rnd.get("samples", 1))
+def measure():
+    """One concbench round of getppid and fork: (getppid's result, the single-threaded fork's)."""
+    doc = concbench("syscall.getppid,create.fork", one_round("3s"))
+    return find(doc, "syscall.getppid"), find(doc, "create.fork", parent="single-threaded")
 
 
-# Before concbench's first round the CPU it pins to and the calls it times are not known: the
-# CPU it pins same-cpu variants to, and about 50 ms of calls.
-cpu, calls = str(pinned_cpu()), 200_000
-ours_sys, perf_sys, perf_default, ours_fork, c_forks, c_forks_libs = [], [], [], [], [], []
+# A round's references are matched to concbench's round before: the CPU it pinned to, the calls
+# and forks it timed, the shape it forked from. The first round's come from a run not counted.
+getppid, fork = measure()
+shape = parent_shape(fork)
+if shape is None:
+    sys.exit(f"{BIN} records no parent shape in create.fork (an older build?): no like-for-like reference")
+ours_sys, perf_sys, perf_default = [], [], []
+ours_fork, c_plain, c_libs, c_same = [], [], [], []
 for r in range(rounds):
+    cpu, calls = str(pinned_cpu(getppid)), operations_timed(getppid)
+    forks = max(MIN_FORKS, operations_timed(fork))
     # The references first, then concbench's round (see one_round): the default perf run, 2.4 s,
-    # furthest from it, getppid's perf run right before it.
+    # furthest from it, then the C loops, the same-shape one and getppid's perf run last.
     perf_default.append(perf_getppid(cpu, PERF_DEFAULT_LOOPS))
-    c_forks.append(c_fork(cpu, fork_loop))
-    c_forks_libs.append(c_fork(cpu, fork_loop_libs))
+    c_plain.append(c_fork(cpu, fork_loop, forks))
+    c_libs.append(c_fork(cpu, fork_loop_libs, forks))
+    c_same.append(c_fork(cpu, fork_loop_libs, forks, shape))
     perf_sys.append(perf_getppid(cpu, calls))
-    doc = concbench("syscall.getppid,create.fork", one_round())
-    getppid = find(doc, "syscall.getppid")
+    getppid, fork = measure()
     ours_sys.append(first_round(getppid))
-    ours_fork.append(first_round(find(doc, "create.fork", parent="single-threaded")) / 1000)
+    ours_fork.append(first_round(fork) / 1000)
+    c = c_same[-1]
     print(f"round {r + 1}/{rounds} (cpu {cpu}): getppid {ours_sys[-1]:.1f} vs perf {perf_sys[-1]:.1f} "
-          f"({calls} calls), perf default {perf_default[-1]:.1f} ns; fork "
-          f"{ours_fork[-1]:.1f} vs {c_forks[-1]:.1f} (C) / {c_forks_libs[-1]:.1f} (C + Rust's libs) us",
-          file=sys.stderr)
-    # The next round's references: on the CPU concbench pinned to, as many calls as it timed.
-    cpu, calls = str(pinned_cpu(getppid)), calls_timed(getppid)
+          f"({calls} calls), perf default {perf_default[-1]:.1f} ns; fork {ours_fork[-1]:.1f} "
+          f"({shape[0]} KiB anon, {shape[1]} maps) vs C {c['us']:.1f} ({c['anon_kib']:.0f} KiB, "
+          f"{c['vmas']:.0f} maps), plain C {c_plain[-1]['us']:.1f}, C + Rust's libs "
+          f"{c_libs[-1]['us']:.1f} us ({forks} forks)", file=sys.stderr)
+    shape = parent_shape(fork) or shape
 
+us = lambda runs: [c["us"] for c in runs]
 report([
     ("syscall.getppid vs perf bench syscall basic, same calls", ours_sys, perf_sys, "ns"),
     ("syscall.getppid vs perf, its default 10M calls", ours_sys, perf_default, "ns"),
-    ("create.fork vs C fork/_exit/waitpid -O2", ours_fork, c_forks, "us"),
-    ("create.fork vs the same C loop + libgcc_s, libm", ours_fork, c_forks_libs, "us"),
+    ("create.fork vs C fork loop, same shape (libs, anon, maps)", ours_fork, us(c_same), "us"),
+    ("create.fork vs the plain C fork/_exit/waitpid -O2", ours_fork, us(c_plain), "us"),
+    ("create.fork vs the C loop + libgcc_s, libm", ours_fork, us(c_libs), "us"),
 ])
+for label, runs in [("plain C loop", c_plain), ("C + Rust's libs", c_libs), ("C, same shape", c_same)]:
+    print(f"shape forked from, {label}: {statistics.median(c['anon_kib'] for c in runs):.0f} KiB anon, "
+          f"{statistics.median(c['vmas'] for c in runs):.0f} maps (concbench's worker: {shape[0]} KiB, "
+          f"{shape[1]} maps)")
 check("syscall.getppid vs perf bench syscall basic, same calls and CPU", ours_sys, perf_sys, Target.within(0.05))
 check("syscall.getppid vs perf bench syscall basic, default 10M calls", ours_sys, perf_default, Target.none())
-check("create.fork vs the C fork loop -O2", ours_fork, c_forks, Target.within(0.05))
+check("create.fork vs the C fork loop of the same shape", ours_fork, us(c_same), Target.within(0.05))
+check("create.fork vs the plain C fork loop -O2", ours_fork, us(c_plain), Target.none())
+check("create.fork vs the C fork loop + libgcc_s, libm", ours_fork, us(c_libs), Target.none())

@@ -5,7 +5,12 @@
 //! created and joined before measuring). The second is what forking from any program that ever
 //! used a thread pool costs: on a 2-CPU KVM guest with kernel 6.18 it is ~30% slower, and it
 //! stays slower for the life of the process.
+//!
+//! A fork's cost also grows with what the parent holds (its anonymous pages' entries are
+//! copied), so setup gives the heap's free pages back first, and every sample records the shape
+//! it forked from (`parent_anon_kib`, `parent_pte_kib`, `parent_vmas`: see [`super::shape`]).
 
+use super::shape::{trim_heap, Shape};
 use crate::support::repeat;
 use anyhow::{bail, Result};
 use concbench_core::{Experiment, Meta, Params, RunContext, RunOutput, SampleTimer};
@@ -21,17 +26,21 @@ const META: Meta = Meta {
 
 pub struct Fork {
     once_threaded: bool,
+    /// The process's shape read before the sample being taken (untimed).
+    shape: Option<Shape>,
 }
 
 impl Fork {
     pub fn single_threaded() -> Self {
         Self {
             once_threaded: false,
+            shape: None,
         }
     }
     pub fn once_threaded() -> Self {
         Self {
             once_threaded: true,
+            shape: None,
         }
     }
 }
@@ -58,6 +67,14 @@ impl Experiment for Fork {
                 .join()
                 .map_err(|_| anyhow::anyhow!("helper thread panicked"))?;
         }
+        // What starting the worker allocated and freed (its job, the registry) is no part of a
+        // process that forks; a C parent never had it.
+        trim_heap();
+        Ok(())
+    }
+
+    fn before_sample(&mut self, _ctx: &RunContext) -> Result<()> {
+        self.shape = Shape::of_self();
         Ok(())
     }
 
@@ -68,7 +85,10 @@ impl Experiment for Fork {
         _t: &mut dyn SampleTimer,
     ) -> Result<RunOutput> {
         repeat(ctx, iterations, |_| fork_and_reap())?;
-        Ok(RunOutput::default())
+        let shape = self.shape.map(|s| s.counters()).unwrap_or_default();
+        Ok(shape
+            .into_iter()
+            .fold(RunOutput::default(), |out, (name, v)| out.metric(name, v)))
     }
 }
 
