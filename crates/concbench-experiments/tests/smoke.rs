@@ -27,3 +27,38 @@ fn every_experiment_runs_in_smoke_mode() {
     }
     assert!(failures.is_empty(), "failed:\n{}", failures.join("\n"));
 }
+
+/// create.fork records the shape of the process it forked from, so that a reader (and
+/// bench/fidelity/create.py's same-shape C reference) sees what each fork copied.
+#[test]
+fn create_fork_records_the_shape_it_forked_from() {
+    let scratch = tempfile::tempdir().unwrap();
+    let harness = common::smoke_harness(scratch.path());
+    let forks = concbench_experiments::all()
+        .into_iter()
+        .filter(|e| e.meta().id == "create.fork");
+    let mut measured = 0;
+    for mut exp in forks {
+        let label = exp.params().compact();
+        let Outcome::Measured(raw) = harness.measure(exp.as_mut(), &mut |_| {}) else {
+            panic!("create.fork {label} was not measured");
+        };
+        for counter in ["parent_anon_kib", "parent_pte_kib", "parent_vmas"] {
+            let values = raw
+                .metrics
+                .get(counter)
+                .unwrap_or_else(|| panic!("{label}: no {counter} in {:?}", raw.metrics.keys()));
+            assert_eq!(
+                values.len(),
+                raw.values.len(),
+                "{label} {counter}: one per sample"
+            );
+            assert!(
+                values.iter().all(|v| *v > 0.0),
+                "{label} {counter}: {values:?}"
+            );
+        }
+        measured += 1;
+    }
+    assert_eq!(measured, 2, "single-threaded and once-threaded parents");
+}

@@ -358,3 +358,20 @@ fn where_without_a_match_names_the_params_there_are() {
         .code(2)
         .stderr(predicate::str::contains("--where").and(predicate::str::contains("placement")));
 }
+
+/// On Linux/glibc the binary is linked `-no-pie` (build.rs): a PIE's relocated RELRO pages are
+/// anonymous memory that every fork of a worker copies. ELF's e_type, two bytes at offset 16:
+/// 2 is a fixed-address executable (ET_EXEC), 3 a position-independent one (ET_DYN).
+#[cfg(all(target_os = "linux", target_env = "gnu"))]
+#[test]
+fn the_binary_is_not_position_independent() {
+    use std::io::Read;
+    let path = env!("CARGO_BIN_EXE_concbench");
+    let mut bytes = [0u8; 18];
+    std::fs::File::open(path)
+        .and_then(|mut f| f.read_exact(&mut bytes))
+        .unwrap();
+    assert_eq!(&bytes[..4], b"\x7fELF", "{path} is not an ELF file");
+    let e_type = u16::from_le_bytes([bytes[16], bytes[17]]);
+    assert_eq!(e_type, 2, "{path}: ELF type {e_type}, not ET_EXEC (2)");
+}
