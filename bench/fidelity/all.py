@@ -7,8 +7,8 @@ DIR/<script>.txt; a script that could not run (a tool missing, a failure) is a r
 with the last line it printed. The scripts run one at a time: two would measure each other.
 Usage: bench/fidelity/all.py [--only create,io,...] [--rounds N] [--out DIR]   (--rounds: every
 script's rounds instead of its default, e.g. 1 to check that they run; DIR: default a new
-temporary directory, printed at the end). About 10-20 minutes on a 2-CPU machine (server.py
-alone 4-5); run it on a quiet one."""
+temporary directory, printed at the end). About 15-25 minutes on a 2-CPU machine (create.py
+about 4, switch.py 2-3, server.py 4-5); run it on a quiet one."""
 
 import argparse
 import os
@@ -20,11 +20,15 @@ import time
 from verdict import parse_target_line
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-# (script, arguments): six or seven rounds, the fewest that give a 95% interval and a little
-# more where a round is cheap; servers for 3 s a load (the server table is 13 loads a round).
+# (script, arguments): six rounds, the fewest that give a 95% interval, where a round is dear;
+# servers for 3 s a load (the server table is 13 loads a round). create and switch take 40: a
+# round costs seconds there, and their pairs are at the mercy of the machine's slower and faster
+# spells (a third of the pairs of 2026-11-27 had perf on one and concbench on the other), so at
+# 15 rounds their intervals straddled the targets in most resamplings of those pairs, at 40 in
+# about one in five (docs/FIDELITY.md).
 SCRIPTS = [
-    ("create", ["7"]),
-    ("switch", ["7"]),
+    ("create", ["40"]),
+    ("switch", ["40"]),
     ("probes", ["6"]),
     ("io", ["6", "/var/tmp"]),
     ("server", ["6", "3"]),

@@ -26,7 +26,7 @@
     20-line loop (a smaller process) and the loop with the two libraries alone are shown beside
     it, without a target: the gap between them is the shape's cost, not the harness's.
 Targets: getppid within 5% of perf, fork within 5% of the C loop of the same shape.
-Usage: bench/fidelity/create.py [ROUNDS]   (default 15; needs perf: apt-get install linux-perf,
+Usage: bench/fidelity/create.py [ROUNDS]   (default 40; needs perf: apt-get install linux-perf,
 and cc: apt-get install gcc)"""
 
 import os
@@ -38,7 +38,7 @@ from common import (BIN, build, concbench, find, first_round, one_round, operati
                     parse_fork_loop, perf_usecs_per_op, pinned_cpu, report, require, scratch_dir)
 from verdict import Target, check
 
-rounds = int(sys.argv[1]) if len(sys.argv) > 1 else 15
+rounds = int(sys.argv[1]) if len(sys.argv) > 1 else 40
 # perf's own default: the figure people quote from `perf bench syscall basic`.
 PERF_DEFAULT_LOOPS = 10_000_000
 # Fewest forks a C run makes: a mean over fewer would be one scheduler tick's luck.
@@ -73,7 +73,7 @@ def c_fork(cpu, binary, forks, shape=()):
 
 def measure():
     """One concbench round of getppid and fork: (getppid's result, the single-threaded fork's)."""
-    doc = concbench("syscall.getppid,create.fork", one_round("3s"))
+    doc = concbench("syscall.getppid,create.fork", one_round("2s"))
     return find(doc, "syscall.getppid"), find(doc, "create.fork", parent="single-threaded")
 
 

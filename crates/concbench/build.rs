@@ -14,7 +14,8 @@
 //!
 //! Only where it links: Linux with glibc (`cc` accepts `-no-pie` there, and the Rust objects,
 //! compiled position-independent, link into a fixed-address executable). `-bins` limits it to
-//! the `concbench` binary: the test harnesses and libraries keep the target's default.
+//! the `concbench` binary (and its unit-test harness); integration tests and other crates keep
+//! the target's default. `tests/cli.rs` checks the binary's ELF type.
 
 fn main() {
     println!("cargo:rerun-if-changed=build.rs");
