@@ -98,13 +98,12 @@ for r in range(rounds):
     getppid, fork = measure()
     ours_sys.append(first_round(getppid))
     ours_fork.append(first_round(fork) / 1000)
-    c = c_same[-1]
+    c, shape = c_same[-1], parent_shape(fork) or shape
     print(f"round {r + 1}/{rounds} (cpu {cpu}): getppid {ours_sys[-1]:.1f} vs perf {perf_sys[-1]:.1f} "
           f"({calls} calls), perf default {perf_default[-1]:.1f} ns; fork {ours_fork[-1]:.1f} "
           f"({shape[0]} KiB anon, {shape[1]} maps) vs C {c['us']:.1f} ({c['anon_kib']:.0f} KiB, "
           f"{c['vmas']:.0f} maps), plain C {c_plain[-1]['us']:.1f}, C + Rust's libs "
           f"{c_libs[-1]['us']:.1f} us ({forks} forks)", file=sys.stderr)
-    shape = parent_shape(fork) or shape
 
 us = lambda runs: [c["us"] for c in runs]
 report([
@@ -116,8 +115,8 @@ report([
 ])
 for label, runs in [("plain C loop", c_plain), ("C + Rust's libs", c_libs), ("C, same shape", c_same)]:
     print(f"shape forked from, {label}: {statistics.median(c['anon_kib'] for c in runs):.0f} KiB anon, "
-          f"{statistics.median(c['vmas'] for c in runs):.0f} maps (concbench's worker: {shape[0]} KiB, "
-          f"{shape[1]} maps)")
+          f"{statistics.median(c['vmas'] for c in runs):.0f} maps (concbench's worker, last round: "
+          f"{shape[0]} KiB, {shape[1]} maps)")
 check("syscall.getppid vs perf bench syscall basic, same calls and CPU", ours_sys, perf_sys, Target.within(0.05))
 check("syscall.getppid vs perf bench syscall basic, default 10M calls", ours_sys, perf_default, Target.none())
 check("create.fork vs the C fork loop of the same shape", ours_fork, us(c_same), Target.within(0.05))
