@@ -110,15 +110,15 @@ def perf_usecs_per_op(out):
     return float(m.group(1))
 
 
-def concbench(only, extra=()):
-    """Run concbench on `only` and return its result document.
+def concbench(only, extra=(), binary=None):
+    """Run concbench (`binary`, default BIN) on `only` and return its result document.
 
     Not stored in the history (a fidelity run is not a measurement of the machine), and
     `--settle 0`: a round and the reference's run that follows it form a pair only if nothing
     waits between them; the reference tools do not wait for a quiet machine either."""
     with tempfile.TemporaryDirectory() as d:
         out = os.path.join(d, "r.json")
-        subprocess.run([BIN, "run", "--only", only, "--json", out, "--no-store", "--settle", "0",
+        subprocess.run([binary or BIN, "run", "--only", only, "--json", out, "--no-store", "--settle", "0",
                         *extra], check=True,
                        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env={**os.environ, "CI": "true"})
         with open(out) as f:

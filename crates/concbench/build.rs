@@ -16,12 +16,17 @@
 //! compiled position-independent, link into a fixed-address executable). `-bins` limits it to
 //! the `concbench` binary (and its unit-test harness); integration tests and other crates keep
 //! the target's default. `tests/cli.rs` checks the binary's ELF type.
+//!
+//! `CONCBENCH_PIE=1` at build time keeps the default (a PIE): for whoever wants the image
+//! randomised, and to measure what the choice changes (`bench/fidelity/fork_ab.py`).
 
 fn main() {
     println!("cargo:rerun-if-changed=build.rs");
+    println!("cargo:rerun-if-env-changed=CONCBENCH_PIE");
     let os = std::env::var("CARGO_CFG_TARGET_OS").unwrap_or_default();
     let env = std::env::var("CARGO_CFG_TARGET_ENV").unwrap_or_default();
-    if os == "linux" && env == "gnu" {
+    let pie = std::env::var_os("CONCBENCH_PIE").is_some_and(|v| v == "1");
+    if os == "linux" && env == "gnu" && !pie {
         println!("cargo:rustc-link-arg-bins=-no-pie");
     }
 }
