@@ -375,6 +375,10 @@ fn the_binary_is_not_position_independent() {
     assert_eq!(&bytes[..4], b"\x7fELF", "{path} is not an ELF file");
     let e_type = u16::from_le_bytes([bytes[16], bytes[17]]);
     // Built with CONCBENCH_PIE=1 (build.rs), it is the PIE asked for.
-    let want = if option_env!("CONCBENCH_PIE") == Some("1") { 3 } else { 2 };
+    let want = if option_env!("CONCBENCH_PIE") == Some("1") {
+        3
+    } else {
+        2
+    };
     assert_eq!(e_type, want, "{path}: ELF type {e_type}, not {want}");
 }
