@@ -82,9 +82,11 @@ impl Experiment for Fork {
         &mut self,
         ctx: &RunContext,
         iterations: u64,
-        _t: &mut dyn SampleTimer,
+        t: &mut dyn SampleTimer,
     ) -> Result<RunOutput> {
         repeat(ctx, iterations, |_| fork_and_reap())?;
+        // The counters' bookkeeping is no part of a fork.
+        t.stop();
         let shape = self.shape.map(|s| s.counters()).unwrap_or_default();
         Ok(shape
             .into_iter()
