@@ -13,7 +13,12 @@ use std::sync::Arc;
 ///
 /// The protocol channel is the worker's original stdout; fd 1 is then pointed at stderr so that
 /// nothing an experiment or its children print can corrupt the protocol.
-pub fn serve(lookup: impl FnOnce(usize) -> Option<Box<dyn Experiment>>) -> Result<()> {
+///
+/// `lookup` is a plain function pointer, not a generic: the worker's whole path (reading the
+/// job, the progress messages, the outcome) is then compiled here, at this crate's opt-level 3,
+/// and not in the binary that calls it, which the release profile builds at opt-level 0
+/// (docs/BUILD.md).
+pub fn serve(lookup: fn(usize) -> Option<Box<dyn Experiment>>) -> Result<()> {
     let mut channel = take_stdout()?;
     // Die with the coordinator: a worker must never outlive it. Its own children die with it in
     // turn (concbench-sys::child), so nothing is left running.
