@@ -144,10 +144,19 @@ pub struct Round {
     /// Seconds from starting the worker to its report.
     #[serde(default)]
     pub wall_s: f64,
+    /// Seconds of `wall_s` the round's setup spent on what later rounds reuse (the io data
+    /// files it created for the run): a replay of the run prices its later rounds without them.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub prepared_s: f64,
     /// Why the round should be left out of the statistics (taken under interference), if it
     /// should; it is, when enough clean rounds remain (see [`usable_rounds`]).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub excluded: Option<String>,
+}
+
+/// Whether a figure is zero (left out of the document when it is).
+fn is_zero(x: &f64) -> bool {
+    *x == 0.0
 }
 
 impl Round {

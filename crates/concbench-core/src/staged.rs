@@ -101,6 +101,10 @@ pub trait Staged: Send {
         BTreeMap::new()
     }
 
+    fn prepared_s(&self) -> f64 {
+        0.0
+    }
+
     /// Release what `setup` prepared. Called once per successful `setup`, also after a failed
     /// sample or Ctrl-C; dropping the state is the default.
     fn teardown(&mut self, state: Self::State, _ctx: &RunContext) -> Result<()> {
@@ -227,6 +231,10 @@ impl<S: Staged> Experiment for Stages<S> {
 
     fn info(&self) -> BTreeMap<String, String> {
         self.experiment.info()
+    }
+
+    fn prepared_s(&self) -> f64 {
+        self.experiment.prepared_s()
     }
 
     /// Nothing to release when `setup` failed (it released its own partial work) or never ran.

@@ -263,6 +263,7 @@ impl Harness {
             total: reps,
         });
         samples.info = exp.info();
+        samples.prepared_s = exp.prepared_s();
         Ok((iterations, samples))
     }
 }
@@ -328,6 +329,8 @@ struct Samples {
     warnings: Vec<String>,
     overhead: Option<(String, Vec<f64>)>,
     info: BTreeMap<String, String>,
+    /// [`Experiment::prepared_s`], read after the samples.
+    prepared_s: f64,
 }
 
 impl Samples {
@@ -384,6 +387,7 @@ impl Samples {
             target_sample_ns: target.as_nanos() as f64,
             info: self.info,
             calibrated: false,
+            prepared_s: self.prepared_s,
         }
     }
 }

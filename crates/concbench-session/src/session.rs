@@ -63,6 +63,10 @@ struct Slot {
     /// Judged, but the budget left its check set no room for the rest of its base rounds: it
     /// keeps its first round and gets no adaptive ones (one more round gives no interval).
     short: bool,
+    /// Judged, but after the first pass no check it feeds could be decided by more rounds (a
+    /// guard withheld them on this machine, as S4's for a CPU-bound reader): it keeps its
+    /// first round, and its rounds go to checks that can decide.
+    withheld: bool,
 }
 
 impl Slot {
@@ -72,9 +76,15 @@ impl Slot {
             .filter(|r| r.facts.excluded.is_none())
             .count()
     }
+    /// What a further round is expected to cost: the mean of its rounds' walls, less what each
+    /// spent making what later rounds reuse ([`concbench_core::RawMeasurement::prepared_s`]).
+    /// Why less: the io data files are created by whichever round needs them first; a full run
+    /// (2026-11-27) priced its 100-file read at the 16.6 s of the round that created 4.5 GB of
+    /// them, not the 2.6 s of one that finds them, and left S4.degrade's check at one round.
     fn mean_wall(&self) -> f64 {
         let n = self.rounds.len().max(1) as f64;
-        self.rounds.iter().map(|r| r.facts.wall_s).sum::<f64>() / n
+        let cost = |r: &RoundRaw| (r.facts.wall_s - r.raw.prepared_s).max(0.0);
+        self.rounds.iter().map(cost).sum::<f64>() / n
     }
 }
 
@@ -242,7 +252,8 @@ impl Run<'_> {
     /// The rounds variant `i` gets in the base passes: a verdict's (its first alone when the
     /// budget left its checks no room) or the others'.
     fn base_rounds(&self, i: usize) -> usize {
-        match (&self.slots[i].judged, &self.slots[i].short) {
+        let s = &self.slots[i];
+        match (s.judged, s.short || s.withheld) {
             (true, false) => self.plan.claim_rounds,
             (true, true) => 1,
             _ => self.plan.other_rounds,
@@ -270,9 +281,12 @@ impl Run<'_> {
         }
         let more = self.plan.claim_rounds.saturating_sub(1);
         self.grow_for_deciding(more);
-        let chosen = self.base_choice(&judged, more);
+        let sets = self.base_candidates(&judged);
+        let chosen = self.base_choice(sets.clone(), more);
         for &i in &judged {
-            self.slots[i].short = more > 0 && !chosen.contains(&i);
+            let wanted = sets.iter().any(|(_, set)| set.contains(&i));
+            self.slots[i].short = more > 0 && wanted && !chosen.contains(&i);
+            self.slots[i].withheld = more > 0 && !wanted;
         }
         self.plan_more(chosen.len() * more);
         for _ in 0..more {
@@ -363,22 +377,42 @@ impl Run<'_> {
         }
     }
 
-    /// The judged variants that get `more` base rounds within the budget left: the check sets
-    /// of `published` by priority, and a variant no check reads (a first-screen figure, the
+    /// The sets that may get the rest of their base rounds, judged on the first pass: each
+    /// condition a verdict may still decide by more rounds (the variants it compares), the check
+    /// sets beside the verdicts, and a variant no check reads (a first-screen figure, the
     /// anatomy's) alone.
-    fn base_choice(&self, judged: &[usize], more: usize) -> Vec<usize> {
+    ///
+    /// Why conditions, not whole checks: one check of `published` spans several conditions
+    /// (S4.one_thread's concbench check: two sizes by four readers, 16 variants) and a set is
+    /// taken whole or not at all, so one dear condition kept all the others at one round — the
+    /// full run of 2026-11-27 left S4.degrade's 100-thread read there. Why judged: a condition
+    /// a guard withholds on this machine (S4's CPU-bound readers, the article's Java reader
+    /// among them: 1.01 of its wall time on the CPU) cannot decide however many rounds it gets,
+    /// so its rounds go to the conditions that can; it keeps its first round, shown with the
+    /// guard's reason.
+    fn base_candidates(&self, judged: &[usize]) -> Vec<(Priority, Vec<usize>)> {
         let measured = |i: &usize| !self.slots[*i].done;
-        let mut sets: Vec<(Priority, Vec<usize>)> = self
-            .checks
-            .iter()
-            .map(|(_, p, set)| (*p, set.iter().copied().filter(measured).collect::<Vec<_>>()))
-            .filter(|(_, set)| !set.is_empty())
+        let only_measured = |set: &[usize]| set.iter().copied().filter(measured).collect();
+        let mut sets: Vec<(Priority, Vec<usize>)> = (self.undecided_checks().iter())
+            .map(|set| (Priority::Decides, only_measured(set)))
             .collect();
+        sets.extend(
+            (self.checks.iter())
+                .filter(|(_, p, _)| *p != Priority::Decides)
+                .map(|(_, p, set)| (*p, only_measured(set))),
+        );
+        sets.retain(|(_, set)| !set.is_empty());
         for &i in judged.iter().filter(|i| measured(i)) {
             if !self.checks.iter().any(|(_, _, set)| set.contains(&i)) {
                 sets.push((Priority::Shown, vec![i]));
             }
         }
+        sets
+    }
+
+    /// The variants of `sets` that get `more` base rounds within the budget left
+    /// ([`base_sets`]).
+    fn base_choice(&self, sets: Vec<(Priority, Vec<usize>)>, more: usize) -> Vec<usize> {
         let cheap = self.plan.cheap_round.as_secs_f64();
         let left = self.budget().as_secs_f64() - self.elapsed().as_secs_f64() - self.reserve_s();
         base_sets(
@@ -765,6 +799,33 @@ impl Run<'_> {
         ))
     }
 
+    /// The warning for variants kept at their first round because every check they feed was
+    /// withheld after it ([`Slot::withheld`]), naming the claims.
+    fn withheld_warning(&self) -> Option<String> {
+        let kept: Vec<usize> = (0..self.slots.len())
+            .filter(|&i| self.slots[i].withheld && !self.slots[i].done)
+            .collect();
+        if kept.is_empty() || self.cancel.is_cancelled() {
+            return None;
+        }
+        let mut claims: Vec<&str> = Vec::new();
+        for (claim, _, set) in &self.checks {
+            if set.iter().any(|i| kept.contains(i)) && !claims.contains(&claim.as_str()) {
+                claims.push(claim);
+            }
+        }
+        let n = match kept.len() {
+            1 => "1 figure".to_string(),
+            n => format!("{n} figures"),
+        };
+        Some(format!(
+            "{n} of {} kept their first round only: the checks they feed were withheld on this \
+             machine after it (each verdict says why), so more rounds could not decide them and \
+             went to the checks that can",
+            claims.join(", ")
+        ))
+    }
+
     fn finish(self, settled: Option<Settled>) -> SessionOutput {
         let measured = self.measured();
         let (results, invalid) = assemble(&measured, self.host);
@@ -793,6 +854,9 @@ impl Run<'_> {
             warnings.push(w);
         }
         if let Some(w) = self.short_warning() {
+            warnings.push(w);
+        }
+        if let Some(w) = self.withheld_warning() {
             warnings.push(w);
         }
         if let Some(grown) = self.grown {
