@@ -63,9 +63,10 @@ struct Slot {
     /// Judged, but the budget left its check set no room for the rest of its base rounds: it
     /// keeps its first round and gets no adaptive ones (one more round gives no interval).
     short: bool,
-    /// Judged, but after the first pass no check it feeds could be decided by more rounds (a
-    /// guard withheld them on this machine, as S4's for a CPU-bound reader): it keeps its
-    /// first round, and its rounds go to checks that can decide.
+    /// Judged, but after the first pass no check still to be decided compares it (a guard
+    /// withheld the check on this machine, as S4's for a CPU-bound reader; the verdict shows
+    /// it beside the article's program; or its check was decided at once): it keeps its first
+    /// round, and its rounds go to checks that can decide.
     withheld: bool,
 }
 
@@ -799,8 +800,8 @@ impl Run<'_> {
         ))
     }
 
-    /// The warning for variants kept at their first round because every check they feed was
-    /// withheld after it ([`Slot::withheld`]), naming the claims.
+    /// The warning for variants kept at their first round because no check still to be decided
+    /// compared them after it ([`Slot::withheld`]), naming the claims that read them.
     fn withheld_warning(&self) -> Option<String> {
         let kept: Vec<usize> = (0..self.slots.len())
             .filter(|&i| self.slots[i].withheld && !self.slots[i].done)
@@ -819,9 +820,10 @@ impl Run<'_> {
             n => format!("{n} figures"),
         };
         Some(format!(
-            "{n} of {} kept their first round only: the checks they feed were withheld on this \
-             machine after it (each verdict says why), so more rounds could not decide them and \
-             went to the checks that can",
+            "{n} read by {} kept their first round only: after it no check still to be decided \
+             compared them (a guard withheld it on this machine, as S4's for a CPU-bound \
+             reader, or the verdict shows them beside the article's own program; each verdict \
+             says which), so their rounds went to the checks that can decide",
             claims.join(", ")
         ))
     }

@@ -378,7 +378,9 @@ fn a_quick_run_keeps_its_plan_every_verdict_at_six_rounds_or_more() {
     }
     let cold = s4_cold_reads(&r);
     assert!(!cold.is_empty());
-    for (label, rounds) in &cold {
+    // The byte reader's one thread is CPU-bound here, so its checks are withheld and keep their
+    // first round (see the full run's test).
+    for (label, rounds) in cold.iter().filter(|(l, _)| l.contains("read_kib=128")) {
         assert!(*rounds >= 6, "{label}: {rounds} rounds; {said}");
     }
     assert!(r.adaptive_s() > 0.0, "{said}");
@@ -444,7 +446,7 @@ fn regression_a_full_run_left_s4_degrades_100_file_read_at_one_round_priced_with
     assert!(note.starts_with("withheld"), "{note}");
     assert!(
         (r.out.warnings.iter())
-            .any(|w| w.contains("kept their first round only: the checks they feed were withheld")),
+            .any(|w| w.contains("kept their first round only") && w.contains("a guard withheld it")),
         "{said}"
     );
     // A deciding set the budget still leaves at one round (the Java reader's 20 threads vs 10:
