@@ -446,10 +446,21 @@ fn note(s: &Series, has_interval: bool, results: &[&ResultEntry]) -> String {
             s.values.len()
         ));
     }
-    if s.dropped > 0 {
+    // Why two sentences: "a result had no usable round there" read as lost rounds where the
+    // plan had measured a shared result for another check alone (a full run's S4.one_thread:
+    // "5 pass(es) left out", all of them S4.degrade's passes of the ten-thread read).
+    if s.apart > 0 {
         parts.push(format!(
-            "{} pass(es) left out: a result had no usable round there",
-            s.dropped
+            "{} pass(es) left out: a result it shares with another check was measured there \
+             for that one alone",
+            s.apart
+        ));
+    }
+    if s.dropped > s.apart {
+        parts.push(format!(
+            "{} pass(es) left out: a round there was excluded (taken under interference) or \
+             gave no usable value",
+            s.dropped - s.apart
         ));
     }
     for r in results.iter().filter(|r| r.modes.len() > 1) {
