@@ -1,11 +1,15 @@
 //! The planner replayed on a recorded full run: the session runs on a fake worker that takes
-//! each round's recorded wall time and returns its recorded value, on a clock that advances by
-//! those walls only. What a full run's plan does with this machine's real costs is then tested
-//! without measuring.
+//! each round's recorded wall time and returns its recorded value and the counters the verdicts
+//! read, on a clock that advances by those walls only. What a full run's plan does with this
+//! machine's real costs is then tested without measuring.
 //!
-//! The fixture (`tests/fixtures/f1-rounds.json`, cut by `bench/replay-fixture.py`) is the full
-//! run f-1 of 2026-11-27 on the project's 2-CPU VM: 541 s, 832 rounds in 7 passes, no adaptive
-//! round, S4's cold reads (its deciding checks) at one round, 52 figures skipped.
+//! The fixtures (`tests/fixtures/*.json`, cut by `bench/replay-fixture.py`) are runs on the
+//! project's 2-CPU VM, 2026-11-27: the full run f-1 (541 s, 832 rounds in 7 passes, no adaptive
+//! round, S4's cold reads, its deciding checks, at one round, 52 figures skipped); stop 29's
+//! full run F-1 (544.5 s, 975 rounds in 70 passes, S4.degrade's 100-file read at one round,
+//! priced with the data files its first round created); and the quick run r-1 (55 s). Replayed
+//! on the plan of then, F-1 gives 977 rounds and S4 at 21, 11 and 21 rounds (recorded: 975;
+//! 20, 9, 20).
 
 use concbench_core::{CancelToken, Host, Meta, Outcome, Params, RawMeasurement, RunMode, Skipped};
 use concbench_measure::HarnessEvent;
