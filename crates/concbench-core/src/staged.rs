@@ -281,6 +281,10 @@ mod tests {
             Ok(40)
         }
 
+        fn prepared_s(&self) -> f64 {
+            2.5
+        }
+
         fn run(
             &mut self,
             state: &mut u64,
@@ -353,6 +357,12 @@ mod tests {
             1,
             "the state is released once"
         );
+    }
+
+    #[test]
+    fn the_adapter_reports_what_setup_made_for_later_rounds() {
+        let (exp, _) = staged(false);
+        assert_eq!(exp.prepared_s(), 2.5);
     }
 
     #[test]
