@@ -64,9 +64,10 @@ struct Slot {
     /// keeps its first round and gets no adaptive ones (one more round gives no interval).
     short: bool,
     /// Judged, but after the first pass no check still to be decided compares it (a guard
-    /// withheld the check on this machine, as S4's for a CPU-bound reader; the verdict shows
-    /// it beside the article's program; or its check was decided at once): it keeps its first
-    /// round, and its rounds go to checks that can decide.
+    /// withheld the check on this machine, as S4's for a CPU-bound reader; the verdict shows it
+    /// only beside the checks that decide, as S2's Go, PHP Fibers and virtual-thread servers
+    /// beside Swoole; or no condition compares it, as the 4 KiB and 1 MiB reads its check's
+    /// selectors match): it keeps its first round, and its rounds go to checks that can decide.
     withheld: bool,
 }
 
@@ -822,8 +823,8 @@ impl Run<'_> {
         Some(format!(
             "{n} read by {} kept their first round only: after it no check still to be decided \
              compared them (a guard withheld it on this machine, as S4's for a CPU-bound \
-             reader, or the verdict shows them beside the article's own program; each verdict \
-             says which), so their rounds went to the checks that can decide",
+             reader, or the verdict shows them only beside the checks that decide; each \
+             verdict says which), so their rounds went to the checks that can decide",
             claims.join(", ")
         ))
     }
