@@ -63,11 +63,11 @@ struct Slot {
     /// Judged, but the budget left its check set no room for the rest of its base rounds: it
     /// keeps its first round and gets no adaptive ones (one more round gives no interval).
     short: bool,
-    /// Judged, but after the first pass no check still to be decided compares it (a guard
-    /// withheld the check on this machine, as S4's for a CPU-bound reader; the verdict shows it
-    /// only beside the checks that decide, as S2's Go, PHP Fibers and virtual-thread servers
-    /// beside Swoole; or no condition compares it, as the 4 KiB and 1 MiB reads its check's
-    /// selectors match): it keeps its first round, and its rounds go to checks that can decide.
+    /// Judged, but after the first pass no check still to be decided wanted it (a guard withheld
+    /// its check on this machine, as S4's for a CPU-bound reader; or the verdict shows it only
+    /// beside the checks that decide, as S2's Go, PHP Fibers and virtual-thread servers beside
+    /// Swoole, and a round of it is not cheap): it keeps its first round, and its rounds go to
+    /// checks that can decide.
     withheld: bool,
 }
 
@@ -100,9 +100,8 @@ struct Run<'a> {
     host: &'a Host,
     published: Published,
     groups: Vec<Vec<usize>>,
-    /// Per check of `published`: its claim, how much it matters to the base passes, and the
-    /// variants it reads.
-    checks: Vec<(String, Priority, Vec<usize>)>,
+    /// Per check of `published` that reads a variant of this run.
+    checks: Vec<CheckSet>,
     slots: Vec<Slot>,
     monitor: Monitor,
     skipped: Vec<Skipped>,
@@ -139,14 +138,34 @@ fn margin_checks(v: &Verdict) -> Vec<String> {
         .collect()
 }
 
+/// One check of `published` as the planner sees it.
+#[derive(Debug, Clone, PartialEq)]
+struct CheckSet {
+    claim: String,
+    /// Its index among its claim's checks.
+    spec: usize,
+    /// How much it matters to the base passes.
+    priority: Priority,
+    /// The variants its selectors match.
+    variants: Vec<usize>,
+}
+
+/// The provisional verdicts' checks as variant sets, after the first pass.
+struct JudgedSets {
+    /// Each check still to be decided ([`Run::undecided_checks`]).
+    open: Vec<Vec<usize>>,
+    /// Each check shown only beside those that decide (`Judged::beside_checks`).
+    beside: Vec<Vec<usize>>,
+    /// Every judged check (open, decided, withheld or beside): its claim, its index among the
+    /// claim's checks, its variants.
+    by_spec: Vec<(String, usize, Vec<usize>)>,
+}
+
 /// Each check's claim, priority and variants (`links`, in the order of `published`'s checks):
 /// a check that may decide comes first; a `decides = false` check's is beside, and so is a
 /// stand-in's where the article's own program of its facet is measured in this run (where it
 /// is not, as in a quick run without the JVM servers, the stand-in decides).
-fn check_priorities(
-    published: &Published,
-    links: &[Vec<usize>],
-) -> Vec<(String, Priority, Vec<usize>)> {
+fn check_priorities(published: &Published, links: &[Vec<usize>]) -> Vec<CheckSet> {
     let mut out = Vec::new();
     let mut at = 0;
     for claim in &published.claims {
@@ -158,7 +177,7 @@ fn check_priorities(
                     !k.stand_in && k.decides && &k.facet == facet && !set.is_empty()
                 })
             };
-        for (check, set) in claim.checks.iter().zip(sets) {
+        for (spec, (check, set)) in claim.checks.iter().zip(sets).enumerate() {
             if set.is_empty() {
                 continue;
             }
@@ -168,7 +187,12 @@ fn check_priorities(
             } else {
                 Priority::Decides
             };
-            out.push((claim.id.clone(), priority, set.clone()));
+            out.push(CheckSet {
+                claim: claim.id.clone(),
+                spec,
+                priority,
+                variants: set.clone(),
+            });
         }
     }
     out
@@ -285,10 +309,13 @@ impl Run<'_> {
         self.grow_for_deciding(more);
         let sets = self.base_candidates(&judged);
         let chosen = self.base_choice(sets.clone(), more);
+        // Left out of the base rounds: for the budget, when a check still to be decided (or a
+        // first-screen figure) wanted it; else because none does (withheld, or only beside).
         for &i in &judged {
-            let wanted = sets.iter().any(|(_, set)| set.contains(&i));
-            self.slots[i].short = more > 0 && wanted && !chosen.contains(&i);
-            self.slots[i].withheld = more > 0 && !wanted;
+            let deciding = (sets.iter()).any(|(p, set)| *p != Priority::Beside && set.contains(&i));
+            let left_out = more > 0 && !chosen.contains(&i);
+            self.slots[i].short = left_out && deciding;
+            self.slots[i].withheld = left_out && !deciding;
         }
         self.plan_more(chosen.len() * more);
         for _ in 0..more {
@@ -318,8 +345,8 @@ impl Run<'_> {
             return;
         };
         let mut deciding: Vec<usize> = (self.checks.iter())
-            .filter(|(_, p, _)| *p == Priority::Decides)
-            .flat_map(|(_, _, set)| set.iter().copied())
+            .filter(|c| c.priority == Priority::Decides)
+            .flat_map(|c| c.variants.iter().copied())
             .filter(|&i| !self.slots[i].done)
             .collect();
         deciding.sort_unstable();
@@ -380,9 +407,10 @@ impl Run<'_> {
     }
 
     /// The sets that may get the rest of their base rounds, judged on the first pass: each
-    /// condition a verdict may still decide by more rounds (the variants it compares), the check
-    /// sets beside the verdicts, and a variant no check reads (a first-screen figure, the
-    /// anatomy's) alone.
+    /// condition a verdict may still decide by more rounds (the variants it compares); each
+    /// shown beside them; what no judged condition of a check compares, by its check's set as
+    /// before; and a variant no check reads (a first-screen figure, the anatomy's) alone. A
+    /// variant only withheld conditions compare is in none of them.
     ///
     /// Why conditions, not whole checks: one check of `published` spans several conditions
     /// (S4.one_thread's concbench check: two sizes by four readers, 16 variants) and a set is
@@ -395,17 +423,29 @@ impl Run<'_> {
     fn base_candidates(&self, judged: &[usize]) -> Vec<(Priority, Vec<usize>)> {
         let measured = |i: &usize| !self.slots[*i].done;
         let only_measured = |set: &[usize]| set.iter().copied().filter(measured).collect();
-        let mut sets: Vec<(Priority, Vec<usize>)> = (self.undecided_checks().iter())
+        let seen = self.judged_checks();
+        let mut sets: Vec<(Priority, Vec<usize>)> = (seen.open.iter())
             .map(|set| (Priority::Decides, only_measured(set)))
+            .chain((seen.beside.iter()).map(|set| (Priority::Beside, only_measured(set))))
             .collect();
-        sets.extend(
-            (self.checks.iter())
-                .filter(|(_, p, _)| *p != Priority::Decides)
-                .map(|(_, p, set)| (*p, only_measured(set))),
-        );
+        // What none of a check's judged conditions compares (all of it, when its partner is not
+        // in this run, under `--only`; a read its selectors match but no condition uses) is
+        // planned by the check as before: a variant is not left at one round for want of a
+        // verdict on it, and `--rounds N` gives it N.
+        for c in &self.checks {
+            let judged_here = |i: &usize| {
+                (seen.by_spec.iter()).any(|(claim, spec, set)| {
+                    *claim == c.claim && *spec == c.spec && set.contains(i)
+                })
+            };
+            let rest: Vec<usize> = (c.variants.iter().copied())
+                .filter(|i| !judged_here(i))
+                .collect();
+            sets.push((c.priority, only_measured(&rest)));
+        }
         sets.retain(|(_, set)| !set.is_empty());
         for &i in judged.iter().filter(|i| measured(i)) {
-            if !self.checks.iter().any(|(_, _, set)| set.contains(&i)) {
+            if !self.checks.iter().any(|c| c.variants.contains(&i)) {
                 sets.push((Priority::Shown, vec![i]));
             }
         }
@@ -606,13 +646,13 @@ impl Run<'_> {
     /// its variants.
     fn undecided_checks(&self) -> Vec<Vec<usize>> {
         let doc = self.provisional();
-        let index = |e: &concbench_core::ResultEntry| {
-            self.variants
-                .iter()
-                .position(|v| v.meta.id == e.id && v.params == e.params)
-        };
+        self.open_of(verdicts::judge_all(&doc, &self.published))
+    }
+
+    /// The variants of each open check of `judged`, each set once.
+    fn open_of(&self, judged: Vec<verdicts::Judged<'_>>) -> Vec<Vec<usize>> {
         let mut out: Vec<Vec<usize>> = Vec::new();
-        for judged in verdicts::judge_all(&doc, &self.published) {
+        for judged in judged {
             // Fragile decisions too: stopping at the first look where an interval happens to
             // clear a margin is what makes a rerun disagree.
             let open = judged
@@ -620,15 +660,46 @@ impl Run<'_> {
                 .into_iter()
                 .chain(judged.fragile_checks);
             for check in open {
-                let mut set: Vec<usize> = check.iter().filter_map(|e| index(e)).collect();
-                set.sort_unstable();
-                set.dedup();
+                let set = self.indices(&check);
                 if !set.is_empty() && !out.contains(&set) {
                     out.push(set);
                 }
             }
         }
         out
+    }
+
+    /// The provisional verdicts' checks, as variant sets ([`JudgedSets`]).
+    fn judged_checks(&self) -> JudgedSets {
+        let doc = self.provisional();
+        let judged = verdicts::judge_all(&doc, &self.published);
+        let beside = (judged.iter())
+            .flat_map(|j| j.beside_checks.iter().map(|c| self.indices(c)))
+            .collect();
+        let by_spec = (judged.iter())
+            .flat_map(|j| {
+                (j.instances.iter())
+                    .map(|(spec, c)| (j.verdict.source.clone(), *spec, self.indices(c)))
+            })
+            .collect();
+        JudgedSets {
+            open: self.open_of(judged),
+            beside,
+            by_spec,
+        }
+    }
+
+    /// The variant indices of `entries`, sorted.
+    fn indices(&self, entries: &[&concbench_core::ResultEntry]) -> Vec<usize> {
+        let index = |e: &concbench_core::ResultEntry| {
+            self.variants
+                .iter()
+                .position(|v| v.meta.id == e.id && v.params == e.params)
+        };
+        let mut set: Vec<usize> = entries.iter().filter_map(|e| index(e)).collect();
+        set.sort_unstable();
+        set.dedup();
+        set
     }
 
     /// A document of what has been measured so far, to judge.
@@ -767,10 +838,10 @@ impl Run<'_> {
         // The claims a left-out figure would have decided (those it is only shown beside keep
         // their verdicts).
         let mut claims: Vec<&str> = Vec::new();
-        for (claim, priority, set) in &self.checks {
-            let reads = set.iter().any(|i| short.contains(i));
-            if reads && *priority == Priority::Decides && !claims.contains(&claim.as_str()) {
-                claims.push(claim);
+        for c in &self.checks {
+            let reads = c.variants.iter().any(|i| short.contains(i));
+            if reads && c.priority == Priority::Decides && !claims.contains(&c.claim.as_str()) {
+                claims.push(&c.claim);
             }
         }
         let more = self.plan.claim_rounds.saturating_sub(1) as f64;
@@ -811,9 +882,9 @@ impl Run<'_> {
             return None;
         }
         let mut claims: Vec<&str> = Vec::new();
-        for (claim, _, set) in &self.checks {
-            if set.iter().any(|i| kept.contains(i)) && !claims.contains(&claim.as_str()) {
-                claims.push(claim);
+        for c in &self.checks {
+            if c.variants.iter().any(|i| kept.contains(i)) && !claims.contains(&c.claim.as_str()) {
+                claims.push(&c.claim);
             }
         }
         let n = match kept.len() {
@@ -996,8 +1067,8 @@ mod tests {
         let stand_in = |probes: bool| {
             check_priorities(&p, &links(probes))
                 .into_iter()
-                .find(|(claim, _, set)| claim == "S0.create" && set == &[0, 1])
-                .map(|(_, priority, _)| priority)
+                .find(|c| c.claim == "S0.create" && c.variants == [0, 1])
+                .map(|c| c.priority)
         };
         assert_eq!(stand_in(false), Some(Priority::Decides));
         assert_eq!(stand_in(true), Some(Priority::Beside));

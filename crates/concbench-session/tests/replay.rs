@@ -347,14 +347,16 @@ fn regression_a_full_run_left_s4s_cold_reads_at_one_round_and_took_no_adaptive_r
     assert_eq!(cold.len(), 16, "{cold:?}");
     // The conditions judged on the block and direct readers (128 KiB reads). Since stop 29 the
     // plan takes each condition's variants, not each check's sixteen at once: the byte reader
-    // is the article's method beside its Java program (and withheld where CPU-bound), and the
-    // 4 KiB and 1 MiB reads, which the check's selectors match, no condition compares.
+    // is the article's method beside its Java program (and withheld where CPU-bound); the 4 KiB
+    // and 1 MiB reads, which no condition compares, are planned by their check as before.
     let judged = |l: &str| l.contains("read_kib=128");
     for (label, rounds) in cold.iter().filter(|(l, _)| judged(l)) {
         assert!(*rounds >= 6, "{label}: {rounds} rounds; {said}");
     }
-    // The reserve is 81 s, less what the cheap figures no verdict reads take of it.
-    assert!(r.adaptive_s() > 30.0, "{said}");
+    // The reserve is 81 s, less what the cheap figures no verdict reads take of it and the
+    // deciding sets left at one round that it completes (`schedule::SHORT_SHARE`): the
+    // adaptive rounds get the rest (21 s on the plan of stop 29, 43 s before it).
+    assert!(r.adaptive_s() > 10.0, "{said}");
     // Within the budget, but for the last round's time over its expected (mean) time, which
     // no plan knows beforehand (f-1 itself ended at 541.2 s).
     assert!(r.wall <= r.plan.budget.as_secs_f64() + 1.0, "{said}");
