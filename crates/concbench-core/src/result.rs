@@ -315,6 +315,11 @@ pub struct Check {
     /// not deciding the verdict.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub beside: bool,
+    /// A guard withheld the decision on this machine (its note says why): more rounds cannot
+    /// decide it, so the run gives it none beyond those another check needs, and a check at
+    /// one round is not one the budget left short.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub withheld: bool,
     /// The interval the decision used: the sequential boundary at this look (plain order
     /// statistics at the level the looks' error budget leaves), wider than `ci95`. Absent in
     /// documents from before the boundary, and at a look that cannot decide.

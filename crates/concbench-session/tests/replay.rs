@@ -460,7 +460,7 @@ fn regression_a_full_run_left_s4_degrades_100_file_read_at_one_round_priced_with
     // 10, which S4.degrade's own program decides).
     for v in &r.out.verdicts {
         for c in v.checks.iter().filter(|c| !c.beside) {
-            let withheld = c.note.contains("withheld: ");
+            let withheld = c.withheld;
             assert!(
                 c.rounds >= 6 || withheld,
                 "{} {}: {} rounds ({}); {said}",

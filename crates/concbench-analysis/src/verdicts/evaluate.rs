@@ -64,6 +64,7 @@ pub fn judge_claim<'a>(doc: &'a ResultDoc, claim: &'a Claim) -> Option<Judged<'a
                 let mut c = check(spec, rule, &instance, s, horizon);
                 c.spec = i;
                 c.withheld = apply_guards(&mut c.check, spec, &instance);
+                c.check.withheld = c.withheld;
                 if !deciding(claim, spec) {
                     set_not_deciding(&mut c, spec);
                 }
@@ -431,6 +432,7 @@ fn check<'a>(
         decision,
         note: note(&s, ci.is_some(), &results),
         beside: false,
+        withheld: false,
         boundary: boundary.map(|(lo, hi)| [lo, hi]),
         at_margin: None,
     };
