@@ -142,6 +142,7 @@ fn round(r: &RoundRaw) -> Round {
         interference: r.facts.interference,
         steal: r.facts.steal,
         wall_s: r.facts.wall_s,
+        prepared_s: raw.prepared_s,
         excluded: r.facts.excluded.clone(),
     }
 }

@@ -38,6 +38,7 @@ pub fn entry_with(id: &str, unit: &str, params: Params, samples: &[f64]) -> Resu
                 interference: None,
                 steal: None,
                 wall_s: 0.0,
+                prepared_s: 0.0,
                 excluded: None,
             })
             .collect(),

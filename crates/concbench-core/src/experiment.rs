@@ -199,6 +199,17 @@ pub trait Experiment: Send {
         std::collections::BTreeMap::new()
     }
 
+    /// Seconds the last `setup` spent making what later rounds of the same run reuse instead of
+    /// making again (the io family's data files, created once per run by whichever round needs
+    /// them first); read by the harness after the samples.
+    ///
+    /// Why: the planner prices a variant's next round by its rounds so far. A full run's
+    /// 100-file read (2026-11-27) created 4.5 GB of files in its first round, 16.6 s against
+    /// 2.6 s for a round that finds them, and was left at one round as if every round cost that.
+    fn prepared_s(&self) -> f64 {
+        0.0
+    }
+
     /// Release everything: kill and reap children, join threads, remove files.
     fn teardown(&mut self, _ctx: &RunContext) -> anyhow::Result<()> {
         Ok(())

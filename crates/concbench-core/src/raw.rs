@@ -38,6 +38,10 @@ pub struct RawMeasurement {
     /// many times per sample) rather than fixed by the experiment (one operation is a batch).
     #[serde(default)]
     pub calibrated: bool,
+    /// [`crate::Experiment::prepared_s`]: seconds of this round's setup spent on what later
+    /// rounds reuse (data files created for the run), left out of what the next round costs.
+    #[serde(default)]
+    pub prepared_s: f64,
 }
 
 impl RawMeasurement {
@@ -58,6 +62,7 @@ impl RawMeasurement {
             target_sample_ns: 10e6,
             info: BTreeMap::new(),
             calibrated: false,
+            prepared_s: 0.0,
             values,
         }
     }

@@ -144,10 +144,19 @@ pub struct Round {
     /// Seconds from starting the worker to its report.
     #[serde(default)]
     pub wall_s: f64,
+    /// Seconds of `wall_s` the round's setup spent on what later rounds reuse (the io data
+    /// files it created for the run): a replay of the run prices its later rounds without them.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub prepared_s: f64,
     /// Why the round should be left out of the statistics (taken under interference), if it
     /// should; it is, when enough clean rounds remain (see [`usable_rounds`]).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub excluded: Option<String>,
+}
+
+/// Whether a figure is zero (left out of the document when it is).
+fn is_zero(x: &f64) -> bool {
+    *x == 0.0
 }
 
 impl Round {
@@ -306,6 +315,11 @@ pub struct Check {
     /// not deciding the verdict.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub beside: bool,
+    /// A guard withheld the decision on this machine (its note says why): more rounds cannot
+    /// decide it, so the run gives it none beyond those another check needs, and a check at
+    /// one round is not one the budget left short.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub withheld: bool,
     /// The interval the decision used: the sequential boundary at this look (plain order
     /// statistics at the level the looks' error budget leaves), wider than `ci95`. Absent in
     /// documents from before the boundary, and at a look that cannot decide.

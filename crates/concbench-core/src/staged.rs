@@ -101,6 +101,10 @@ pub trait Staged: Send {
         BTreeMap::new()
     }
 
+    fn prepared_s(&self) -> f64 {
+        0.0
+    }
+
     /// Release what `setup` prepared. Called once per successful `setup`, also after a failed
     /// sample or Ctrl-C; dropping the state is the default.
     fn teardown(&mut self, state: Self::State, _ctx: &RunContext) -> Result<()> {
@@ -229,6 +233,10 @@ impl<S: Staged> Experiment for Stages<S> {
         self.experiment.info()
     }
 
+    fn prepared_s(&self) -> f64 {
+        self.experiment.prepared_s()
+    }
+
     /// Nothing to release when `setup` failed (it released its own partial work) or never ran.
     fn teardown(&mut self, ctx: &RunContext) -> Result<()> {
         match self.state.take() {
@@ -271,6 +279,10 @@ mod tests {
 
         fn setup(&mut self, _ctx: &RunContext) -> Result<u64> {
             Ok(40)
+        }
+
+        fn prepared_s(&self) -> f64 {
+            2.5
         }
 
         fn run(
@@ -345,6 +357,12 @@ mod tests {
             1,
             "the state is released once"
         );
+    }
+
+    #[test]
+    fn the_adapter_reports_what_setup_made_for_later_rounds() {
+        let (exp, _) = staged(false);
+        assert_eq!(exp.prepared_s(), 2.5);
     }
 
     #[test]

@@ -263,6 +263,7 @@ impl Harness {
             total: reps,
         });
         samples.info = exp.info();
+        samples.prepared_s = exp.prepared_s();
         Ok((iterations, samples))
     }
 }
@@ -328,6 +329,8 @@ struct Samples {
     warnings: Vec<String>,
     overhead: Option<(String, Vec<f64>)>,
     info: BTreeMap<String, String>,
+    /// [`Experiment::prepared_s`], read after the samples.
+    prepared_s: f64,
 }
 
 impl Samples {
@@ -384,6 +387,7 @@ impl Samples {
             target_sample_ns: target.as_nanos() as f64,
             info: self.info,
             calibrated: false,
+            prepared_s: self.prepared_s,
         }
     }
 }
@@ -417,12 +421,27 @@ mod tests {
         }
     }
 
-    #[test]
-    fn time_per_op_is_reported_in_the_declared_time_unit() {
-        assert_eq!(ns_per_unit("s"), 1e9);
-        assert_eq!(ns_per_unit("ns"), 1.0);
-        assert_eq!(ns_per_unit("KiB"), 1.0);
-        let harness = Harness {
+    /// A batch whose setup made something later rounds reuse (as the io family's data files).
+    struct PreparedBatch;
+
+    impl Experiment for PreparedBatch {
+        fn meta(&self) -> &Meta {
+            &MS_META
+        }
+        fn plan(&self, _ctx: &RunContext) -> Plan {
+            Plan::Once
+        }
+        fn run(&mut self, _: &RunContext, _: u64, _: &mut dyn SampleTimer) -> Result<RunOutput> {
+            Ok(RunOutput::default())
+        }
+        fn prepared_s(&self) -> f64 {
+            14.0
+        }
+    }
+
+    /// A harness of one unpinned repetition per variant.
+    fn harness() -> Harness {
+        Harness {
             config: HarnessConfig {
                 quick: true,
                 smoke: false,
@@ -436,8 +455,15 @@ mod tests {
             cancel: CancelToken::new(),
             scratch_dir: std::env::temp_dir(),
             options: BTreeMap::new(),
-        };
-        let Outcome::Measured(raw) = harness.measure(&mut SleepBatch, &mut |_| {}) else {
+        }
+    }
+
+    #[test]
+    fn time_per_op_is_reported_in_the_declared_time_unit() {
+        assert_eq!(ns_per_unit("s"), 1e9);
+        assert_eq!(ns_per_unit("ns"), 1.0);
+        assert_eq!(ns_per_unit("KiB"), 1.0);
+        let Outcome::Measured(raw) = harness().measure(&mut SleepBatch, &mut |_| {}) else {
             panic!("not measured");
         };
         // A 3 ms sleep is >= 3 in ms; in ns it would be >= 3,000,000.
@@ -446,5 +472,15 @@ mod tests {
             "{:?}",
             raw.values
         );
+    }
+
+    #[test]
+    fn what_setup_made_for_later_rounds_reaches_the_measurement() {
+        let measured = |exp: &mut dyn Experiment| match harness().measure(exp, &mut |_| {}) {
+            Outcome::Measured(raw) => raw.prepared_s,
+            other => panic!("not measured: {other:?}"),
+        };
+        assert_eq!(measured(&mut PreparedBatch), 14.0);
+        assert_eq!(measured(&mut SleepBatch), 0.0);
     }
 }

@@ -750,6 +750,7 @@ mod tests {
             decision,
             note: String::new(),
             beside: false,
+            withheld: false,
             boundary: None,
             at_margin: None,
         }

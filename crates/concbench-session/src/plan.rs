@@ -9,10 +9,12 @@
 //! worker, so its start-up (and a server's) is counted.
 //!
 //! The budget goes in this order, no round starting past it: one pass of the verdicts'
-//! variants (to learn what a round costs); the rest of their six rounds for whole check sets,
-//! deciding ones first, cheapest first, within a share of what is left beside a reserve
-//! (`schedule::base_sets`; a dear set left out keeps one round, and the run says which claims
-//! it would have decided); one round of each variant no verdict reads, cheapest first, while
+//! variants (to learn what a round costs, less what it made for later rounds: the io data
+//! files); the rest of their six rounds for the conditions still to be decided after that pass
+//! (a condition a guard withholds on this machine keeps its first round), deciding ones first,
+//! cheapest first, within a share of what is left beside a reserve (`schedule::base_sets`; a
+//! dear set left out keeps one round until it fits in nine tenths of what is left, and the run
+//! says which claims it would have decided); one round of each variant no verdict reads, cheapest first, while
 //! the budget beside the reserve lasts (the cheap ones may take their cost of it); then
 //! adaptive rounds for the undecided checks, with the reserve and whatever else is left; then
 //! the figures still waiting, while the budget lasts; those left are reported skipped.

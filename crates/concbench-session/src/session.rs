@@ -63,6 +63,12 @@ struct Slot {
     /// Judged, but the budget left its check set no room for the rest of its base rounds: it
     /// keeps its first round and gets no adaptive ones (one more round gives no interval).
     short: bool,
+    /// Judged, but after the first pass no check still to be decided wanted it (a guard withheld
+    /// its check on this machine, as S4's for a CPU-bound reader; or the verdict shows it only
+    /// beside the checks that decide, as S2's Go, PHP Fibers and virtual-thread servers beside
+    /// Swoole, and a round of it is not cheap): it keeps its first round, and its rounds go to
+    /// checks that can decide.
+    withheld: bool,
 }
 
 impl Slot {
@@ -72,9 +78,15 @@ impl Slot {
             .filter(|r| r.facts.excluded.is_none())
             .count()
     }
+    /// What a further round is expected to cost: the mean of its rounds' walls, less what each
+    /// spent making what later rounds reuse ([`concbench_core::RawMeasurement::prepared_s`]).
+    /// Why less: the io data files are created by whichever round needs them first; a full run
+    /// (2026-11-27) priced its 100-file read at the 16.6 s of the round that created 4.5 GB of
+    /// them, not the 2.6 s of one that finds them, and left S4.degrade's check at one round.
     fn mean_wall(&self) -> f64 {
         let n = self.rounds.len().max(1) as f64;
-        self.rounds.iter().map(|r| r.facts.wall_s).sum::<f64>() / n
+        let cost = |r: &RoundRaw| (r.facts.wall_s - r.raw.prepared_s).max(0.0);
+        self.rounds.iter().map(cost).sum::<f64>() / n
     }
 }
 
@@ -88,9 +100,8 @@ struct Run<'a> {
     host: &'a Host,
     published: Published,
     groups: Vec<Vec<usize>>,
-    /// Per check of `published`: its claim, how much it matters to the base passes, and the
-    /// variants it reads.
-    checks: Vec<(String, Priority, Vec<usize>)>,
+    /// Per check of `published` that reads a variant of this run.
+    checks: Vec<CheckSet>,
     slots: Vec<Slot>,
     monitor: Monitor,
     skipped: Vec<Skipped>,
@@ -127,14 +138,34 @@ fn margin_checks(v: &Verdict) -> Vec<String> {
         .collect()
 }
 
+/// One check of `published` as the planner sees it.
+#[derive(Debug, Clone, PartialEq)]
+struct CheckSet {
+    claim: String,
+    /// Its index among its claim's checks.
+    spec: usize,
+    /// How much it matters to the base passes.
+    priority: Priority,
+    /// The variants its selectors match.
+    variants: Vec<usize>,
+}
+
+/// The provisional verdicts' checks as variant sets, after the first pass.
+struct JudgedSets {
+    /// Each check still to be decided ([`Run::undecided_checks`]).
+    open: Vec<Vec<usize>>,
+    /// Each check shown only beside those that decide (`Judged::beside_checks`).
+    beside: Vec<Vec<usize>>,
+    /// Every judged check (open, decided, withheld or beside): its claim, its index among the
+    /// claim's checks, its variants.
+    by_spec: Vec<(String, usize, Vec<usize>)>,
+}
+
 /// Each check's claim, priority and variants (`links`, in the order of `published`'s checks):
 /// a check that may decide comes first; a `decides = false` check's is beside, and so is a
 /// stand-in's where the article's own program of its facet is measured in this run (where it
 /// is not, as in a quick run without the JVM servers, the stand-in decides).
-fn check_priorities(
-    published: &Published,
-    links: &[Vec<usize>],
-) -> Vec<(String, Priority, Vec<usize>)> {
+fn check_priorities(published: &Published, links: &[Vec<usize>]) -> Vec<CheckSet> {
     let mut out = Vec::new();
     let mut at = 0;
     for claim in &published.claims {
@@ -146,7 +177,7 @@ fn check_priorities(
                     !k.stand_in && k.decides && &k.facet == facet && !set.is_empty()
                 })
             };
-        for (check, set) in claim.checks.iter().zip(sets) {
+        for (spec, (check, set)) in claim.checks.iter().zip(sets).enumerate() {
             if set.is_empty() {
                 continue;
             }
@@ -156,7 +187,12 @@ fn check_priorities(
             } else {
                 Priority::Decides
             };
-            out.push((claim.id.clone(), priority, set.clone()));
+            out.push(CheckSet {
+                claim: claim.id.clone(),
+                spec,
+                priority,
+                variants: set.clone(),
+            });
         }
     }
     out
@@ -242,7 +278,8 @@ impl Run<'_> {
     /// The rounds variant `i` gets in the base passes: a verdict's (its first alone when the
     /// budget left its checks no room) or the others'.
     fn base_rounds(&self, i: usize) -> usize {
-        match (&self.slots[i].judged, &self.slots[i].short) {
+        let s = &self.slots[i];
+        match (s.judged, s.short || s.withheld) {
             (true, false) => self.plan.claim_rounds,
             (true, true) => 1,
             _ => self.plan.other_rounds,
@@ -270,9 +307,15 @@ impl Run<'_> {
         }
         let more = self.plan.claim_rounds.saturating_sub(1);
         self.grow_for_deciding(more);
-        let chosen = self.base_choice(&judged, more);
+        let sets = self.base_candidates(&judged);
+        let chosen = self.base_choice(sets.clone(), more);
+        // Left out of the base rounds: for the budget, when a check still to be decided (or a
+        // first-screen figure) wanted it; else because none does (withheld, or only beside).
         for &i in &judged {
-            self.slots[i].short = more > 0 && !chosen.contains(&i);
+            let deciding = (sets.iter()).any(|(p, set)| *p != Priority::Beside && set.contains(&i));
+            let left_out = more > 0 && !chosen.contains(&i);
+            self.slots[i].short = left_out && deciding;
+            self.slots[i].withheld = left_out && !deciding;
         }
         self.plan_more(chosen.len() * more);
         for _ in 0..more {
@@ -302,8 +345,8 @@ impl Run<'_> {
             return;
         };
         let mut deciding: Vec<usize> = (self.checks.iter())
-            .filter(|(_, p, _)| *p == Priority::Decides)
-            .flat_map(|(_, _, set)| set.iter().copied())
+            .filter(|c| c.priority == Priority::Decides)
+            .flat_map(|c| c.variants.iter().copied())
             .filter(|&i| !self.slots[i].done)
             .collect();
         deciding.sort_unstable();
@@ -363,22 +406,55 @@ impl Run<'_> {
         }
     }
 
-    /// The judged variants that get `more` base rounds within the budget left: the check sets
-    /// of `published` by priority, and a variant no check reads (a first-screen figure, the
-    /// anatomy's) alone.
-    fn base_choice(&self, judged: &[usize], more: usize) -> Vec<usize> {
+    /// The sets that may get the rest of their base rounds, judged on the first pass: each
+    /// condition a verdict may still decide by more rounds (the variants it compares); each
+    /// shown beside them; what no judged condition of a check compares, by its check's set as
+    /// before; and a variant no check reads (a first-screen figure, the anatomy's) alone. A
+    /// variant only withheld conditions compare is in none of them.
+    ///
+    /// Why conditions, not whole checks: one check of `published` spans several conditions
+    /// (S4.one_thread's concbench check: two sizes by four readers, 16 variants) and a set is
+    /// taken whole or not at all, so one dear condition kept all the others at one round — the
+    /// full run of 2026-11-27 left S4.degrade's 100-thread read there. Why judged: a condition
+    /// a guard withholds on this machine (S4's CPU-bound readers, the article's Java reader
+    /// among them: 1.01 of its wall time on the CPU) cannot decide however many rounds it gets,
+    /// so its rounds go to the conditions that can; it keeps its first round, shown with the
+    /// guard's reason.
+    fn base_candidates(&self, judged: &[usize]) -> Vec<(Priority, Vec<usize>)> {
         let measured = |i: &usize| !self.slots[*i].done;
-        let mut sets: Vec<(Priority, Vec<usize>)> = self
-            .checks
-            .iter()
-            .map(|(_, p, set)| (*p, set.iter().copied().filter(measured).collect::<Vec<_>>()))
-            .filter(|(_, set)| !set.is_empty())
+        let only_measured = |set: &[usize]| set.iter().copied().filter(measured).collect();
+        let seen = self.judged_checks();
+        let mut sets: Vec<(Priority, Vec<usize>)> = (seen.open.iter())
+            .map(|set| (Priority::Decides, only_measured(set)))
+            .chain((seen.beside.iter()).map(|set| (Priority::Beside, only_measured(set))))
             .collect();
+        // What none of a check's judged conditions compares (all of it, when its partner is not
+        // in this run, under `--only`; a read its selectors match but no condition uses) is
+        // planned by the check as before: a variant is not left at one round for want of a
+        // verdict on it, and `--rounds N` gives it N.
+        for c in &self.checks {
+            let judged_here = |i: &usize| {
+                (seen.by_spec.iter()).any(|(claim, spec, set)| {
+                    *claim == c.claim && *spec == c.spec && set.contains(i)
+                })
+            };
+            let rest: Vec<usize> = (c.variants.iter().copied())
+                .filter(|i| !judged_here(i))
+                .collect();
+            sets.push((c.priority, only_measured(&rest)));
+        }
+        sets.retain(|(_, set)| !set.is_empty());
         for &i in judged.iter().filter(|i| measured(i)) {
-            if !self.checks.iter().any(|(_, _, set)| set.contains(&i)) {
+            if !self.checks.iter().any(|c| c.variants.contains(&i)) {
                 sets.push((Priority::Shown, vec![i]));
             }
         }
+        sets
+    }
+
+    /// The variants of `sets` that get `more` base rounds within the budget left
+    /// ([`base_sets`]).
+    fn base_choice(&self, sets: Vec<(Priority, Vec<usize>)>, more: usize) -> Vec<usize> {
         let cheap = self.plan.cheap_round.as_secs_f64();
         let left = self.budget().as_secs_f64() - self.elapsed().as_secs_f64() - self.reserve_s();
         base_sets(
@@ -570,13 +646,13 @@ impl Run<'_> {
     /// its variants.
     fn undecided_checks(&self) -> Vec<Vec<usize>> {
         let doc = self.provisional();
-        let index = |e: &concbench_core::ResultEntry| {
-            self.variants
-                .iter()
-                .position(|v| v.meta.id == e.id && v.params == e.params)
-        };
+        self.open_of(verdicts::judge_all(&doc, &self.published))
+    }
+
+    /// The variants of each open check of `judged`, each set once.
+    fn open_of(&self, judged: Vec<verdicts::Judged<'_>>) -> Vec<Vec<usize>> {
         let mut out: Vec<Vec<usize>> = Vec::new();
-        for judged in verdicts::judge_all(&doc, &self.published) {
+        for judged in judged {
             // Fragile decisions too: stopping at the first look where an interval happens to
             // clear a margin is what makes a rerun disagree.
             let open = judged
@@ -584,15 +660,46 @@ impl Run<'_> {
                 .into_iter()
                 .chain(judged.fragile_checks);
             for check in open {
-                let mut set: Vec<usize> = check.iter().filter_map(|e| index(e)).collect();
-                set.sort_unstable();
-                set.dedup();
+                let set = self.indices(&check);
                 if !set.is_empty() && !out.contains(&set) {
                     out.push(set);
                 }
             }
         }
         out
+    }
+
+    /// The provisional verdicts' checks, as variant sets ([`JudgedSets`]).
+    fn judged_checks(&self) -> JudgedSets {
+        let doc = self.provisional();
+        let judged = verdicts::judge_all(&doc, &self.published);
+        let beside = (judged.iter())
+            .flat_map(|j| j.beside_checks.iter().map(|c| self.indices(c)))
+            .collect();
+        let by_spec = (judged.iter())
+            .flat_map(|j| {
+                (j.instances.iter())
+                    .map(|(spec, c)| (j.verdict.source.clone(), *spec, self.indices(c)))
+            })
+            .collect();
+        JudgedSets {
+            open: self.open_of(judged),
+            beside,
+            by_spec,
+        }
+    }
+
+    /// The variant indices of `entries`, sorted.
+    fn indices(&self, entries: &[&concbench_core::ResultEntry]) -> Vec<usize> {
+        let index = |e: &concbench_core::ResultEntry| {
+            self.variants
+                .iter()
+                .position(|v| v.meta.id == e.id && v.params == e.params)
+        };
+        let mut set: Vec<usize> = entries.iter().filter_map(|e| index(e)).collect();
+        set.sort_unstable();
+        set.dedup();
+        set
     }
 
     /// A document of what has been measured so far, to judge.
@@ -731,10 +838,10 @@ impl Run<'_> {
         // The claims a left-out figure would have decided (those it is only shown beside keep
         // their verdicts).
         let mut claims: Vec<&str> = Vec::new();
-        for (claim, priority, set) in &self.checks {
-            let reads = set.iter().any(|i| short.contains(i));
-            if reads && *priority == Priority::Decides && !claims.contains(&claim.as_str()) {
-                claims.push(claim);
+        for c in &self.checks {
+            let reads = c.variants.iter().any(|i| short.contains(i));
+            if reads && c.priority == Priority::Decides && !claims.contains(&c.claim.as_str()) {
+                claims.push(&c.claim);
             }
         }
         let more = self.plan.claim_rounds.saturating_sub(1) as f64;
@@ -762,6 +869,34 @@ impl Run<'_> {
                 n => format!("{n} figures"),
             },
             self.plan.claim_rounds,
+        ))
+    }
+
+    /// The warning for variants kept at their first round because no check still to be decided
+    /// compared them after it ([`Slot::withheld`]), naming the claims that read them.
+    fn withheld_warning(&self) -> Option<String> {
+        let kept: Vec<usize> = (0..self.slots.len())
+            .filter(|&i| self.slots[i].withheld && !self.slots[i].done)
+            .collect();
+        if kept.is_empty() || self.cancel.is_cancelled() {
+            return None;
+        }
+        let mut claims: Vec<&str> = Vec::new();
+        for c in &self.checks {
+            if c.variants.iter().any(|i| kept.contains(i)) && !claims.contains(&c.claim.as_str()) {
+                claims.push(&c.claim);
+            }
+        }
+        let n = match kept.len() {
+            1 => "1 figure".to_string(),
+            n => format!("{n} figures"),
+        };
+        Some(format!(
+            "{n} read by {} kept their first round only: after it no check still to be decided \
+             compared them (a guard withheld it on this machine, as S4's for a CPU-bound \
+             reader, or the verdict shows them only beside the checks that decide; each \
+             verdict says which), so their rounds went to the checks that can decide",
+            claims.join(", ")
         ))
     }
 
@@ -793,6 +928,9 @@ impl Run<'_> {
             warnings.push(w);
         }
         if let Some(w) = self.short_warning() {
+            warnings.push(w);
+        }
+        if let Some(w) = self.withheld_warning() {
             warnings.push(w);
         }
         if let Some(grown) = self.grown {
@@ -905,6 +1043,7 @@ mod tests {
             decision,
             note: String::new(),
             beside: false,
+            withheld: false,
             boundary: None,
             at_margin: None,
         }
@@ -929,8 +1068,8 @@ mod tests {
         let stand_in = |probes: bool| {
             check_priorities(&p, &links(probes))
                 .into_iter()
-                .find(|(claim, _, set)| claim == "S0.create" && set == &[0, 1])
-                .map(|(_, priority, _)| priority)
+                .find(|c| c.claim == "S0.create" && c.variants == [0, 1])
+                .map(|c| c.priority)
         };
         assert_eq!(stand_in(false), Some(Priority::Decides));
         assert_eq!(stand_in(true), Some(Priority::Beside));
@@ -954,6 +1093,42 @@ mod tests {
             unmeasured: Vec::new(),
         };
         assert_eq!(margin_checks(&v), ["S0.print at COUNT = 500"]);
+    }
+
+    #[test]
+    fn a_rounds_cost_leaves_out_what_it_made_for_later_rounds() {
+        // The 100-file read of stop 29's full run: 16.6 s, of which 14 s created the data
+        // files; a round that finds them costs 2.6 s.
+        let meta = concbench_core::Meta {
+            id: "io.read",
+            family: "io",
+            title: "t",
+            op: "o",
+            unit: "ms",
+            expected_switches_per_op: None,
+        };
+        let round = |wall_s: f64, prepared_s: f64| {
+            let mut raw =
+                concbench_core::RawMeasurement::from_values(meta.clone(), Params::new(), vec![1.0]);
+            raw.prepared_s = prepared_s;
+            RoundRaw {
+                raw,
+                facts: RoundFacts {
+                    wall_s,
+                    ..RoundFacts::default()
+                },
+            }
+        };
+        let first = Slot {
+            rounds: vec![round(16.6, 14.0)],
+            ..Slot::default()
+        };
+        assert!((first.mean_wall() - 2.6).abs() < 1e-9);
+        let both = Slot {
+            rounds: vec![round(16.6, 14.0), round(2.8, 0.0)],
+            ..Slot::default()
+        };
+        assert!((both.mean_wall() - 2.7).abs() < 1e-9);
     }
 
     /// Regression: an unreadable `/proc/stat` counted as a quiet machine, with no word said.

@@ -169,12 +169,29 @@ fn build_ahead(variants: &[Chosen], cancelled: &dyn Fn() -> bool) {
     }
 }
 
-/// "; verdict rounds: S0.30x 6, S2.switch_order 14, ..." for the closing line.
+/// "; rounds per verdict: S0.30x 6, S4.degrade 9 (1 check at 1), ..." for the closing line: a
+/// verdict's rounds are its deciding checks' most, and the checks the run left under its base
+/// rounds follow in brackets (a withheld check, which takes no rounds of its own, is not one).
+/// Why: a full run on 2026-11-27 said "S4.degrade 9" while its 100-thread check had one round.
 fn rounds_per_verdict(doc: &ResultDoc) -> String {
+    let base = (doc.settings.get("claim_rounds"))
+        .and_then(serde_json::Value::as_u64)
+        .unwrap_or(0) as usize;
     let parts: Vec<String> = doc
         .verdicts
         .iter()
-        .filter_map(|v| Some(format!("{} {}", v.source, v.rounds?)))
+        .filter_map(|v| {
+            let short: Vec<usize> = (v.checks.iter())
+                .filter(|c| !c.beside && !c.withheld && c.rounds < base)
+                .map(|c| c.rounds)
+                .collect();
+            let under = match (short.len(), short.iter().min()) {
+                (0, _) | (_, None) => String::new(),
+                (1, Some(r)) => format!(" (1 check at {r})"),
+                (n, Some(r)) => format!(" ({n} checks under {base}, the fewest at {r})"),
+            };
+            Some(format!("{} {}{under}", v.source, v.rounds?))
+        })
         .collect();
     if parts.is_empty() {
         String::new()
@@ -237,4 +254,72 @@ fn default_json_path(command: &str, started_at: &str) -> PathBuf {
         .filter(|c| c.is_ascii_alphanumeric())
         .collect();
     PathBuf::from(output::DEFAULT_DIR).join(format!("{command}-{stamp}.json"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use concbench_core::{Check, Host, Verdict, VerdictKind};
+
+    fn check(rounds: usize, beside: bool, withheld: bool) -> Check {
+        Check {
+            condition: "c".into(),
+            rule: "r".into(),
+            estimate: Some(1.0),
+            ci95: None,
+            unit: "x".into(),
+            rounds,
+            decision: VerdictKind::Inconclusive,
+            note: String::new(),
+            beside,
+            withheld,
+            boundary: None,
+            at_margin: None,
+        }
+    }
+
+    #[test]
+    fn regression_the_closing_line_said_s4_degrade_9_with_a_check_at_one_round() {
+        let mut doc = ResultDoc::new(Host::default(), String::new());
+        doc.settings.insert("claim_rounds".into(), 6.into());
+        let verdict = |source: &str, checks: Vec<Check>| Verdict {
+            claim: "claim".into(),
+            source: source.into(),
+            verdict: VerdictKind::Inconclusive,
+            evidence: Vec::new(),
+            explanation: String::new(),
+            rounds: checks.iter().filter(|c| !c.beside).map(|c| c.rounds).max(),
+            checks,
+            robustness: None,
+            unmeasured: Vec::new(),
+        };
+        doc.verdicts = vec![
+            verdict(
+                "S4.degrade",
+                vec![check(9, false, false), check(1, false, false)],
+            ),
+            // Withheld or beside at one round: not left short by the run.
+            verdict(
+                "S4.one_thread",
+                vec![check(20, false, false), check(1, false, true)],
+            ),
+            verdict(
+                "S0.print",
+                vec![check(6, false, false), check(1, true, false)],
+            ),
+            verdict(
+                "S0.create",
+                vec![
+                    check(7, false, false),
+                    check(1, false, false),
+                    check(5, false, false),
+                ],
+            ),
+        ];
+        assert_eq!(
+            rounds_per_verdict(&doc),
+            "; rounds per verdict: S4.degrade 9 (1 check at 1), S4.one_thread 20, S0.print 6, \
+             S0.create 7 (2 checks under 6, the fewest at 1)"
+        );
+    }
 }

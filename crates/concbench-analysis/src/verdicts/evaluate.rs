@@ -24,6 +24,13 @@ pub struct Judged<'a> {
     /// repeat its decision), the results it rests on: a decision reached by chance at an early
     /// look is what makes a rerun disagree, so the run keeps measuring these too.
     pub fragile_checks: Vec<Vec<&'a ResultEntry>>,
+    /// For each check shown only beside the checks that decide, the results it rests on.
+    pub beside_checks: Vec<Vec<&'a ResultEntry>>,
+    /// Every check judged (one per condition): its index among the claim's checks and the
+    /// results it rests on. What none of them reads — a deciding check withheld by a guard
+    /// among them — the run gives no rounds for it (a full run's S4 checks on a CPU-bound
+    /// reader kept rounds that could have decided S4.degrade's 100-thread read).
+    pub instances: Vec<(usize, Vec<&'a ResultEntry>)>,
 }
 
 /// A decision repeated by at least this share of the resamples of its rounds counts as stable.
@@ -57,6 +64,7 @@ pub fn judge_claim<'a>(doc: &'a ResultDoc, claim: &'a Claim) -> Option<Judged<'a
                 let mut c = check(spec, rule, &instance, s, horizon);
                 c.spec = i;
                 c.withheld = apply_guards(&mut c.check, spec, &instance);
+                c.check.withheld = c.withheld;
                 if !deciding(claim, spec) {
                     set_not_deciding(&mut c, spec);
                 }
@@ -72,8 +80,14 @@ pub fn judge_claim<'a>(doc: &'a ResultDoc, claim: &'a Claim) -> Option<Judged<'a
     let mut undecided: Vec<&ResultEntry> = Vec::new();
     let mut undecided_checks: Vec<Vec<&ResultEntry>> = Vec::new();
     let mut fragile_checks: Vec<Vec<&ResultEntry>> = Vec::new();
+    let mut beside_checks: Vec<Vec<&ResultEntry>> = Vec::new();
+    let mut instances: Vec<(usize, Vec<&ResultEntry>)> = Vec::new();
     for c in &mut checked {
         let deciding = !c.check.beside && !c.withheld;
+        instances.push((c.spec, c.results.clone()));
+        if c.check.beside {
+            beside_checks.push(c.results.clone());
+        }
         let open = deciding && c.check.decision == VerdictKind::Inconclusive;
         if open && decidable(c.rule, &c.series.values, horizon) {
             undecided_checks.push(c.results.clone());
@@ -129,6 +143,8 @@ pub fn judge_claim<'a>(doc: &'a ResultDoc, claim: &'a Claim) -> Option<Judged<'a
         undecided,
         undecided_checks,
         fragile_checks,
+        beside_checks,
+        instances,
     })
 }
 
@@ -416,6 +432,7 @@ fn check<'a>(
         decision,
         note: note(&s, ci.is_some(), &results),
         beside: false,
+        withheld: false,
         boundary: boundary.map(|(lo, hi)| [lo, hi]),
         at_margin: None,
     };
@@ -446,10 +463,21 @@ fn note(s: &Series, has_interval: bool, results: &[&ResultEntry]) -> String {
             s.values.len()
         ));
     }
-    if s.dropped > 0 {
+    // Why two sentences: "a result had no usable round there" read as lost rounds where the
+    // plan had measured a shared result for another check alone (a full run's S4.one_thread:
+    // "5 pass(es) left out", all of them S4.degrade's passes of the ten-thread read).
+    if s.apart > 0 {
         parts.push(format!(
-            "{} pass(es) left out: a result had no usable round there",
-            s.dropped
+            "{} pass(es) left out: a result it shares with another check was measured there \
+             for that one alone",
+            s.apart
+        ));
+    }
+    if s.dropped > s.apart {
+        parts.push(format!(
+            "{} pass(es) left out: a round there was excluded (taken under interference) or \
+             gave no usable value",
+            s.dropped - s.apart
         ));
     }
     for r in results.iter().filter(|r| r.modes.len() > 1) {

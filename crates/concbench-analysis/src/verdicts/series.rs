@@ -34,6 +34,10 @@ pub struct Series {
     /// Passes where some result had no usable round (missing, excluded, or not positive where a
     /// ratio needs it).
     pub dropped: usize,
+    /// Of those, the passes where some result had no round at all: a result the check shares
+    /// with another was measured there for that one alone (S4's ten-thread read, in the passes
+    /// that gave S4.degrade its rounds), which is the plan, not a lost round.
+    pub apart: usize,
 }
 
 /// Whether `entry` is what `sel` selects, with the `fixed` params too. A fixed (`for_each`)
@@ -187,7 +191,13 @@ pub fn series(instance: &Instance<'_>, quantity: &Expr, unit: Option<&str>) -> S
                 out.values.push(v);
                 out.passes.push(pass);
             }
-            None => out.dropped += 1,
+            None => {
+                out.dropped += 1;
+                let measured = |e: &ResultEntry| e.rounds.iter().any(|r| r.pass == pass);
+                if !instance.results.values().all(|(e, _)| measured(e)) {
+                    out.apart += 1;
+                }
+            }
         }
     }
     out
@@ -224,5 +234,32 @@ fn evaluate(
             convert(value, from, u)
         }
         None => Some(value),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::synthetic::entry;
+
+    #[test]
+    fn regression_passes_measured_for_another_check_read_as_lost_rounds() {
+        // S4.one_thread's "5 pass(es) left out: a result had no usable round there" (full run
+        // F-1, 2026-11-27) were passes in which the shared ten-thread read was measured for
+        // S4.degrade alone. `one` here has no round in pass 7 (measured apart) and its pass-3
+        // round taken under interference (excluded: seven clean rounds remain).
+        let threads = entry("io.read", &[1.0; 8]);
+        let mut one = entry("io.read", &[2.0; 8]);
+        one.rounds.retain(|r| r.pass != 7);
+        one.rounds[3].excluded = Some("other processes used 0.50 CPUs".into());
+        let sel: Selector = toml::from_str("id = \"io.read\"").unwrap();
+        let instance = Instance {
+            condition: "c".into(),
+            facet: None,
+            results: [("threads", (&threads, &sel)), ("one", (&one, &sel))].into(),
+        };
+        let s = series(&instance, &Expr::parse("threads / one").unwrap(), None);
+        assert_eq!(s.values, vec![0.5; 6]);
+        assert_eq!((s.dropped, s.apart), (2, 1));
     }
 }

@@ -71,6 +71,8 @@ pub struct JavaRead {
     build_note: Option<String>,
     resident_before: f64,
     judge: CacheJudge,
+    /// Seconds `setup` spent creating data files (see [`Staged::prepared_s`]).
+    prepared_s: f64,
 }
 
 impl JavaRead {
@@ -81,6 +83,7 @@ impl JavaRead {
             build_note: None,
             resident_before: 0.0,
             judge: CacheJudge::new(cfg.cache),
+            prepared_s: 0.0,
         })
     }
 
@@ -170,7 +173,8 @@ impl Staged for JavaRead {
 
     fn setup(&mut self, ctx: &RunContext) -> Result<Live> {
         let data = DataSet::new(&data_dir(ctx)?, file_bytes(&self.cfg, ctx));
-        data.ensure(self.cfg.files, &ctx.cancel)
+        self.prepared_s = data
+            .ensure(self.cfg.files, &ctx.cancel)
             .context("creating the data files")?;
         let built = prepare_probe(&mut |_| {})?;
         self.build_note = built.note;
@@ -265,6 +269,10 @@ impl Staged for JavaRead {
 
     fn info(&self) -> BTreeMap<String, String> {
         concbench_probes::runtime_info(self.version.as_deref())
+    }
+
+    fn prepared_s(&self) -> f64 {
+        self.prepared_s
     }
 
     fn teardown(&mut self, live: Live, _ctx: &RunContext) -> Result<()> {

@@ -54,6 +54,8 @@ pub struct Read {
     direct_refused: Option<String>,
     resident_before: f64,
     judge: CacheJudge,
+    /// Seconds `setup` spent creating data files (see [`Staged::prepared_s`]).
+    prepared_s: f64,
 }
 
 impl Read {
@@ -64,6 +66,7 @@ impl Read {
             direct_refused: None,
             resident_before: 0.0,
             judge: CacheJudge::new(cfg.cache),
+            prepared_s: 0.0,
         })
     }
 
@@ -157,7 +160,8 @@ impl Staged for Read {
     fn setup(&mut self, ctx: &RunContext) -> Result<DataSet> {
         let dir = data_dir(ctx)?;
         let set = DataSet::new(&dir, file_bytes(&self.cfg, ctx));
-        set.ensure(self.cfg.files, &ctx.cancel)
+        self.prepared_s = set
+            .ensure(self.cfg.files, &ctx.cancel)
             .context("creating the data files")?;
         self.device = Device::of(&dir);
         if self.cfg.reader == Reader::Direct {
@@ -184,6 +188,10 @@ impl Staged for Read {
             )]
             .into(),
         }
+    }
+
+    fn prepared_s(&self) -> f64 {
+        self.prepared_s
     }
 
     fn before_sample(&mut self, data: &mut DataSet, _ctx: &RunContext) -> Result<()> {
