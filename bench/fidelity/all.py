@@ -25,12 +25,13 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 # round costs seconds there, and their pairs are at the mercy of the machine's slower and faster
 # spells (a third of the pairs of 2026-11-27 had perf on one and concbench on the other), so at
 # 15 rounds their intervals straddled the targets in most resamplings of those pairs, at 40 in
-# about one in five (docs/FIDELITY.md).
+# about one in five (docs/FIDELITY.md). probes and io take 12 and 10: at six, one disturbed pair
+# is the interval's end (2026-11-27: the pipe token's [0.804, 1.176], io's [0.541, 1.161]).
 SCRIPTS = [
     ("create", ["40"]),
     ("switch", ["40"]),
-    ("probes", ["6"]),
-    ("io", ["6", "/var/tmp"]),
+    ("probes", ["12"]),
+    ("io", ["10", "/var/tmp"]),
     ("server", ["6", "3"]),
     ("workload", ["6"]),
 ]

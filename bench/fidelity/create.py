@@ -34,7 +34,7 @@ import statistics
 import subprocess
 import sys
 
-from common import (BIN, build, concbench, find, first_round, one_round, operations_timed, parent_shape,
+from common import (BIN, build, concbench, earliest, find, first_round, one_round, operations_timed, parent_shape,
                     parse_fork_loop, perf_usecs_per_op, pinned_cpu, report, require, scratch_dir)
 from verdict import Target, check
 
@@ -63,10 +63,11 @@ def perf_getppid(cpu, loops):
     return perf_usecs_per_op(out) * 1000
 
 
-def c_fork(cpu, binary, forks, shape=()):
-    """fork_loop's figure and shape (parse_fork_loop), pinned to `cpu`; `shape`: the anonymous
-    KiB and mappings to grow to first."""
-    out = subprocess.run(["taskset", "-c", cpu, binary, str(forks), *map(str, shape)],
+def c_fork(cpu, binary, forks, samples, shape=(0, 0)):
+    """fork_loop's figure and shape (parse_fork_loop), pinned to `cpu`, as concbench reports a
+    round: the median of `samples` samples' means after a warm-up sample (fork_loop.c says
+    why); `shape`: the anonymous KiB and mappings to grow to first (0, 0: none)."""
+    out = subprocess.run(["taskset", "-c", cpu, binary, str(forks), *map(str, shape), str(samples)],
                          capture_output=True, text=True, check=True).stdout
     return parse_fork_loop(out)
 
@@ -88,12 +89,13 @@ ours_fork, c_plain, c_libs, c_same = [], [], [], []
 for r in range(rounds):
     cpu, calls = str(pinned_cpu(getppid)), operations_timed(getppid)
     forks = max(MIN_FORKS, operations_timed(fork))
+    samples = int(earliest(fork).get("samples", 1))
     # The references first, then concbench's round (see one_round): the default perf run, 2.4 s,
     # furthest from it, then the C loops, the same-shape one and getppid's perf run last.
     perf_default.append(perf_getppid(cpu, PERF_DEFAULT_LOOPS))
-    c_plain.append(c_fork(cpu, fork_loop, forks))
-    c_libs.append(c_fork(cpu, fork_loop_libs, forks))
-    c_same.append(c_fork(cpu, fork_loop_libs, forks, shape))
+    c_plain.append(c_fork(cpu, fork_loop, forks, samples))
+    c_libs.append(c_fork(cpu, fork_loop_libs, forks, samples))
+    c_same.append(c_fork(cpu, fork_loop_libs, forks, samples, shape))
     perf_sys.append(perf_getppid(cpu, calls))
     getppid, fork = measure()
     ours_sys.append(first_round(getppid))
@@ -103,7 +105,7 @@ for r in range(rounds):
           f"({calls} calls), perf default {perf_default[-1]:.1f} ns; fork {ours_fork[-1]:.1f} "
           f"({shape[0]} KiB anon, {shape[1]} maps) vs C {c['us']:.1f} ({c['anon_kib']:.0f} KiB, "
           f"{c['vmas']:.0f} maps), plain C {c_plain[-1]['us']:.1f}, C + Rust's libs "
-          f"{c_libs[-1]['us']:.1f} us ({forks} forks)", file=sys.stderr)
+          f"{c_libs[-1]['us']:.1f} us ({forks} forks in {samples} samples)", file=sys.stderr)
 
 us = lambda runs: [c["us"] for c in runs]
 report([

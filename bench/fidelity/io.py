@@ -19,7 +19,7 @@ files of the same size can be served at different speeds (where their blocks lie
 how hot they are in the host). Only readers of the same files compare the tools.
 Rounds alternate so drift hits all alike; the target is MiB/s within 15% of fio on the same
 files (paired rounds; see verdict.py).
-Usage: bench/fidelity/io.py [ROUNDS] [DIR]   (default 6 rounds; DIR on a disk, default /var/tmp,
+Usage: bench/fidelity/io.py [ROUNDS] [DIR]   (default 10 rounds; DIR on a disk, default /var/tmp,
 with 1 GiB free; needs fio: apt-get install fio, and cc: apt-get install gcc)"""
 
 import json
@@ -32,7 +32,7 @@ import tempfile
 from common import build, concbench, earliest, find, one_round, report, require
 from verdict import Target, check
 
-rounds = int(sys.argv[1]) if len(sys.argv) > 1 else 6
+rounds = int(sys.argv[1]) if len(sys.argv) > 1 else 10
 base = sys.argv[2] if len(sys.argv) > 2 else "/var/tmp"
 require("fio", "apt-get install fio")
 require("cc", "apt-get install gcc")
@@ -64,14 +64,24 @@ def c_mib_per_s():
                                 text=True).stdout)
 
 
+def concbench_read():
+    # --keep-io-files: concbench's data files stay for fio, the C reader and the next round.
+    return concbench("io.read", ["--where", "files=4", "--where", "file_mib=128",
+                                 "--io-dir", work, "--keep-io-files", *one_round("120s")])
+
+
 ours, same, hinted, own, c_ref, shares = [], [], [], [], [], []
 try:
-    # Lay fio's files out once (the first fio run writes them) so no round pays for creation.
+    # Each side's files are laid out and read once before the rounds, uncounted: on a VM the
+    # first read of new files goes past the host's cache of the disk image and runs 2-4x slower
+    # than every later one (2026-11-27: concbench's first round 619 MiB/s, the next ones
+    # 2271-2640, while fio's own files had had their first read here), so a first round would
+    # compare a cold host with a warm one. In the guest every round is still cold
+    # (POSIX_FADV_DONTNEED before each read).
     subprocess.run(FIO_OWN_FILES, check=True, capture_output=True)
+    concbench_read()
     for r in range(rounds):
-        # --keep-io-files: concbench's data files stay for fio, the C reader and the next round.
-        doc = concbench("io.read", ["--where", "files=4", "--where", "file_mib=128",
-                                    "--io-dir", work, "--keep-io-files", *one_round("120s")])
+        doc = concbench_read()
         res = find(doc, "io.read", model="threads", files=4, file_mib=128, read_kib=4,
                    reader="block", cache="cold")
         # One round (no verdict reads this point, so a run adds none), its figures.

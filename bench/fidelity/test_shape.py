@@ -62,6 +62,20 @@ class ForkLoop(unittest.TestCase):
         self.assertGreaterEqual(grown["vmas"], want_vmas)
         self.assertLessEqual(grown["vmas"], want_vmas + 2)
 
+    def test_with_samples_it_reports_a_median_of_sample_means_of_the_same_shape(self):
+        # 0 0: no growth; 4 samples of 5 forks after a warm-up of 5. The time is a machine's, so
+        # only its form and the shape are checked.
+        with tempfile.TemporaryDirectory() as d:
+            binary = os.path.join(d, "fork_loop")
+            subprocess.run(["cc", "-O2", "-o", binary, os.path.join(HERE, "fork_loop.c")], check=True)
+            plain = parse_fork_loop(subprocess.run([binary, "20"], capture_output=True, text=True,
+                                                   check=True).stdout)
+            sampled = parse_fork_loop(subprocess.run([binary, "20", "0", "0", "4"], capture_output=True,
+                                                     text=True, check=True).stdout)
+        self.assertGreater(sampled["us"], 0)
+        self.assertEqual(sampled["vmas"], plain["vmas"])
+        self.assertLess(abs(sampled["anon_kib"] - plain["anon_kib"]), 16)
+
 
 if __name__ == "__main__":
     unittest.main()

@@ -41,6 +41,9 @@ fn regression_a_95_percent_interval_at_every_look_decided_a_check_its_min_did_no
         "{:?}",
         v.checks[0]
     );
+    // Regression: the note read "the boundary for this look ... does              not: deciding"
+    // (a string literal's line break without its `\`, so the next line's indent was kept).
+    assert!(!v.checks[0].note.contains("  "), "{}", v.checks[0].note);
     // Six rounds wholly inside the band decide.
     assert_eq!(decision(&create_doc(&[13.0; 6]), "S0.create"), Confirmed);
 }

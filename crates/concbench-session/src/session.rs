@@ -892,10 +892,8 @@ impl Run<'_> {
             n => format!("{n} figures"),
         };
         Some(format!(
-            "{n} read by {} kept their first round only: after it no check still to be decided \
-             compared them (a guard withheld it on this machine, as S4's for a CPU-bound \
-             reader, or the verdict shows them only beside the checks that decide; each \
-             verdict says which), so their rounds went to the checks that can decide",
+            "{n} read by {} kept their first round only: no undecided check compared them \
+             after it (a guard withheld it, or they are shown beside; each verdict says which)",
             claims.join(", ")
         ))
     }

@@ -508,11 +508,13 @@ fn boundary_sentence(boundary: Option<(f64, f64)>, n: usize, horizon: usize, uni
     let looks = format!("look at {n} rounds of up to {}", horizon.max(n));
     match boundary {
         Some((lo, hi)) => format!(
-            "its 95% interval clears the margin, but the boundary for this {looks} ({}) does              not: deciding at every look spends the 5% error over the looks",
+            "its 95% interval clears the margin, but the boundary for this {looks} ({}) does \
+             not: deciding at every look spends the 5% error over the looks",
             concbench_core::human::interval((lo + hi) / 2.0, Some([lo, hi]), unit)
         ),
         None => format!(
-            "its 95% interval clears the margin, but a {looks} cannot decide: deciding at every              look spends the 5% error over the looks"
+            "its 95% interval clears the margin, but a {looks} cannot decide: deciding at every \
+             look spends the 5% error over the looks"
         ),
     }
 }
