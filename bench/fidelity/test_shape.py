@@ -46,15 +46,24 @@ class Shape(unittest.TestCase):
 
 @unittest.skipUnless(shutil.which("cc") and os.path.exists("/proc/self/status"), "needs cc and Linux")
 class ForkLoop(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        cls.dir = tempfile.TemporaryDirectory()
+        cls.binary = os.path.join(cls.dir.name, "fork_loop")
+        subprocess.run(["cc", "-O2", "-o", cls.binary, os.path.join(HERE, "fork_loop.c")], check=True)
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.dir.cleanup()
+
+    def fork_loop(self, *args):
+        out = subprocess.run([self.binary, *map(str, args)], capture_output=True, text=True, check=True)
+        return parse_fork_loop(out.stdout)
+
     def test_it_grows_to_the_anonymous_memory_and_mappings_asked(self):
-        with tempfile.TemporaryDirectory() as d:
-            binary = os.path.join(d, "fork_loop")
-            subprocess.run(["cc", "-O2", "-o", binary, os.path.join(HERE, "fork_loop.c")], check=True)
-            plain = parse_fork_loop(subprocess.run([binary, "20"], capture_output=True, text=True,
-                                                   check=True).stdout)
-            want_anon, want_vmas = plain["anon_kib"] + 512, plain["vmas"] + 10
-            grown = parse_fork_loop(subprocess.run([binary, "20", str(int(want_anon)), str(int(want_vmas))],
-                                                   capture_output=True, text=True, check=True).stdout)
+        plain = self.fork_loop(20)
+        want_anon, want_vmas = int(plain["anon_kib"]) + 512, int(plain["vmas"]) + 10
+        grown = self.fork_loop(20, want_anon, want_vmas)
         self.assertGreater(plain["us"], 0)
         # Grown a page at a time (a malloc block of a page spans two).
         self.assertGreaterEqual(grown["anon_kib"], want_anon)
@@ -65,17 +74,10 @@ class ForkLoop(unittest.TestCase):
     def test_with_samples_it_reports_a_median_of_sample_means_of_the_same_shape(self):
         # 0 0: no growth; 4 samples of 5 forks after a warm-up of 5. The time is a machine's, so
         # only its form and the shape are checked.
-        with tempfile.TemporaryDirectory() as d:
-            binary = os.path.join(d, "fork_loop")
-            subprocess.run(["cc", "-O2", "-o", binary, os.path.join(HERE, "fork_loop.c")], check=True)
-            plain = parse_fork_loop(subprocess.run([binary, "20"], capture_output=True, text=True,
-                                                   check=True).stdout)
-            sampled = parse_fork_loop(subprocess.run([binary, "20", "0", "0", "4"], capture_output=True,
-                                                     text=True, check=True).stdout)
+        plain, sampled = self.fork_loop(20), self.fork_loop(20, 0, 0, 4)
         self.assertGreater(sampled["us"], 0)
         self.assertEqual(sampled["vmas"], plain["vmas"])
         self.assertLess(abs(sampled["anon_kib"] - plain["anon_kib"]), 16)
-
 
 if __name__ == "__main__":
     unittest.main()

@@ -829,21 +829,10 @@ impl Run<'_> {
     /// The warning for variants the budget gave their first round only (see [`base_sets`]),
     /// naming the claims whose checks read them and the budget that would measure them.
     fn short_warning(&self) -> Option<String> {
-        let short: Vec<usize> = (0..self.slots.len())
-            .filter(|&i| self.slots[i].short && !self.slots[i].done)
-            .collect();
-        if short.is_empty() || self.cancel.is_cancelled() {
-            return None;
-        }
+        let short = self.unfinished_slots(|s| s.short)?;
         // The claims a left-out figure would have decided (those it is only shown beside keep
         // their verdicts).
-        let mut claims: Vec<&str> = Vec::new();
-        for c in &self.checks {
-            let reads = c.variants.iter().any(|i| short.contains(i));
-            if reads && c.priority == Priority::Decides && !claims.contains(&c.claim.as_str()) {
-                claims.push(&c.claim);
-            }
-        }
+        let claims = self.claims_reading(&short, |c| c.priority == Priority::Decides);
         let more = self.plan.claim_rounds.saturating_sub(1) as f64;
         let cost: f64 = short
             .iter()
@@ -864,10 +853,7 @@ impl Run<'_> {
             "the budget ({budget:.0} s) had room for one round only of {}{of}, not the {} an \
              interval needs: their dearer rounds would have left the undecided checks none; \
              --budget {suggested:.0} measures them too",
-            match short.len() {
-                1 => "1 figure".to_string(),
-                n => format!("{n} figures"),
-            },
+            figures(short.len()),
             self.plan.claim_rounds,
         ))
     }
@@ -875,27 +861,36 @@ impl Run<'_> {
     /// The warning for variants kept at their first round because no check still to be decided
     /// compared them after it ([`Slot::withheld`]), naming the claims that read them.
     fn withheld_warning(&self) -> Option<String> {
-        let kept: Vec<usize> = (0..self.slots.len())
-            .filter(|&i| self.slots[i].withheld && !self.slots[i].done)
+        let kept = self.unfinished_slots(|s| s.withheld)?;
+        let claims = self.claims_reading(&kept, |_| true);
+        Some(format!(
+            "{} read by {} kept their first round only: no undecided check compared them \
+             after it (a guard withheld it, or they are shown beside; each verdict says which)",
+            figures(kept.len()),
+            claims.join(", ")
+        ))
+    }
+
+    /// The slots `marked` picks that are not done, or None when there are none or the run was
+    /// cancelled (a cancelled run's warnings would blame the budget for the user's Ctrl-C).
+    fn unfinished_slots(&self, marked: impl Fn(&Slot) -> bool) -> Option<Vec<usize>> {
+        let picked: Vec<usize> = (0..self.slots.len())
+            .filter(|&i| marked(&self.slots[i]) && !self.slots[i].done)
             .collect();
-        if kept.is_empty() || self.cancel.is_cancelled() {
-            return None;
-        }
+        (!picked.is_empty() && !self.cancel.is_cancelled()).then_some(picked)
+    }
+
+    /// The claims, once each in check order, of the checks `counts` accepts that read a slot of
+    /// `slots`.
+    fn claims_reading(&self, slots: &[usize], counts: impl Fn(&CheckSet) -> bool) -> Vec<&str> {
         let mut claims: Vec<&str> = Vec::new();
         for c in &self.checks {
-            if c.variants.iter().any(|i| kept.contains(i)) && !claims.contains(&c.claim.as_str()) {
+            let reads = c.variants.iter().any(|i| slots.contains(i));
+            if reads && counts(c) && !claims.contains(&c.claim.as_str()) {
                 claims.push(&c.claim);
             }
         }
-        let n = match kept.len() {
-            1 => "1 figure".to_string(),
-            n => format!("{n} figures"),
-        };
-        Some(format!(
-            "{n} read by {} kept their first round only: no undecided check compared them \
-             after it (a guard withheld it, or they are shown beside; each verdict says which)",
-            claims.join(", ")
-        ))
+        claims
     }
 
     fn finish(self, settled: Option<Settled>) -> SessionOutput {
@@ -1002,6 +997,14 @@ impl Run<'_> {
             skipped: self.skipped,
             failures: self.failures,
         }
+    }
+}
+
+/// "1 figure", "5 figures".
+fn figures(n: usize) -> String {
+    match n {
+        1 => "1 figure".to_string(),
+        n => format!("{n} figures"),
     }
 }
 
