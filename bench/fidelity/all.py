@@ -7,8 +7,8 @@ DIR/<script>.txt; a script that could not run (a tool missing, a failure) is a r
 with the last line it printed. The scripts run one at a time: two would measure each other.
 Usage: bench/fidelity/all.py [--only create,io,...] [--rounds N] [--out DIR]   (--rounds: every
 script's rounds instead of its default, e.g. 1 to check that they run; DIR: default a new
-temporary directory, printed at the end). About 15-25 minutes on a 2-CPU machine (create.py
-about 4, switch.py 2-3, server.py 4-5); run it on a quiet one."""
+temporary directory, printed at the end). About 13 minutes on a 2-CPU VM (2026-11-27: create,
+probes, io and server together 9 minutes; switch and workload 4); run it on a quiet one."""
 
 import argparse
 import os
