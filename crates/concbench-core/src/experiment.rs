@@ -199,15 +199,16 @@ pub trait Experiment: Send {
         std::collections::BTreeMap::new()
     }
 
-    /// Seconds the last `setup` spent making what later rounds of the same run reuse instead of
-    /// making again (the io family's data files, created once per run by whichever round needs
-    /// them first); read by the harness after the samples.
+    /// Whether the last `setup` made what later rounds of the same run reuse instead of making
+    /// again (the io family's data files, created once per run by whichever round needs them
+    /// first); read by the harness after the samples. The harness times `setup` (it owns the
+    /// clock) and reports that time as the round's `prepared_s` when this is true.
     ///
     /// Why: the planner prices a variant's next round by its rounds so far. A full run's
     /// 100-file read (2026-11-27) created 4.5 GB of files in its first round, 16.6 s against
     /// 2.6 s for a round that finds them, and was left at one round as if every round cost that.
-    fn prepared_s(&self) -> f64 {
-        0.0
+    fn prepared_for_later(&self) -> bool {
+        false
     }
 
     /// Release everything: kill and reap children, join threads, remove files.

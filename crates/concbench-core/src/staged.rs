@@ -101,8 +101,8 @@ pub trait Staged: Send {
         BTreeMap::new()
     }
 
-    fn prepared_s(&self) -> f64 {
-        0.0
+    fn prepared_for_later(&self) -> bool {
+        false
     }
 
     /// Release what `setup` prepared. Called once per successful `setup`, also after a failed
@@ -233,8 +233,8 @@ impl<S: Staged> Experiment for Stages<S> {
         self.experiment.info()
     }
 
-    fn prepared_s(&self) -> f64 {
-        self.experiment.prepared_s()
+    fn prepared_for_later(&self) -> bool {
+        self.experiment.prepared_for_later()
     }
 
     /// Nothing to release when `setup` failed (it released its own partial work) or never ran.
@@ -281,8 +281,8 @@ mod tests {
             Ok(40)
         }
 
-        fn prepared_s(&self) -> f64 {
-            2.5
+        fn prepared_for_later(&self) -> bool {
+            true
         }
 
         fn run(
@@ -362,7 +362,7 @@ mod tests {
     #[test]
     fn the_adapter_reports_what_setup_made_for_later_rounds() {
         let (exp, _) = staged(false);
-        assert_eq!(exp.prepared_s(), 2.5);
+        assert!(exp.prepared_for_later());
     }
 
     #[test]

@@ -38,22 +38,21 @@ impl DataSet {
             .join(format!("{}KiB-{index:03}.dat", self.bytes.div_ceil(1024)))
     }
 
-    /// Create the first `count` files that are missing or of the wrong size; the seconds it
-    /// took, which only this round spends (the files stay for the run's later rounds: see
-    /// `concbench_core::Experiment::prepared_s`).
-    pub fn ensure(&self, count: usize, cancel: &CancelToken) -> Result<f64> {
+    /// Create the first `count` files that are missing or of the wrong size; whether it created
+    /// any (they stay for the run's later rounds: see
+    /// `concbench_core::Experiment::prepared_for_later`).
+    pub fn ensure(&self, count: usize, cancel: &CancelToken) -> Result<bool> {
         let missing: Vec<usize> = (0..count).filter(|&i| !self.complete(i)).collect();
         if missing.is_empty() {
-            return Ok(0.0);
+            return Ok(false);
         }
-        let started = std::time::Instant::now();
         self.check_space(missing.len() as u64 * self.bytes)?;
         for i in missing {
             cancel.check()?;
             self.create(i, cancel)
                 .with_context(|| format!("creating {}", self.path(i).display()))?;
         }
-        Ok(started.elapsed().as_secs_f64())
+        Ok(true)
     }
 
     /// Open the first `count` files for reading, positioned at their start.
@@ -120,7 +119,7 @@ mod tests {
     fn creates_missing_and_replaces_truncated_files_only() {
         let dir = tempfile::tempdir().unwrap();
         let set = DataSet::new(dir.path(), 10_000);
-        assert!(set.ensure(2, &CancelToken::new()).unwrap() > 0.0);
+        assert!(set.ensure(2, &CancelToken::new()).unwrap());
         let first = std::fs::read(set.path(0)).unwrap();
         assert_eq!(first.len(), 10_000);
         assert_ne!(first, std::fs::read(set.path(1)).unwrap());
@@ -131,7 +130,7 @@ mod tests {
         }
         assert_eq!(std::fs::read(set.path(0)).unwrap(), first);
         // Nothing left to create: nothing spent for later rounds.
-        assert_eq!(set.ensure(3, &CancelToken::new()).unwrap(), 0.0);
+        assert!(!set.ensure(3, &CancelToken::new()).unwrap());
         assert_eq!(set.open(3).unwrap().len(), 3);
     }
 }

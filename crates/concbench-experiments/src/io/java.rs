@@ -71,8 +71,8 @@ pub struct JavaRead {
     build_note: Option<String>,
     resident_before: f64,
     judge: CacheJudge,
-    /// Seconds `setup` spent creating data files (see [`Staged::prepared_s`]).
-    prepared_s: f64,
+    /// Whether `setup` created data files (see [`Staged::prepared_for_later`]).
+    prepared: bool,
 }
 
 impl JavaRead {
@@ -83,7 +83,7 @@ impl JavaRead {
             build_note: None,
             resident_before: 0.0,
             judge: CacheJudge::new(cfg.cache),
-            prepared_s: 0.0,
+            prepared: false,
         })
     }
 
@@ -173,7 +173,7 @@ impl Staged for JavaRead {
 
     fn setup(&mut self, ctx: &RunContext) -> Result<Live> {
         let data = DataSet::new(&data_dir(ctx)?, file_bytes(&self.cfg, ctx));
-        self.prepared_s = data
+        self.prepared = data
             .ensure(self.cfg.files, &ctx.cancel)
             .context("creating the data files")?;
         let built = prepare_probe(&mut |_| {})?;
@@ -271,8 +271,8 @@ impl Staged for JavaRead {
         concbench_probes::runtime_info(self.version.as_deref())
     }
 
-    fn prepared_s(&self) -> f64 {
-        self.prepared_s
+    fn prepared_for_later(&self) -> bool {
+        self.prepared
     }
 
     fn teardown(&mut self, live: Live, _ctx: &RunContext) -> Result<()> {

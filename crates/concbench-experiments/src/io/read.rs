@@ -54,8 +54,8 @@ pub struct Read {
     direct_refused: Option<String>,
     resident_before: f64,
     judge: CacheJudge,
-    /// Seconds `setup` spent creating data files (see [`Staged::prepared_s`]).
-    prepared_s: f64,
+    /// Whether `setup` created data files (see [`Staged::prepared_for_later`]).
+    prepared: bool,
 }
 
 impl Read {
@@ -66,7 +66,7 @@ impl Read {
             direct_refused: None,
             resident_before: 0.0,
             judge: CacheJudge::new(cfg.cache),
-            prepared_s: 0.0,
+            prepared: false,
         })
     }
 
@@ -160,7 +160,7 @@ impl Staged for Read {
     fn setup(&mut self, ctx: &RunContext) -> Result<DataSet> {
         let dir = data_dir(ctx)?;
         let set = DataSet::new(&dir, file_bytes(&self.cfg, ctx));
-        self.prepared_s = set
+        self.prepared = set
             .ensure(self.cfg.files, &ctx.cancel)
             .context("creating the data files")?;
         self.device = Device::of(&dir);
@@ -190,8 +190,8 @@ impl Staged for Read {
         }
     }
 
-    fn prepared_s(&self) -> f64 {
-        self.prepared_s
+    fn prepared_for_later(&self) -> bool {
+        self.prepared
     }
 
     fn before_sample(&mut self, data: &mut DataSet, _ctx: &RunContext) -> Result<()> {
