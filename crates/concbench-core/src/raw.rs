@@ -38,8 +38,9 @@ pub struct RawMeasurement {
     /// many times per sample) rather than fixed by the experiment (one operation is a batch).
     #[serde(default)]
     pub calibrated: bool,
-    /// [`crate::Experiment::prepared_s`]: seconds of this round's setup spent on what later
-    /// rounds reuse (data files created for the run), left out of what the next round costs.
+    /// Seconds of this round's `setup` when it made what later rounds reuse
+    /// ([`crate::Experiment::prepared_for_later`]: data files created for the run), timed by the
+    /// harness and left out of what the next round costs; 0 otherwise.
     #[serde(default)]
     pub prepared_s: f64,
 }
