@@ -13,6 +13,7 @@ pub mod limits;
 pub mod memory;
 mod pairs;
 pub mod probes;
+pub mod reference;
 mod registry;
 pub mod server;
 pub mod share;

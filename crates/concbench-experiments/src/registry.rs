@@ -12,7 +12,7 @@ pub type IsInput = fn(&dyn Experiment) -> bool;
 /// Every variant concbench knows, in run order: the syscall floor first, then each family.
 /// Cross-CPU variants appear once per class of CPU pair the machine has (see `pairs.rs`).
 pub fn all() -> Vec<Box<dyn Experiment>> {
-    let families: [Family; 13] = [
+    let families: [Family; 14] = [
         crate::syscall::all,
         crate::create::all,
         crate::switch::all,
@@ -26,6 +26,7 @@ pub fn all() -> Vec<Box<dyn Experiment>> {
         crate::isolation::all,
         crate::share::all,
         crate::anatomy::all,
+        crate::reference::all,
     ];
     let pairs = crate::pairs::live_pairs();
     families
@@ -36,7 +37,10 @@ pub fn all() -> Vec<Box<dyn Experiment>> {
 
 /// Families that run only when `--only` names them (they take long, or repeat what the default
 /// run measures), each with the variants of other families it is built from.
-pub const OPT_IN: [(&str, IsInput); 1] = [(crate::anatomy::FAMILY, crate::anatomy::is_input)];
+pub const OPT_IN: [(&str, IsInput); 2] = [
+    (crate::anatomy::FAMILY, crate::anatomy::is_input),
+    (crate::reference::FAMILY, crate::reference::is_input),
+];
 
 /// Whether `family` runs only when named by `--only`.
 pub fn is_opt_in(family: &str) -> bool {
@@ -199,5 +203,26 @@ mod tests {
         // Named by id, an opt-in variant runs alone.
         let one = select(&["anatomy.transport".into()]).unwrap();
         assert!(one.iter().all(|(_, e)| e.meta().id == "anatomy.transport"));
+    }
+
+    #[test]
+    fn the_reference_family_runs_only_when_named_beside_the_fork_it_is_paired_with() {
+        assert!(select(&[])
+            .unwrap()
+            .iter()
+            .all(|(_, e)| e.meta().family != "reference"));
+        let chosen = select(&["reference".into()]).unwrap();
+        let labels: Vec<String> = chosen
+            .iter()
+            .map(|(_, e)| format!("{} {}", e.meta().id, e.params().compact()))
+            .collect();
+        assert_eq!(
+            labels,
+            [
+                "create.fork parent=single-threaded",
+                "reference.fork_c parent=single-threaded"
+            ],
+            "{labels:?}"
+        );
     }
 }

@@ -29,14 +29,16 @@ fn every_experiment_runs_in_smoke_mode() {
 }
 
 /// create.fork records the shape of the process it forked from, so that a reader (and
-/// bench/fidelity/create.py's same-shape C reference) sees what each fork copied.
+/// bench/fidelity/create.py's same-shape C reference) sees what each fork copied; so does
+/// reference.fork_c, the C loop linked into the worker that create.fork is paired with.
 #[test]
 fn create_fork_records_the_shape_it_forked_from() {
     let scratch = tempfile::tempdir().unwrap();
     let harness = common::smoke_harness(scratch.path());
+    // reference.fork_c is the C loop create.fork is paired with: it records the same shape.
     let forks = concbench_experiments::all()
         .into_iter()
-        .filter(|e| e.meta().id == "create.fork");
+        .filter(|e| ["create.fork", "reference.fork_c"].contains(&e.meta().id));
     let mut measured = 0;
     for mut exp in forks {
         let label = exp.params().compact();
@@ -60,5 +62,8 @@ fn create_fork_records_the_shape_it_forked_from() {
         }
         measured += 1;
     }
-    assert_eq!(measured, 2, "single-threaded and once-threaded parents");
+    assert_eq!(
+        measured, 3,
+        "create.fork from single- and once-threaded parents, and the C loop"
+    );
 }

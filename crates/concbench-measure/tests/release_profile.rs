@@ -6,16 +6,17 @@
 
 use std::collections::BTreeMap;
 
-/// concbench's crates whose code runs in a worker or between a sample's clock readings.
+/// concbench's crates whose code runs in a worker or between a sample's clock readings. Not here:
+/// `concbench-session` (the parent: it plans and spawns rounds and reads /proc/stat at their
+/// boundaries, blocked while a worker measures) and `concbench-probes` (it builds and starts the
+/// articles' programs, which time themselves, and waits for their answer in `poll`).
 const MEASURING: &[&str] = &[
     "concbench-core",
     "concbench-sys",
     "concbench-measure",
     "concbench-experiments",
-    "concbench-probes",
     "concbench-server",
     "concbench-load",
-    "concbench-session",
     "concbench-stats",
 ];
 

@@ -10,6 +10,7 @@
 
 mod backend;
 mod location;
+#[cfg(feature = "postgres")]
 mod postgres;
 mod record;
 mod schema;
@@ -42,7 +43,7 @@ impl Store {
     pub fn open(location: &Location) -> Result<Self> {
         let backend: Box<dyn Backend> = match location {
             Location::File(path) => Box::new(sqlite::Sqlite::open(path)?),
-            Location::Postgres(url) => Box::new(postgres::Postgres::connect(url)?),
+            Location::Postgres(url) => connect_postgres(url)?,
         };
         Ok(Self {
             backend,
@@ -92,9 +93,41 @@ impl Store {
     }
 }
 
+#[cfg(feature = "postgres")]
+fn connect_postgres(url: &str) -> Result<Box<dyn Backend>> {
+    Ok(Box::new(postgres::Postgres::connect(url)?))
+}
+
+#[cfg(not(feature = "postgres"))]
+fn connect_postgres(_url: &str) -> Result<Box<dyn Backend>> {
+    Err(without_postgres().into())
+}
+
+/// What a build without the `postgres` feature answers a `postgresql://` history: how to get one
+/// that has it (a usage error: the fix is the user's, not the server's).
+pub fn without_postgres() -> concbench_core::UsageError {
+    concbench_core::UsageError::new(
+        "this concbench was built without PostgreSQL support; rebuild it with \
+         `cargo install --locked --path crates/concbench --features postgres` \
+         or use an SQLite file (the default)",
+    )
+}
+
 fn parse(text: &str, id: i64) -> Result<ResultDoc> {
     match serde_json::from_str(text) {
         Ok(doc) => Ok(doc),
         Err(e) => bail!("stored run {id} is not a readable result document: {e}"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_build_without_postgres_says_how_to_build_one_with_it() {
+        let text = without_postgres().to_string();
+        assert!(text.contains("--features postgres"), "{text}");
+        assert!(text.contains("SQLite"), "{text}");
     }
 }

@@ -39,6 +39,8 @@ pub const SQLITE_STEPS: &[Step] = &[
 ];
 
 /// The steps of a PostgreSQL history (supported from layout 3: it starts there).
+// Read only by the PostgreSQL backend, which a build without `postgres` leaves out.
+#[cfg_attr(not(feature = "postgres"), allow(dead_code))]
 pub const POSTGRES_STEPS: &[Step] = &[Step {
     version: 3,
     sql: POSTGRES_V3,
@@ -122,6 +124,8 @@ CREATE INDEX runs_by_machine ON runs (machine_id);
 ";
 
 /// Layout 3 in PostgreSQL: the same tables and columns as SQLite's, in PostgreSQL's types.
+// Read only by the PostgreSQL backend, which a build without `postgres` leaves out.
+#[cfg_attr(not(feature = "postgres"), allow(dead_code))]
 pub const POSTGRES_V3: &str = "
 CREATE TABLE schema_version (
     version    BIGINT PRIMARY KEY,

@@ -87,10 +87,7 @@ impl Experiment for Fork {
         repeat(ctx, iterations, |_| fork_and_reap())?;
         // The counters' bookkeeping is no part of a fork.
         t.stop();
-        let shape = self.shape.map(|s| s.counters()).unwrap_or_default();
-        Ok(shape
-            .into_iter()
-            .fold(RunOutput::default(), |out, (name, v)| out.metric(name, v)))
+        Ok(Shape::output(self.shape))
     }
 }
 

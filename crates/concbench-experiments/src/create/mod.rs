@@ -6,7 +6,7 @@ mod async_task;
 mod bulk;
 mod coroutine;
 mod fork;
-mod shape;
+pub(crate) mod shape;
 mod spawn;
 mod thread;
 mod vfork;

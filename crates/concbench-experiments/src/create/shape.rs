@@ -7,6 +7,7 @@
 //! `bench/fidelity/create.py`, which runs a C reference of the same shape) sees what each round
 //! copied.
 
+use concbench_core::RunOutput;
 use std::collections::BTreeMap;
 
 /// What `/proc/self` says about the process's shape, in the units of the counters it becomes.
@@ -49,6 +50,14 @@ impl Shape {
             ("parent_pte_kib", self.pte_kib),
             ("parent_vmas", self.vmas),
         ])
+    }
+
+    /// A sample's output: the counters of the shape it forked from (none when /proc did not say).
+    pub fn output(shape: Option<Shape>) -> RunOutput {
+        let counters = shape.map(|s| s.counters()).unwrap_or_default();
+        counters
+            .into_iter()
+            .fold(RunOutput::default(), |out, (name, v)| out.metric(name, v))
     }
 }
 
