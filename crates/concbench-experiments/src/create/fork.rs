@@ -6,6 +6,9 @@
 //! used a thread pool costs: on a 2-CPU KVM guest with kernel 6.18 it is ~30% slower, and it
 //! stays slower for the life of the process.
 //!
+//! `Fork::c_loop()` is the same experiment with the loop around the fork in C
+//! (`reference.fork_c`, opt-in: see [`crate::reference`]).
+//!
 //! A fork's cost also grows with what the parent holds (its anonymous pages' entries are
 //! copied), so setup gives the heap's free pages back first, and every sample records the shape
 //! it forked from (`parent_anon_kib`, `parent_pte_kib`, `parent_vmas`: see [`super::shape`]).
@@ -26,6 +29,8 @@ const META: Meta = Meta {
 
 pub struct Fork {
     once_threaded: bool,
+    /// Fork in `c/fork_loop.c`'s loop (`reference.fork_c`) instead of concbench's own.
+    c_loop: bool,
     /// The process's shape read before the sample being taken (untimed).
     shape: Option<Shape>,
 }
@@ -34,20 +39,33 @@ impl Fork {
     pub fn single_threaded() -> Self {
         Self {
             once_threaded: false,
+            c_loop: false,
             shape: None,
         }
     }
     pub fn once_threaded() -> Self {
         Self {
             once_threaded: true,
+            c_loop: false,
             shape: None,
+        }
+    }
+    /// The C loop create.fork is paired with, from a single-threaded parent.
+    pub fn c_loop() -> Self {
+        Self {
+            c_loop: true,
+            ..Self::single_threaded()
         }
     }
 }
 
 impl Experiment for Fork {
     fn meta(&self) -> &Meta {
-        &META
+        if self.c_loop {
+            &crate::reference::fork_c::META
+        } else {
+            &META
+        }
     }
 
     fn params(&self) -> Params {
@@ -84,7 +102,11 @@ impl Experiment for Fork {
         iterations: u64,
         t: &mut dyn SampleTimer,
     ) -> Result<RunOutput> {
-        repeat(ctx, iterations, |_| fork_and_reap())?;
+        if self.c_loop {
+            crate::reference::fork_c::forks_in_c(iterations)?;
+        } else {
+            repeat(ctx, iterations, |_| fork_and_reap())?;
+        }
         // The counters' bookkeeping is no part of a fork.
         t.stop();
         Ok(Shape::output(self.shape))

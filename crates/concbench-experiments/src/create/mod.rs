@@ -6,7 +6,7 @@ mod async_task;
 mod bulk;
 mod coroutine;
 mod fork;
-pub(crate) mod shape;
+mod shape;
 mod spawn;
 mod thread;
 mod vfork;
@@ -17,7 +17,7 @@ use concbench_core::Experiment;
 pub(crate) use bulk::SEED_UNITS_PER_ROUND;
 
 // One creation each, for the anatomy family's parents of growing size.
-pub(crate) use fork::fork_and_reap;
+pub(crate) use fork::{fork_and_reap, Fork};
 pub(crate) use spawn::{bare_args, posix_spawn, reap_ok, true_path};
 pub(crate) use vfork::{vfork_and_reap, CHILD_STACK};
 

@@ -1,12 +1,12 @@
 //! `reference.fork_c`: `create.fork`'s operation — fork, the child `_exit(0)`s, the parent
-//! `waitpid()`s it — in a plain C loop (`c/fork_loop.c`, -O2) called from the worker, timed by
-//! the same harness, from a process prepared the same way (heap trimmed, shape recorded).
+//! `waitpid()`s it — in a plain C loop (`c/fork_loop.c`, -O2) called from the worker. The
+//! experiment is `create::fork::Fork::c_loop()`: the same setup (heap trimmed), the same shape
+//! counters, the same harness; only the loop around the fork is C's.
 
-use crate::create::shape::{trim_heap, Shape};
 use anyhow::{bail, Result};
-use concbench_core::{Experiment, Meta, Params, RunContext, RunOutput, SampleTimer};
+use concbench_core::Meta;
 
-const META: Meta = Meta {
+pub(crate) const META: Meta = Meta {
     id: "reference.fork_c",
     family: super::FAMILY,
     title: "C fork loop in the worker (the reference create.fork is paired with)",
@@ -20,47 +20,13 @@ extern "C" {
     fn concbench_fork_loop(n: std::ffi::c_ulong) -> std::ffi::c_int;
 }
 
-#[derive(Default)]
-pub struct ForkC {
-    /// The process's shape read before the sample being taken (untimed).
-    shape: Option<Shape>,
-}
-
-impl Experiment for ForkC {
-    fn meta(&self) -> &Meta {
-        &META
+/// `n` forks in the C loop.
+pub(crate) fn forks_in_c(n: u64) -> Result<()> {
+    let n = std::ffi::c_ulong::try_from(n)?;
+    // SAFETY: the C loop's children call only _exit, which is async-signal-safe, so forking
+    // from the worker (which may hold other threads) is sound; it touches no Rust state.
+    if unsafe { concbench_fork_loop(n) } != 0 {
+        bail!("fork/waitpid: {}", std::io::Error::last_os_error());
     }
-
-    fn params(&self) -> Params {
-        // The parent create.fork is paired with: one that never had a second thread.
-        Params::new().with("parent", "single-threaded")
-    }
-
-    fn setup(&mut self, _ctx: &RunContext) -> Result<()> {
-        // As create.fork's setup: the worker's start-up allocations are no part of the parent.
-        trim_heap();
-        Ok(())
-    }
-
-    fn before_sample(&mut self, _ctx: &RunContext) -> Result<()> {
-        self.shape = Shape::of_self();
-        Ok(())
-    }
-
-    fn run(
-        &mut self,
-        _ctx: &RunContext,
-        iterations: u64,
-        t: &mut dyn SampleTimer,
-    ) -> Result<RunOutput> {
-        let n = std::ffi::c_ulong::try_from(iterations)?;
-        // SAFETY: the C loop's children call only _exit, which is async-signal-safe, so forking
-        // from the worker (which may hold other threads) is sound; it touches no Rust state.
-        if unsafe { concbench_fork_loop(n) } != 0 {
-            bail!("fork/waitpid: {}", std::io::Error::last_os_error());
-        }
-        // The counters' bookkeeping is no part of a fork.
-        t.stop();
-        Ok(Shape::output(self.shape))
-    }
+    Ok(())
 }

@@ -10,14 +10,14 @@
 //! mapping count still forked ~13% slower than `create.fork` (docs/FIDELITY.md). Here the C loop
 //! forks from the very process `create.fork` forks from.
 
-mod fork_c;
+pub(crate) mod fork_c;
 
 use concbench_core::Experiment;
 
 pub const FAMILY: &str = "reference";
 
 pub fn all() -> Vec<Box<dyn Experiment>> {
-    vec![Box::new(fork_c::ForkC::default())]
+    vec![Box::new(crate::create::Fork::c_loop())]
 }
 
 /// `--only reference` also measures the loops each reference stands beside: `create.fork` from
