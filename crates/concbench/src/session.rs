@@ -118,7 +118,7 @@ pub fn measure(
         stats.rounds,
         stats.passes,
         doc.duration_s,
-        rounds_per_verdict(&doc)
+        rounds_per_verdict(&doc, request.plan.claim_rounds)
     );
     Ok(doc)
 }
@@ -173,10 +173,9 @@ fn build_ahead(variants: &[Chosen], cancelled: &dyn Fn() -> bool) {
 /// verdict's rounds are its deciding checks' most, and the checks the run left under its base
 /// rounds follow in brackets (a withheld check, which takes no rounds of its own, is not one).
 /// Why: a full run on 2026-11-27 said "S4.degrade 9" while its 100-thread check had one round.
-fn rounds_per_verdict(doc: &ResultDoc) -> String {
-    let base = (doc.settings.get("claim_rounds"))
-        .and_then(serde_json::Value::as_u64)
-        .unwrap_or(0) as usize;
+/// `base` is the plan's rounds for a claim's figures (`RunPlan::claim_rounds`), passed typed
+/// rather than read back from the document's settings by name.
+fn rounds_per_verdict(doc: &ResultDoc, base: usize) -> String {
     let parts: Vec<String> = doc
         .verdicts
         .iter()
@@ -281,7 +280,6 @@ mod tests {
     #[test]
     fn regression_the_closing_line_said_s4_degrade_9_with_a_check_at_one_round() {
         let mut doc = ResultDoc::new(Host::default(), String::new());
-        doc.settings.insert("claim_rounds".into(), 6.into());
         let verdict = |source: &str, checks: Vec<Check>| Verdict {
             claim: "claim".into(),
             source: source.into(),
@@ -317,7 +315,7 @@ mod tests {
             ),
         ];
         assert_eq!(
-            rounds_per_verdict(&doc),
+            rounds_per_verdict(&doc, 6),
             "; rounds per verdict: S4.degrade 9 (1 check at 1), S4.one_thread 20, S0.print 6, \
              S0.create 7 (2 checks under 6, the fewest at 1)"
         );
