@@ -6,10 +6,35 @@
 //! "PSS grew by what I touched" saw half of it (regression: CI failure
 //! `touching_private_memory_raises_pss_rss_and_commit`, PSS 8.9 MiB for a 16 MiB block while a
 //! sibling test's child was alive). In a forked child no sibling test runs, so nothing can fork it.
+//!
+//! That was not enough: the child still shares the parent's pages copy-on-write, and a sibling
+//! test forking the *parent* while the child measures adds a third mapper to those pages, so the
+//! child's share of them falls (regression: CI failure, same test, PSS 6.8 MiB for 16 MiB while
+//! the sibling `pss_of_a_forked_child_excludes_what_it_shares` held 32 MiB and forked). PSS can
+//! only fall by a new mapper, so [`in_forked_child`] holds [`fork_guard`] while its child lives,
+//! and every other test in this crate that forks the test process takes it around the fork.
+//! (A child started by `std::process::Command` is spawned with `CLONE_VM`, sharing, not copying,
+//! the parent's mappings until it execs, so it adds no mapper.)
+
+use std::sync::{Mutex, MutexGuard};
+
+/// Held around every fork of the test process, and for the life of an [`in_forked_child`] child.
+static FORKS: Mutex<()> = Mutex::new(());
+
+/// Take the fork lock. A test that panicked while holding it leaves nothing inconsistent (the
+/// lock guards no data), so a poisoned lock is taken as it is.
+///
+/// Never call it inside an [`in_forked_child`] check: the child inherits the lock held.
+pub(crate) fn fork_guard() -> MutexGuard<'static, ()> {
+    FORKS
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner())
+}
 
 /// Run `check` in a forked child and return its verdict: `Ok(())`, or the message it failed with
 /// (sent back through a pipe because the child must not touch the parent's stdout lock).
 pub(crate) fn in_forked_child(check: impl FnOnce() -> Result<(), String>) -> Result<(), String> {
+    let _no_sibling_forks = fork_guard();
     let (r, w) = rustix::pipe::pipe().map_err(|e| e.to_string())?;
     let mut child = concbench_sys::fork_child(move || match check() {
         Ok(()) => 0,
