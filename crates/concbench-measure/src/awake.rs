@@ -392,8 +392,7 @@ mod tests {
     /// Run `body` in a forked child that installed the cancel handler (journals below `root`)
     /// and, once `body` holds what it holds, send it SIGINT twice; the child's exit code.
     fn killed_by_two_signals(root: &Root, body: impl FnOnce() -> Result<Held, i32>) -> i32 {
-        let forking = crate::forked_check::fork_guard();
-        let mut child = concbench_sys::fork_child(|| {
+        let mut child = crate::forked_check::fork_test_child(|| {
             if crate::signals::install_cancel_handler_below(root).is_err() {
                 return 2;
             }
@@ -410,7 +409,6 @@ mod tests {
             4
         })
         .unwrap();
-        drop(forking);
         let status = child.wait().unwrap();
         assert!(libc::WIFEXITED(status), "status {status:#x}");
         libc::WEXITSTATUS(status)
@@ -455,8 +453,7 @@ mod tests {
         // when the worker ends.
         let (dir, disable) = c6_tree();
         let root = Root::new(dir.path());
-        let forking = crate::forked_check::fork_guard();
-        let mut child = concbench_sys::fork_child(|| {
+        let mut child = crate::forked_check::fork_test_child(|| {
             let g = StatesDisabled::disable(&root, &[0], &["C6"]);
             std::mem::forget(g);
             // SAFETY: raise signals this process; SIGKILL ends it without any destructor.
@@ -464,7 +461,6 @@ mod tests {
             0
         })
         .unwrap();
-        drop(forking);
         let pid = child.pid() as u32;
         child.wait().unwrap();
         assert_eq!(std::fs::read_to_string(&disable).unwrap(), "1");

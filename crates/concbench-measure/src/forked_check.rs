@@ -11,8 +11,9 @@
 //! test forking the *parent* while the child measures adds a third mapper to those pages, so the
 //! child's share of them falls (regression: CI failure, same test, PSS 6.8 MiB for 16 MiB while
 //! the sibling `pss_of_a_forked_child_excludes_what_it_shares` held 32 MiB and forked). PSS can
-//! only fall by a new mapper, so [`in_forked_child`] holds [`fork_guard`] while its child lives,
-//! and every other test in this crate that forks the test process takes it around the fork.
+//! only fall by a new mapper, so [`in_forked_child`] holds the fork lock while its child lives,
+//! and every other test in this crate forks the test process through [`fork_test_child`], which
+//! takes it around the fork.
 //! (A child started by `std::process::Command` is spawned with `CLONE_VM`, sharing, not copying,
 //! the parent's mappings until it execs, so it adds no mapper.)
 
@@ -23,12 +24,19 @@ static FORKS: Mutex<()> = Mutex::new(());
 
 /// Take the fork lock. A test that panicked while holding it leaves nothing inconsistent (the
 /// lock guards no data), so a poisoned lock is taken as it is.
-///
-/// Never call it inside an [`in_forked_child`] check: the child inherits the lock held.
-pub(crate) fn fork_guard() -> MutexGuard<'static, ()> {
+fn fork_guard() -> MutexGuard<'static, ()> {
     FORKS
         .lock()
         .unwrap_or_else(|poisoned| poisoned.into_inner())
+}
+
+/// `concbench_sys::fork_child` for a test of this crate, under the fork lock.
+///
+/// Not for use inside an [`in_forked_child`] check: that child inherits the lock held, and no
+/// other check measures while it lives, so it forks with `fork_child` itself.
+pub(crate) fn fork_test_child(body: impl FnOnce() -> i32) -> anyhow::Result<concbench_sys::Child> {
+    let _no_check_measuring = fork_guard();
+    concbench_sys::fork_child(body)
 }
 
 /// Run `check` in a forked child and return its verdict: `Ok(())`, or the message it failed with

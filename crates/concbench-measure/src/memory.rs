@@ -186,15 +186,13 @@ Pss_Anon:              6 kB
         let block = vec![7u8; 32 << 20];
         let (ready_r, ready_w) = rustix::pipe::pipe().unwrap();
         let (hold_r, _hold_w) = rustix::pipe::pipe().unwrap();
-        let forking = crate::forked_check::fork_guard();
-        let mut child = concbench_sys::fork_child(move || {
+        let mut child = crate::forked_check::fork_test_child(move || {
             let _ = rustix::io::write(&ready_w, b"x");
             // Blocks until the parent kills us (we hold a copy of the write end ourselves).
             let _ = rustix::io::read(&hold_r, &mut [0u8; 1]);
             0
         })
         .unwrap();
-        drop(forking);
         rustix::io::read(&ready_r, &mut [0u8; 1]).unwrap();
         let parent = process_footprint(own_pid()).unwrap();
         let kid = process_footprint(child.pid()).unwrap();
