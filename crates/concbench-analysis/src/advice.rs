@@ -137,6 +137,9 @@ pub struct Cost {
     /// Which variant of the unit this is, when the kind has variants worth telling apart
     /// ("reused stack", "fresh stack").
     pub variant: Option<String>,
+    /// False for a difference that cannot be told from zero (a bare switch whose transport is
+    /// as slow as the hand-over): `value` is then bounded at zero and shown as "≤ upper end".
+    pub distinguishable: bool,
 }
 
 /// What one unit of each kind costs on the measured machine; `None` where not measured.
@@ -284,6 +287,7 @@ fn time_cost(entry: &ResultEntry) -> Option<Cost> {
             .and_then(|(lo, hi)| Some((to_ns(lo)?, to_ns(hi)?))),
         source: label(entry),
         variant: variant(entry),
+        distinguishable: entry.distinguishable(),
     })
 }
 
@@ -330,7 +334,14 @@ fn memory_entry(doc: &ResultDoc, kind: Kind) -> Option<(&ResultEntry, f64)> {
 }
 
 /// Memory per unit: (what the unit costs the machine, its PSS part), in KiB. The machine's
-/// figure adds the kernel's share round by round, so that its interval is over the same rounds.
+/// figure adds the kernel's share round by round, so that its interval is over the same rounds
+/// as its PSS part's, and a total is never below the part it includes.
+///
+/// Why rounds are left out: the kernel's share is read from machine-wide counters (kernel
+/// stacks, page tables, slabs) before and after the units are made, and another process freeing
+/// kernel memory meanwhile makes it come out below zero — which no share can be. Such a round's
+/// total is left out (and so is its PSS part, so both figures rest on the same rounds): a
+/// thread's "15.4 KiB [-1.75, 29.8]" came from one round whose kernel share read -11.6 KiB.
 fn memory_costs(doc: &ResultDoc, kind: Kind) -> (Option<Cost>, Option<Cost>) {
     let Some((r, factor)) = memory_entry(doc, kind) else {
         return (None, None);
@@ -340,36 +351,61 @@ fn memory_costs(doc: &ResultDoc, kind: Kind) -> (Option<Cost>, Option<Cost>) {
         interval: r.interval().map(|(lo, hi)| (lo * factor, hi * factor)),
         source: label(r),
         variant: None,
+        distinguishable: true,
     };
-    let Some(kernel) = r.counters.get(KERNEL_KIB).copied() else {
+    let kernel = r.counters.get(KERNEL_KIB).copied().filter(|k| *k >= 0.0);
+    let Some(kernel) = kernel else {
         return (Some(pss.clone()), Some(pss));
     };
     let usable = concbench_core::usable_rounds(&r.rounds);
-    let per_round: Vec<f64> = usable
-        .iter()
-        .filter_map(|round| Some(round.net() * factor + round.counters.get(KERNEL_KIB)?))
-        .collect();
     // The rounds are what the summary was computed from, unless the document was edited (a
     // scaled test fixture): then the kernel's median share is added to the PSS figures.
     let pss_rounds: Vec<f64> = usable.iter().map(|r| r.net() * factor).collect();
-    let consistent = per_round.len() == usable.len()
-        && !per_round.is_empty()
+    let consistent = !pss_rounds.is_empty()
         && (concbench_stats::median(&pss_rounds) - pss.value).abs() <= 1e-9 * pss.value.abs();
-    let source = format!("{} + {KERNEL_KIB}", pss.source);
-    let machine = if consistent {
-        Cost {
-            value: concbench_stats::median(&per_round),
-            interval: concbench_stats::median_interval(&per_round, 0.95),
-            source,
-            variant: None,
-        }
-    } else {
-        Cost {
+    let paired: Vec<(f64, f64)> = usable
+        .iter()
+        .filter_map(|round| {
+            let k = *round.counters.get(KERNEL_KIB)?;
+            (k >= 0.0).then(|| (round.net() * factor, k))
+        })
+        .collect();
+    let left_out = usable.len() - paired.len();
+    let mut source = format!("{} + {KERNEL_KIB}", pss.source);
+    if !consistent || paired.is_empty() {
+        let machine = Cost {
             value: pss.value + kernel,
             interval: pss.interval.map(|(lo, hi)| (lo + kernel, hi + kernel)),
             source,
             variant: None,
-        }
+            distinguishable: true,
+        };
+        return (Some(machine), Some(pss));
+    }
+    if left_out > 0 {
+        source += &format!(
+            " ({left_out} round(s) whose kernel share came out below zero left out of both)"
+        );
+    }
+    let over = |values: Vec<f64>| {
+        (
+            concbench_stats::median(&values),
+            concbench_stats::median_interval(&values, 0.95),
+        )
+    };
+    let (total, total_ci) = over(paired.iter().map(|(p, k)| p + k).collect());
+    let (part, part_ci) = over(paired.iter().map(|(p, _)| *p).collect());
+    let machine = Cost {
+        value: total,
+        interval: total_ci,
+        source,
+        variant: None,
+        distinguishable: true,
+    };
+    let pss = Cost {
+        value: part,
+        interval: part_ci,
+        ..pss
     };
     (Some(machine), Some(pss))
 }
@@ -1047,6 +1083,40 @@ mod tests {
         // A coroutine is no kernel task: its machine cost is its PSS.
         let c = costs.iter().find(|c| c.kind == Kind::Coroutine).unwrap();
         assert_eq!(c.memory_kib, c.pss_kib);
+    }
+
+    #[test]
+    fn regression_a_thread_total_below_its_own_pss() {
+        // "15.4 KiB [-1.75, 29.8]" beside a PSS of 9.90 KiB: one round's kernel share, read
+        // from machine-wide counters while another process freed kernel memory, came out below
+        // zero. Rounds: PSS 9.9 KiB each, kernel 20 KiB but -11.6 in one and -4.7 in another.
+        let mut d = measured();
+        let thread = d
+            .results
+            .iter_mut()
+            .find(|r| r.id == "memory.thread")
+            .unwrap();
+        let kernel = [20.0, -11.6, 19.5, 20.2, -4.7, 19.8, 20.1, 20.0, 20.3];
+        *thread = {
+            let mut e = entry("memory.thread", &[9.9; 9]);
+            e.unit = "KiB".into();
+            e
+        };
+        for (round, k) in thread.rounds.iter_mut().zip(kernel) {
+            round.counters.insert(KERNEL_KIB.into(), k);
+        }
+        thread.counters.insert(KERNEL_KIB.into(), 19.8);
+        let costs = unit_costs(&d);
+        let t = costs.iter().find(|c| c.kind == Kind::Thread).unwrap();
+        let (machine, pss) = (t.memory_kib.as_ref().unwrap(), t.pss_kib.as_ref().unwrap());
+        let (lo, _) = machine.interval.unwrap();
+        let (pss_lo, _) = pss.interval.unwrap();
+        assert!(lo >= pss_lo && lo >= pss.value, "{machine:?} {pss:?}");
+        assert!(machine.value >= pss.value);
+        assert!((machine.value - (9.9 + 20.0)).abs() < 1e-9, "{machine:?}");
+        assert!(machine
+            .source
+            .contains("2 round(s) whose kernel share came out below zero"));
     }
 
     #[test]

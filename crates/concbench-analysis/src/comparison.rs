@@ -48,6 +48,14 @@ impl Pair<'_> {
         }
         Some(if self.a.unit != self.b.unit {
             format!("units differ ({} vs {})", self.a.unit, self.b.unit)
+        } else if self.a.quantity() != self.b.quantity() {
+            format!(
+                "different quantities (A: {}; B: {}): not set side by side",
+                self.a.quantity().describe(),
+                self.b.quantity().describe()
+            )
+        } else if !self.a.distinguishable() || !self.b.distinguishable() {
+            "a difference that cannot be told from zero: no ratio".to_string()
         } else {
             "a value is not positive: no ratio".to_string()
         })
@@ -112,17 +120,19 @@ pub fn higher_is_better(unit: &str) -> bool {
     unit.ends_with("/s")
 }
 
-/// The values a result's statistics rest on: its usable rounds (net of a distinguishable
-/// baseline), or its samples for documents written before rounds.
+/// The values a result's statistics rest on: its usable rounds (each round's difference for a
+/// result that is a difference), or its samples for documents written before rounds.
 pub fn round_values(e: &ResultEntry) -> Vec<f64> {
-    let net = e.overhead.as_ref().is_some_and(|o| o.distinguishable);
     if e.rounds.is_empty() {
         return e.samples.clone();
     }
-    concbench_core::usable_rounds(&e.rounds)
-        .into_iter()
-        .map(|r| if net { r.net() } else { r.value })
-        .collect()
+    e.round_values()
+}
+
+/// Whether two results may be set side by side: the same unit and the same quantity, and
+/// neither a difference that cannot be told from zero (a ratio of two such says nothing).
+fn comparable(a: &ResultEntry, b: &ResultEntry) -> bool {
+    a.unit == b.unit && a.quantity() == b.quantity() && a.distinguishable() && b.distinguishable()
 }
 
 /// Match `b`'s results to `a`'s and compare each pair (ratios are B/A).
@@ -133,7 +143,7 @@ pub fn compare_runs<'a>(a: &'a ResultDoc, b: &'a ResultDoc) -> RunComparison<'a>
         .iter()
         .filter_map(|ra| {
             let rb = b.results.iter().find(|rb| same(ra, rb))?;
-            let comparison = (ra.unit == rb.unit)
+            let comparison = comparable(ra, rb)
                 .then(|| shift_ratio(&round_values(ra), &round_values(rb), 0.95))
                 .flatten()
                 .map(|s| Comparison {
@@ -378,6 +388,49 @@ mod tests {
     }
 
     #[test]
+    fn regression_compare_read_plus_1685_percent_between_a_difference_and_a_raw_figure() {
+        use concbench_core::{Overhead, Quantity};
+        let with = |values: &[f64], quantity: Quantity| {
+            let mut e = entry("switch.pipe.process", values);
+            e.overhead = Some(Overhead {
+                method: "one side reading its working set once, warm".into(),
+                median: 38.0,
+                raw_median: 40.8,
+                samples: vec![],
+                distinguishable: true,
+                difference: None,
+                difference_ci95: None,
+            });
+            e.quantity = Some(quantity);
+            e
+        };
+        let a = doc(vec![with(
+            &[2.2, 2.3, 2.28, 2.25, 2.31, 2.27],
+            Quantity::Difference,
+        )]);
+        let b = doc(vec![with(
+            &[40.8, 40.7, 40.9, 40.6, 41.0, 40.8],
+            Quantity::Measured,
+        )]);
+        let c = compare_runs(&a, &b);
+        assert!(c.pairs[0].comparison.is_none());
+        assert!(!c.pairs[0].significant());
+        assert!(c.pairs[0]
+            .why_not_compared()
+            .unwrap()
+            .starts_with("different quantities"));
+        // Both differences, one that cannot be told from zero: no ratio either.
+        let mut zero = with(&[0.0, 0.1, 0.0, 0.2, 0.0, 0.1], Quantity::Difference);
+        zero.overhead.as_mut().unwrap().distinguishable = false;
+        let b = doc(vec![zero]);
+        let c = compare_runs(&a, &b);
+        assert!(c.pairs[0]
+            .why_not_compared()
+            .unwrap()
+            .contains("told from zero"));
+    }
+
+    #[test]
     fn verdicts_side_by_side_flag_a_change() {
         use concbench_core::Verdict;
         let v = |k| Verdict {
@@ -390,6 +443,8 @@ mod tests {
             robustness: None,
             rounds: None,
             unmeasured: vec![],
+            judged: Default::default(),
+            full_run: Vec::new(),
         };
         let mut a = doc(vec![]);
         a.verdicts.push(v(VerdictKind::Refuted));

@@ -316,6 +316,8 @@ mod tests {
             robustness: None,
             rounds: None,
             unmeasured: vec![],
+            judged: Default::default(),
+            full_run: Vec::new(),
         };
         let mut a = doc(vec![entry("create.fork", &rounds(100.0))]);
         a.verdicts.push(v(VerdictKind::Confirmed));

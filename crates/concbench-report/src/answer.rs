@@ -134,6 +134,14 @@ pub struct UnitRow {
 
 fn time(cost: &Cost) -> Figure {
     let ci = cost.interval.map(|(lo, hi)| [lo, hi]);
+    if !cost.distinguishable {
+        // A difference that cannot be told from zero: the most its interval allows, said.
+        let text = format!(
+            "{} (not distinguishable from zero)",
+            format::at_most(ci, "ns")
+        );
+        return figure(cost, text.clone(), text);
+    }
     figure(
         cost,
         format::value(cost.value, "ns"),

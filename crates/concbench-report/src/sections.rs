@@ -31,6 +31,16 @@ pub fn interval_cell(r: &ResultEntry) -> String {
     }
 }
 
+/// The median, or for a difference that cannot be told from zero the most its interval allows
+/// ("≤ 3.76 µs"): a bounded zero is not a measured one.
+pub fn median_cell(r: &ResultEntry) -> String {
+    if r.distinguishable() {
+        format::value(r.summary.median, &r.unit)
+    } else {
+        format::at_most(r.summary.ci95, &r.unit)
+    }
+}
+
 /// "4.1% / 0.8%": how much the value moves between rounds and within one; "-" without an
 /// interval (one round has no spread between rounds to speak of).
 pub fn spread_cell(r: &ResultEntry) -> String {
@@ -86,7 +96,7 @@ pub fn result_rows(doc: &ResultDoc) -> (Vec<[String; 8]>, Vec<String>) {
         rows.push([
             r.id.clone(),
             r.params.compact(),
-            format::value(r.summary.median, &r.unit),
+            median_cell(r),
             interval_cell(r),
             r.rounds.len().to_string(),
             spread_cell(r),
@@ -110,7 +120,8 @@ fn shared_warnings(doc: &ResultDoc) -> std::collections::HashMap<&str, usize> {
     counts
 }
 
-/// What was subtracted, the raw figure beside the net one, or why nothing was.
+/// What was subtracted, the raw figure beside the difference; a difference that cannot be told
+/// from zero says so (the result is the difference in every run, never the raw figure).
 fn overhead_note(r: &ResultEntry, o: &concbench_core::Overhead) -> String {
     let difference = match (o.difference, o.difference_ci95) {
         (Some(d), Some(ci)) => format!(
@@ -121,24 +132,20 @@ fn overhead_note(r: &ResultEntry, o: &concbench_core::Overhead) -> String {
         (Some(d), None) => format::value(d, &r.unit),
         _ => "-".into(),
     };
-    if o.distinguishable {
-        format!(
-            "{} {}: {} subtracted ({}); raw median {}, net {difference}",
-            r.id,
-            r.params.compact(),
-            format::value(o.median, &r.unit),
-            o.method,
-            format::value(o.raw_median, &r.unit)
-        )
+    let head = format!(
+        "{} {}: the difference: raw median {} minus {} ({}) subtracted round by round",
+        r.id,
+        r.params.compact(),
+        format::value(o.raw_median, &r.unit),
+        format::value(o.median, &r.unit),
+        o.method
+    );
+    if r.distinguishable() {
+        format!("{head} = {difference}")
     } else {
         format!(
-            "{} {}: not distinguishable from the baseline ({}): raw {} against a baseline of \
-             {}, difference {difference}; the median shown is the raw figure",
-            r.id,
-            r.params.compact(),
-            o.method,
-            format::value(o.raw_median, &r.unit),
-            format::value(o.median, &r.unit)
+            "{head} = {difference}: not distinguishable from zero (bounded at zero); no check \
+             decides on it"
         )
     }
 }

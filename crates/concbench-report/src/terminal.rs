@@ -798,6 +798,8 @@ mod tests {
             rounds: Some(rounds),
             robustness: Some(1.0),
             unmeasured: Vec::new(),
+            judged: Default::default(),
+            full_run: Vec::new(),
         }
     }
 
@@ -871,6 +873,8 @@ mod tests {
             )],
             rounds: Some(22),
             unmeasured: vec![],
+            judged: Default::default(),
+            full_run: Vec::new(),
             robustness: Some(0.97),
         };
         let forms = figure_forms(&v);

@@ -85,6 +85,12 @@ pub fn measure(
     doc.failures = out.failures;
     doc.verdicts = out.verdicts;
     doc.interrupted = out.interrupted;
+    // The last gate: every interval and ratio of the document within what its quantity can be.
+    for found in concbench_analysis::validate::document(&mut doc) {
+        doc.warnings.push(format!(
+            "the validation gate rejected a figure below zero: {found}; please report it"
+        ));
+    }
     doc.warnings
         .extend(concbench_analysis::warnings::suggest_hold_awake(&doc));
     let stats = RunStats {

@@ -181,3 +181,29 @@ proptest! {
         }
     }
 }
+
+proptest! {
+    #[test]
+    fn a_bounded_interval_keeps_every_possible_value_and_holds_no_impossible_one(
+        lo in -1e3f64..1e3, width in 0.0f64..1e3, at in 0.0f64..1.0, truth in 0.0f64..2e3
+    ) {
+        let hi = lo + width;
+        let estimate = lo + at * width;
+        let (e, ci) = bound_at_zero(estimate, Some((lo, hi)));
+        let (blo, bhi) = ci.unwrap();
+        prop_assert!(e >= 0.0 && blo >= 0.0 && bhi >= 0.0);
+        prop_assert!(blo <= e && e <= bhi);
+        // Coverage is kept: a true value that cannot be negative and lay inside still does.
+        if lo <= truth && truth <= hi {
+            prop_assert!(blo <= truth && truth <= bhi);
+        }
+        if lo >= 0.0 {
+            prop_assert_eq!((e, blo, bhi), (estimate, lo, hi));
+        }
+        match against_zero(lo, hi) {
+            AgainstZero::Above => prop_assert!(lo > 0.0),
+            AgainstZero::Below => prop_assert!(hi < 0.0),
+            AgainstZero::Reaches => prop_assert!(lo <= 0.0 && hi >= 0.0),
+        }
+    }
+}

@@ -290,6 +290,8 @@ mod tests {
             checks,
             robustness: None,
             unmeasured: Vec::new(),
+            judged: Default::default(),
+            full_run: Vec::new(),
         };
         doc.verdicts = vec![
             verdict(

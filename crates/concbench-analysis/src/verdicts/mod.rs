@@ -14,6 +14,7 @@
 //! The S0.table row "programming and debugging" carries no checks, deliberately: how hard code
 //! is to write and debug is not a property of the machine.
 
+mod bounds;
 pub mod compatible;
 mod context;
 pub mod decide;
