@@ -573,12 +573,35 @@ impl Advice {
         bill.overhead_cpu.map(|o| o + work)
     }
 
-    /// Units per second whose overhead fits in `cpu` CPU-seconds per second: the overhead grows
-    /// in proportion to the rate, so this answers "how many fit in 10% of one CPU". `None`
-    /// when the bill is incomplete or costs nothing.
+    /// CPU-seconds one unit costs under a model: its own work plus the model's overhead for it
+    /// (creating, handing over, switching). `None` when the bill is incomplete.
+    pub fn cpu_per_unit(&self, bill: &Bill) -> Option<f64> {
+        let overhead = self.overhead_per_unit(bill)?;
+        Some(self.workload.cpu_us / 1e6 + overhead)
+    }
+
+    /// CPU-seconds of the model's overhead per unit (the bill's overhead over the rate).
+    pub fn overhead_per_unit(&self, bill: &Bill) -> Option<f64> {
+        let rate = self.workload.units_per_sec;
+        bill.overhead_cpu
+            .map(|o| if rate > 0.0 { o / rate } else { 0.0 })
+    }
+
+    /// Units per second that fit in `cpu` CPU-seconds per second, the units' own work billed
+    /// with the model's overhead: 100 µs of work caps any model at 1,000/s in 10% of one CPU,
+    /// whatever its overhead. `None` when the bill is incomplete or a unit costs nothing.
+    ///
+    /// Invariant: never above `cpu / (cpu_us / 1e6)`, the rate the work alone allows.
     pub fn rate_within(&self, bill: &Bill, cpu: f64) -> Option<f64> {
-        let overhead = bill.overhead_cpu.filter(|o| *o > 0.0)?;
-        Some(self.workload.units_per_sec * cpu / overhead)
+        let per_unit = self.cpu_per_unit(bill).filter(|c| *c > 0.0)?;
+        Some(cpu / per_unit)
+    }
+
+    /// The model's overhead as a share of the units' own work (0.012: 1.2%); `None` when the
+    /// bill is incomplete or the units do no work.
+    pub fn overhead_share(&self, bill: &Bill) -> Option<f64> {
+        let work = self.workload.cpu_us / 1e6;
+        (work > 0.0).then_some(self.overhead_per_unit(bill)? / work)
     }
 
     /// The eligible, fully measured models, cheapest first (the order that picks `best`).
@@ -878,8 +901,70 @@ mod tests {
             .any(|l| l.starts_with("block: the kernel wakes the reactor")
                 && l.contains("(switch.pipe.thread")));
         assert_eq!(a.best, Some(Model::Coroutines), "{a:#?}");
-        // 10% of one CPU holds 0.1 / 2.85 us of coroutine overhead per unit: 35,088 units/s.
-        assert_eq!(a.rate_within(co, 0.1).unwrap().round(), 35_088.0);
+        // 10% of one CPU holds 0.1 / (100 us of work + 2.85 us of coroutine overhead) per unit:
+        // 972 units/s — never the 35,088/s the overhead alone would allow.
+        assert_eq!(a.rate_within(co, 0.1).unwrap().round(), 972.0);
+        assert!((a.overhead_share(co).unwrap() - 0.0285).abs() < 1e-12);
+    }
+
+    #[test]
+    fn regression_a_card_with_100_us_of_work_claimed_47k_per_second_in_a_tenth_of_a_cpu() {
+        // "A web API 2,000/s x 100 us, 90% blocked -> coroutines 47.4k/s": the card counted the
+        // overhead alone. 10% of one CPU with 100 us of work per unit fits at most 1,000/s.
+        let d = measured();
+        for (name, w) in typical_workloads() {
+            let a = advise(&d, w);
+            for b in a.bills.iter().filter(|b| b.overhead_cpu.is_some()) {
+                let rate = a.rate_within(b, 0.1).unwrap();
+                let cap = 0.1 / (w.cpu_us / 1e6);
+                assert!(rate <= cap, "{name}, {}: {rate} > {cap}", b.model.name());
+            }
+        }
+    }
+
+    #[test]
+    fn each_typical_card_bills_the_work_with_the_overhead() {
+        // Known inputs (`measured()`): each card's cheapest model and its units per second in
+        // 10% of one CPU, by hand: 0.1 / (work + overhead per unit).
+        let d = measured();
+        let cards = typical_workloads();
+        let per_unit_ns = |card: usize, model: Model| {
+            let a = advise(&d, cards[card].1);
+            let b = a.bills.iter().find(|b| b.model == model).unwrap();
+            (
+                a.overhead_per_unit(b).unwrap() * 1e9,
+                a.rate_within(b, 0.1).unwrap(),
+            )
+        };
+        // Throwaway tasks (2 us, never blocked): coroutines pay their creation, 200 ns.
+        let (over, rate) = per_unit_ns(0, Model::Coroutines);
+        assert!((over - 200.0).abs() < 1e-6, "{over}");
+        assert!((rate - 0.1 / 2.2e-6).abs() < 1e-6, "{rate}");
+        // A web API (100 us, 90% blocked): 200 ns create + 2.5 us kernel wake-up (a thread
+        // hand-over) + 100 ns runtime hand-over + 50 ns switch out = 2.85 us.
+        let (over, rate) = per_unit_ns(1, Model::Coroutines);
+        assert!((over - 2850.0).abs() < 1e-6, "{over}");
+        assert!((rate - 0.1 / 102.85e-6).abs() < 1e-6, "{rate}");
+        // Idle connections (20 us, 99% blocked): the same overhead, a fifth of the work: the
+        // card differs from the web API's.
+        let (over, rate) = per_unit_ns(2, Model::Coroutines);
+        assert!((over - 2850.0).abs() < 1e-6);
+        assert!((rate - 0.1 / 22.85e-6).abs() < 1e-6, "{rate}");
+        // Untrusted jobs (5 ms, isolated): a process pool, 3 us hand-off + 3 us wake-up + 1.5 us
+        // switch out = 7.5 us.
+        let (over, rate) = per_unit_ns(3, Model::ProcessPool);
+        assert!((over - 7500.0).abs() < 1e-6, "{over}");
+        assert!((rate - 0.1 / 5007.5e-6).abs() < 1e-6, "{rate}");
+        let best: Vec<Option<Model>> = cards.iter().map(|(_, w)| advise(&d, *w).best).collect();
+        assert_eq!(
+            best,
+            [
+                Some(Model::Coroutines),
+                Some(Model::Coroutines),
+                Some(Model::Coroutines),
+                Some(Model::ProcessPool)
+            ]
+        );
     }
 
     #[test]

@@ -137,8 +137,8 @@ impl Terminal {
         below.extend(answer::unit_definitions(&units).map(|d| [d]));
         let _ = writeln!(out, "{}", columns(&below, self.width));
         let heading = format!(
-            "Cheapest here, and how many units per second fit in 10% of one CPU with it (and the \
-             next){among}:"
+            "Cheapest here, and units per second that fit in 10% of one CPU with it, work + the \
+             model's overhead (and the next; the overhead as a share of the work){among}:"
         );
         let _ = writeln!(out, "\n{}", columns(&[[heading]], self.width).trim_start());
         let cards: Vec<Vec<String>> = answer::workload_rows(answer)
