@@ -7,7 +7,7 @@
 //! significance is decided on Benjamini-Hochberg adjusted p-values. Summaries are geometric
 //! means of B/A per unit (lower-is-better times and higher-is-better rates never mixed).
 
-use concbench_core::{ResultDoc, ResultEntry, VerdictKind};
+use concbench_core::{Judged, ResultDoc, ResultEntry, VerdictKind};
 use concbench_stats::{benjamini_hochberg, geometric_mean, shift_ratio};
 
 /// The false discovery rate the significance marks control.
@@ -220,13 +220,29 @@ pub struct VerdictRow {
     pub claim: String,
     /// Each run's decision, in the runs' order; `None` where the run did not judge the claim.
     pub decisions: Vec<Option<VerdictKind>>,
+    /// How much of the claim each run judged (parallel to `decisions`).
+    pub judged: Vec<Option<Judged>>,
 }
 
 impl VerdictRow {
-    /// Whether the runs that judged the claim disagree.
+    /// Whether the runs that judged the claim disagree: in their verdict, or in how much of
+    /// the claim they judged ("partly judged: refuted" and "refuted" say different things).
     pub fn changed(&self) -> bool {
-        let judged: Vec<VerdictKind> = self.decisions.iter().flatten().copied().collect();
+        let judged: Vec<(VerdictKind, Judged)> = self
+            .decisions
+            .iter()
+            .zip(&self.judged)
+            .filter_map(|(d, j)| Some(((*d)?, j.unwrap_or_default())))
+            .collect();
         judged.windows(2).any(|w| w[0] != w[1])
+    }
+
+    /// The `i`-th run's verdict as said, qualifier kept ("partly judged: refuted"); `None`
+    /// where it did not judge the claim.
+    pub fn word(&self, i: usize) -> Option<String> {
+        let kind = (*self.decisions.get(i)?)?;
+        let judged = self.judged.get(i).copied().flatten().unwrap_or_default();
+        Some(judged.qualify(kind, crate::answer::verdict_word(kind)))
     }
 }
 
@@ -242,11 +258,13 @@ pub fn verdicts_side_by_side(docs: &[&ResultDoc]) -> Vec<VerdictRow> {
                         source: v.source.clone(),
                         claim: v.claim.clone(),
                         decisions: vec![None; docs.len()],
+                        judged: vec![None; docs.len()],
                     });
                     rows.len() - 1
                 }
             };
             rows[pos].decisions[i] = Some(v.verdict);
+            rows[pos].judged[i] = Some(v.judged());
         }
     }
     rows
@@ -457,5 +475,34 @@ mod tests {
         let rows = verdicts_side_by_side(&[&a, &b, &c, &doc(vec![])]);
         assert!(rows[0].changed());
         assert_eq!(rows[0].decisions[3], None);
+    }
+
+    #[test]
+    fn regression_partly_judged_was_lost_in_compare() {
+        use concbench_core::Verdict;
+        let v = |unmeasured: Vec<String>| Verdict {
+            claim: "c".into(),
+            source: "S0.table.create_switch".into(),
+            verdict: VerdictKind::Refuted,
+            evidence: vec!["switch.pipe.thread".into()],
+            explanation: "e".into(),
+            checks: vec![],
+            robustness: None,
+            rounds: None,
+            judged: Judged::from_unmeasured(&unmeasured),
+            unmeasured,
+            full_run: vec![],
+        };
+        let mut a = doc(vec![]);
+        a.verdicts.push(v(vec!["creating and destroying".into()]));
+        let mut b = doc(vec![]);
+        b.verdicts.push(v(vec![]));
+        let rows = verdicts_side_by_side(&[&a, &b]);
+        assert_eq!(rows[0].word(0).as_deref(), Some("partly judged: refuted"));
+        assert_eq!(rows[0].word(1).as_deref(), Some("refuted"));
+        assert!(
+            rows[0].changed(),
+            "a part judged and the whole say different things"
+        );
     }
 }

@@ -181,10 +181,9 @@ pub fn verdicts_text(rows: &[VerdictRow], runs: &[String], all: bool) -> String 
     out
 }
 
+/// Each run's verdict as said, "partly judged" kept.
 fn decision_words(r: &VerdictRow) -> impl Iterator<Item = String> + '_ {
-    r.decisions
-        .iter()
-        .map(|d| d.map(verdict_word).unwrap_or("not judged").to_string())
+    (0..r.decisions.len()).map(|i| r.word(i).unwrap_or_else(|| "not judged".to_string()))
 }
 
 /// A percentage of change with its sign: `+50.1%`.
@@ -213,11 +212,12 @@ pub fn breach_text(b: &Breach<'_>) -> String {
                 pct(*hi),
             )
         }
-        Breach::Verdict { row, a, b } => format!(
+        Breach::Verdict { row, a, b, column } => format!(
             "verdict-changed: {} {} -> {} ({})",
             row.source,
-            verdict_word(*a),
-            verdict_word(*b),
+            row.word(0).unwrap_or_else(|| verdict_word(*a).to_string()),
+            row.word(*column)
+                .unwrap_or_else(|| verdict_word(*b).to_string()),
             row.claim
         ),
     }

@@ -80,6 +80,8 @@ struct Claim {
     source: String,
     claim: String,
     decisions: Vec<Option<concbench_core::VerdictKind>>,
+    /// How much of the claim each run judged ("whole", "partly"), parallel to `decisions`.
+    judged: Vec<Option<concbench_core::Judged>>,
     changed: bool,
 }
 
@@ -188,7 +190,7 @@ fn breach(run: &str, b: &Breach<'_>) -> BreachJson {
             to: None,
             message,
         },
-        Breach::Verdict { row, a, b } => BreachJson {
+        Breach::Verdict { row, a, b, .. } => BreachJson {
             run: run.into(),
             rule: "verdict-changed".into(),
             kind: "verdict",
@@ -232,6 +234,7 @@ pub fn compare_json(set: &CompareSet<'_>) -> anyhow::Result<String> {
                     source: r.source.clone(),
                     claim: r.claim.clone(),
                     decisions: r.decisions.clone(),
+                    judged: r.judged.clone(),
                     changed: r.changed(),
                 })
                 .collect(),
