@@ -42,9 +42,19 @@ pub fn against_zero(lo: f64, hi: f64) -> AgainstZero {
 /// one holds (coverage is kept).
 pub fn bound_at_zero(estimate: f64, ci: Option<(f64, f64)>) -> (f64, Option<(f64, f64)>) {
     (
-        estimate.max(0.0),
-        ci.map(|(lo, hi)| (lo.max(0.0), hi.max(0.0))),
+        at_least_zero(estimate),
+        ci.map(|(lo, hi)| (at_least_zero(lo), at_least_zero(hi))),
     )
+}
+
+/// `x`, or zero when it is below zero; a NaN stays a NaN (`f64::max` would make it a zero, a
+/// figure nobody measured).
+fn at_least_zero(x: f64) -> f64 {
+    if x < 0.0 {
+        0.0
+    } else {
+        x
+    }
 }
 
 #[cfg(test)]
@@ -71,5 +81,9 @@ mod tests {
             (2.0, Some((1.0, 3.0)))
         );
         assert_eq!(bound_at_zero(2.0, None), (2.0, None));
+        assert!(
+            bound_at_zero(f64::NAN, None).0.is_nan(),
+            "no zero made of nothing"
+        );
     }
 }
