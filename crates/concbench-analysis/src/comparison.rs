@@ -1,14 +1,19 @@
 //! `concbench compare`: runs set side by side, result by result and verdict by verdict.
 //!
-//! Results match when they have the same id and the same params (placement included). Each pair
-//! is compared on its rounds (two independent runs): B/A as the Hodges-Lehmann ratio with the
-//! interval that inverts the Mann-Whitney test, so a ratio and its significance mark can never
-//! disagree. Over a hundred pairs, p < 0.05 alone would mark five identical ones "different":
-//! significance is decided on Benjamini-Hochberg adjusted p-values. Summaries are geometric
-//! means of B/A per unit (lower-is-better times and higher-is-better rates never mixed).
+//! Results match when they have the same id and the same params (placement included), and are
+//! compared only when they hold the same quantity. Each pair is compared on its rounds (two
+//! independent runs): B/A as the Hodges-Lehmann ratio with the interval that inverts the
+//! Mann-Whitney test, widened by the variation between runs of one build on one machine
+//! ([`crate::variation`]: the host's history, or a stated floor), its p-value the one the
+//! widened interval inverts — so a ratio and its significance mark can never disagree, and an
+//! A/A pair is not a change. Over a hundred pairs, p < 0.05 alone would mark five identical ones
+//! "different": significance is decided on Benjamini-Hochberg adjusted p-values. Summaries are
+//! geometric means of B/A per unit (lower-is-better times and higher-is-better rates never
+//! mixed).
 
+use crate::variation::{Counted, RunVariation};
 use concbench_core::{Judged, ResultDoc, ResultEntry, VerdictKind};
-use concbench_stats::{benjamini_hochberg, geometric_mean, shift_ratio};
+use concbench_stats::{benjamini_hochberg, geometric_mean, shift_ratio, with_run_variation};
 
 /// The false discovery rate the significance marks control.
 pub const ALPHA: f64 = 0.05;
@@ -20,9 +25,12 @@ pub struct Comparison {
     pub ratio: f64,
     /// 95% interval of the ratio; `None` when the runs have too few rounds (3 and 3).
     pub ci: Option<(f64, f64)>,
-    /// Mann-Whitney p-value, and the same adjusted over every pair of the comparison.
+    /// Mann-Whitney p-value (with the run-to-run variation counted, the one the widened
+    /// interval inverts), and the same adjusted over every pair of the comparison.
     pub p_value: f64,
     pub q_value: f64,
+    /// The run-to-run variation counted in `ci` and `p_value`, and where it came from.
+    pub counted: Counted,
 }
 
 /// One result present in both runs.
@@ -113,6 +121,14 @@ impl RunComparison<'_> {
     pub fn significant_count(&self) -> usize {
         self.pairs.iter().filter(|p| p.significant()).count()
     }
+
+    /// What each compared pair counted between the runs.
+    pub fn counted(&self) -> Vec<Counted> {
+        self.pairs
+            .iter()
+            .filter_map(|p| p.comparison.map(|c| c.counted))
+            .collect()
+    }
 }
 
 /// Whether a larger value of `unit` is better (a rate).
@@ -135,22 +151,34 @@ fn comparable(a: &ResultEntry, b: &ResultEntry) -> bool {
     a.unit == b.unit && a.quantity() == b.quantity() && a.distinguishable() && b.distinguishable()
 }
 
-/// Match `b`'s results to `a`'s and compare each pair (ratios are B/A).
+/// Match `b`'s results to `a`'s and compare each pair on their rounds alone (ratios are B/A).
 pub fn compare_runs<'a>(a: &'a ResultDoc, b: &'a ResultDoc) -> RunComparison<'a> {
+    compare_runs_with(a, b, &RunVariation::rounds_only())
+}
+
+/// Match `b`'s results to `a`'s and compare each pair, counting `variation` between the runs.
+pub fn compare_runs_with<'a>(
+    a: &'a ResultDoc,
+    b: &'a ResultDoc,
+    variation: &RunVariation,
+) -> RunComparison<'a> {
     let same = |x: &ResultEntry, y: &ResultEntry| x.id == y.id && x.params == y.params;
     let mut pairs: Vec<Pair<'_>> = a
         .results
         .iter()
         .filter_map(|ra| {
             let rb = b.results.iter().find(|rb| same(ra, rb))?;
+            let counted = variation.for_entry(rb);
             let comparison = comparable(ra, rb)
                 .then(|| shift_ratio(&round_values(ra), &round_values(rb), 0.95))
                 .flatten()
+                .map(|s| with_run_variation(s, counted.tau()))
                 .map(|s| Comparison {
                     ratio: s.ratio,
                     ci: s.ci,
                     p_value: s.p_value,
                     q_value: s.p_value,
+                    counted,
                 });
             Some(Pair {
                 a: ra,
@@ -202,6 +230,21 @@ pub struct CompareSet<'a> {
     pub gates: Vec<crate::threshold::Gate>,
     /// The `--only`/`--where` selection the results were restricted to, as typed; empty for all.
     pub selection: String,
+    /// The run-to-run variation the comparisons count, and where it came from.
+    pub variation: RunVariation,
+}
+
+impl CompareSet<'_> {
+    /// "run-to-run variation counted: this host's history (...) for N results, ...": which
+    /// source every later run's comparisons used.
+    pub fn variation_sentence(&self) -> String {
+        let counted: Vec<Counted> = self
+            .runs
+            .iter()
+            .flat_map(|r| r.comparison.counted())
+            .collect();
+        self.variation.sentence(&counted)
+    }
 }
 
 impl CompareSet<'_> {
@@ -446,6 +489,46 @@ mod tests {
             .why_not_compared()
             .unwrap()
             .contains("told from zero"));
+    }
+
+    #[test]
+    fn regression_an_a_a_pair_breached_on_every_cross_cpu_hand_over() {
+        // Two quick runs of one build, --only syscall,create,switch: every cross-CPU hand-over
+        // read +33-39% over the rounds alone. With the run-to-run variation counted (the floor
+        // across CPUs here), the same rounds are no significant change.
+        let cross = |level: f64| {
+            let mut e = entry(
+                "switch.pipe.thread",
+                &[0.99, 1.0, 1.01, 1.0, 0.995, 1.005].map(|x| x * level),
+            );
+            e.params.set("placement", "cross-cpu");
+            e
+        };
+        let (a, b) = (doc(vec![cross(20_000.0)]), doc(vec![cross(27_000.0)]));
+        let alone = compare_runs(&a, &b);
+        assert!(alone.pairs[0].significant());
+        let counted = compare_runs_with(&a, &b, &RunVariation::from_history(&[], None));
+        let c = counted.pairs[0].comparison.unwrap();
+        assert!(!counted.pairs[0].significant(), "{c:?}");
+        assert_eq!(
+            c.counted,
+            Counted::Floor {
+                tau: crate::variation::floor(&b.results[0])
+            }
+        );
+        // A doubling on one CPU still shows through the floor.
+        let (a, b) = (
+            doc(vec![entry(
+                "create.fork",
+                &[100.0, 101.0, 99.0, 100.5, 99.5, 100.0],
+            )]),
+            doc(vec![entry(
+                "create.fork",
+                &[200.0, 202.0, 198.0, 201.0, 199.0, 200.0],
+            )]),
+        );
+        let c = compare_runs_with(&a, &b, &RunVariation::from_history(&[], None));
+        assert!(c.pairs[0].significant(), "{:?}", c.pairs[0].comparison);
     }
 
     #[test]

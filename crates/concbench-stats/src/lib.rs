@@ -9,7 +9,7 @@
 //! * [`median_interval`], [`paired_ratio`]: distribution-free intervals for a median and for the
 //!   median ratio of paired values (a run's interleaved rounds).
 //! * [`shift_ratio`]: B relative to A for two independent samples (two runs), Hodges-Lehmann with
-//!   the Mann-Whitney interval.
+//!   the Mann-Whitney interval; [`with_run_variation`] adds the variation between runs to it.
 //! * [`benjamini_hochberg`]: significance over many comparisons.
 //! * [`modes`]: separate modes (a wake-up that sometimes finds its CPU halted).
 //! * [`projected_half_width`], [`decision_chance`]: how narrow a median's interval would get with
@@ -20,6 +20,7 @@
 //!   the error of decisions taken at every look within 5%; [`hochberg_step_up`] and
 //!   [`holm_step_down`] across a claim's conditions.
 
+mod between_runs;
 mod bounded;
 mod fdr;
 mod hierarchy;
@@ -33,6 +34,7 @@ mod sequential;
 mod shift;
 mod summary;
 
+pub use between_runs::with_run_variation;
 pub use bounded::{against_zero, bound_at_zero, AgainstZero};
 pub use fdr::benjamini_hochberg;
 pub use hierarchy::{random_effects, student_t_cdf, student_t_quantile, Pooled};

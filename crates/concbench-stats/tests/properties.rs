@@ -207,3 +207,26 @@ proptest! {
         }
     }
 }
+
+proptest! {
+    #[test]
+    fn counting_run_variation_widens_and_keeps_interval_and_p_one_statement(
+        ratio in 0.2f64..5.0, down in 0.0f64..0.5, up in 0.0f64..0.5, tau in 0.001f64..0.5,
+        more in 0.0f64..0.3
+    ) {
+        let s = Shift { ratio, ci: Some((ratio * (-down).exp(), ratio * up.exp())), p_value: 0.5 };
+        let w = with_run_variation(s, tau);
+        let (lo, hi) = w.ci.unwrap();
+        let (slo, shi) = s.ci.unwrap();
+        prop_assert!(lo <= slo * (1.0 + 1e-12) && hi >= shi * (1.0 - 1e-12));
+        prop_assert!(lo <= ratio && ratio <= hi);
+        let wider = with_run_variation(s, tau + more).ci.unwrap();
+        prop_assert!(wider.0 <= lo * (1.0 + 1e-12) && wider.1 >= hi * (1.0 - 1e-12));
+        let excludes_one = lo > 1.0 || hi < 1.0;
+        // Away from the boundary (the normal approximation's last digits), one statement.
+        let margin = (lo.ln().abs()).min(hi.ln().abs());
+        if margin > 1e-6 {
+            prop_assert_eq!(excludes_one, w.p_value < 0.05, "{:?}", w);
+        }
+    }
+}
