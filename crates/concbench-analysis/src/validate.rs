@@ -204,6 +204,12 @@ pub fn document(doc: &mut ResultDoc) -> Vec<String> {
     }
     for v in &mut doc.verdicts {
         for c in &mut v.checks {
+            if not_a_number(&mut c.estimate, &mut c.ci95) {
+                found.push(format!(
+                    "{} {}: a figure that is not a number",
+                    v.source, c.condition
+                ));
+            }
             if let Some(why) = negative_check(c) {
                 found.push(format!("{} {}: {why}", v.source, c.condition));
             }
@@ -212,6 +218,15 @@ pub fn document(doc: &mut ResultDoc) -> Vec<String> {
     if let Some(h) = &mut doc.history {
         for v in &mut h.verdicts {
             for c in &mut v.checks {
+                if not_a_number(&mut c.estimate, &mut c.ci95) {
+                    found.push(format!(
+                        "{} {} (pooled): a figure that is not a number",
+                        v.source, c.condition
+                    ));
+                }
+                if c.tau.is_some_and(|t| !t.is_finite()) {
+                    c.tau = None;
+                }
                 if let Some(why) = negative_pooled(c) {
                     found.push(format!("{} {} (pooled): {why}", v.source, c.condition));
                 }
@@ -221,6 +236,19 @@ pub fn document(doc: &mut ResultDoc) -> Vec<String> {
             .retain(|d| d.own_ci95.iter().all(|x| x.is_finite() && *x >= 0.0));
     }
     found
+}
+
+/// A check's estimate and interval, left out when one is not a number (a NaN is written as
+/// `null`, and a document holding one where a number belongs cannot be read back); true when
+/// it found one.
+fn not_a_number(estimate: &mut Option<f64>, ci: &mut Option<[f64; 2]>) -> bool {
+    let bad = estimate.is_some_and(|e| !e.is_finite())
+        || ci.is_some_and(|c| c.iter().any(|x| !x.is_finite()));
+    if bad {
+        *estimate = None;
+        *ci = None;
+    }
+    bad
 }
 
 /// Whether a result's median or interval (or its difference's) reaches below zero.
@@ -444,6 +472,15 @@ mod tests {
         assert!(p.note.starts_with("invalid:"));
         // Everything bounded now: a second pass finds nothing.
         assert!(document(&mut d).is_empty());
+        // A NaN (stored as null, unreadable) is left out, and said.
+        let h = d.history.as_mut().unwrap();
+        h.verdicts[0].checks[0].estimate = Some(f64::NAN);
+        let found = document(&mut d);
+        assert!(found[0].contains("not a number"), "{found:?}");
+        let p = &d.history.as_ref().unwrap().verdicts[0].checks[0];
+        assert_eq!((p.estimate, p.ci95), (None, None));
+        let text = serde_json::to_string(&d).unwrap();
+        assert!(serde_json::from_str::<ResultDoc>(&text).is_ok());
     }
 
     #[test]

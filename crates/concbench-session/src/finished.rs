@@ -88,7 +88,7 @@ pub fn measure(
     // The last gate: every interval and ratio of the document within what its quantity can be.
     for found in concbench_analysis::validate::document(&mut doc) {
         doc.warnings.push(format!(
-            "the validation gate rejected a figure below zero: {found}; please report it"
+            "the validation gate held a figure to what it can be: {found}; please report it"
         ));
     }
     doc.warnings

@@ -59,7 +59,8 @@ pub fn over_history(doc: &mut ResultDoc, others: &[&ResultDoc], mut excluded: Ve
     // The pooled intervals pass the gate every run's figures pass.
     for found in crate::validate::document(doc) {
         doc.warnings.push(format!(
-            "the validation gate bounded a figure of the history at zero: {found}; please report it"
+            "the validation gate held a figure of the history to what it can be: {found}; please \
+             report it"
         ));
     }
 }
