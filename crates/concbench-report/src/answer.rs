@@ -352,9 +352,9 @@ fn rounded(v: f64) -> String {
 }
 
 /// One row per typical workload: its name, its terms, the cheapest model, and how many units
-/// per second fit in a tenth of one CPU with it and with the next model — each unit's work
-/// billed with the model's overhead — and that overhead as a share of the work (or what is
-/// missing for an answer).
+/// per second fit in a tenth of one CPU with it — each unit's work billed with the model's
+/// overhead — and that overhead as a share of the work (or what is missing for an answer). The
+/// next model is on the page and in `advise`: its rate is close beside work that dominates.
 pub fn workload_rows(answer: &Answer<'_>) -> Vec<[String; 4]> {
     answer
         .workloads
@@ -380,13 +380,11 @@ pub fn workload_rows(answer: &Answer<'_>) -> Vec<[String; 4]> {
                 ];
             };
             let bill = a.bills.iter().find(|b| b.model == best).expect("billed");
-            let mut answer = match capacity_rates(a, true) {
-                Some((fits, Some((model, rate)))) => format!("{fits} ({model} {rate})"),
-                Some((fits, None)) => fits,
-                None => String::new(),
-            };
+            let mut answer = capacity_rates(a, true)
+                .map(|(fits, _)| fits)
+                .unwrap_or_default();
             if let Some(share) = a.ranked().first().and_then(|b| a.overhead_share(b)) {
-                answer += &format!(", overhead {}", percent(share));
+                answer += &format!(", +{} overhead", percent(share));
             }
             if let Some(note) = a.capacity_note(bill) {
                 answer += &format!("; at this rate it {note}");

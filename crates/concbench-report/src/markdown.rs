@@ -145,7 +145,7 @@ fn answer_section(out: &mut String, answer: &Answer<'_>) -> std::fmt::Result {
             "workload",
             "terms",
             "cheapest",
-            "units/s in 10% of one CPU, work + overhead (the next); overhead / work",
+            "units/s in 10% of one CPU (work + overhead); overhead / work",
         ],
         &crate::answer::workload_rows(answer),
     )?;

@@ -358,6 +358,51 @@ pub fn verdict_cell(v: &concbench_core::Verdict) -> String {
     }
 }
 
+/// The mark a quick run's verdict line carries when a full run judges deciding checks of it
+/// that a quick run cannot measure.
+pub const FULL_RUN_MARK: &str = "[full run: article's own]";
+
+/// "about 10 minutes": how long a full run takes, from what a quick run recorded.
+pub fn full_run_time(doc: &ResultDoc) -> Option<String> {
+    let s = doc.full_run_s()?;
+    Some(format!("about {:.0} minutes", (s / 60.0).ceil()))
+}
+
+/// The line under a quick run's verdicts that says what a full run adds, and how long it takes:
+/// `None` when no verdict has deciding checks only a full run measures.
+pub fn full_run_line(doc: &ResultDoc) -> Option<String> {
+    let claims: Vec<&str> = doc
+        .verdicts
+        .iter()
+        .filter(|v| !v.full_run.is_empty())
+        .map(|v| v.source.as_str())
+        .collect();
+    if claims.is_empty() {
+        return None;
+    }
+    let time = full_run_time(doc)
+        .map(|t| format!(", {t}"))
+        .unwrap_or_default();
+    Some(format!(
+        "{FULL_RUN_MARK}: {} rest on the articles' own programs or systems, which a quick run \
+         cannot measure; a full run (`concbench run`{time}) judges them",
+        claims.join(", ")
+    ))
+}
+
+/// "(a full run judges it on the article's own program or system: ...)" after a verdict's word,
+/// for the tables of every verdict; empty when a full run adds nothing to it.
+pub fn full_run_note(v: &concbench_core::Verdict) -> String {
+    if v.full_run.is_empty() {
+        String::new()
+    } else {
+        format!(
+            " (a full run judges it on the article's own program or system: {})",
+            v.full_run.join("; ")
+        )
+    }
+}
+
 /// "97%" of resamples agreeing, or "-" for documents without the figure and for verdicts on
 /// too few rounds for an interval (resampling one round agrees with itself: no robustness).
 pub fn robustness_cell(v: &concbench_core::Verdict) -> String {
@@ -387,7 +432,7 @@ pub fn verdict_rows(answer: &Answer<'_>) -> Vec<[String; 5]> {
             };
             [
                 format!("{} ({})", v.claim, v.source),
-                verdict_cell(v),
+                format!("{}{}", verdict_cell(v), full_run_note(v)),
                 detail,
                 v.rounds
                     .map(|r| r.to_string())
@@ -473,6 +518,8 @@ pub struct ClaimRow {
     pub figures: Vec<String>,
     /// "14 rounds, 97% of resamples agree".
     pub stability: Option<String>,
+    /// What a full run adds to a quick run's verdict ([`full_run_note`]); empty otherwise.
+    pub full_run: String,
 }
 
 /// A verdict's explanation without the check lines it opens with: the pages list the checks
@@ -581,6 +628,9 @@ pub fn claims_and_s0_table(answer: &Answer<'_>) -> (Vec<ClaimRow>, Vec<Dimension
             checks: checks(&c.id),
             figures: figures(&c.id),
             stability: stability(&c.id),
+            full_run: judged(&c.id)
+                .map(|v| full_run_note(v).trim().to_string())
+                .unwrap_or_default(),
         })
         .collect();
     let dimensions = p

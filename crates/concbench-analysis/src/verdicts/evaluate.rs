@@ -226,7 +226,7 @@ fn unmeasured(claim: &Claim, checked: &[Checked<'_>]) -> (Vec<String>, Vec<Strin
 }
 
 /// A check's condition as a reader meets it in "not measured: …" (`{count}` as "each count").
-fn unmeasured_text(spec: &CheckSpec) -> String {
+pub(super) fn unmeasured_text(spec: &CheckSpec) -> String {
     let mut text = spec.condition.clone();
     for k in &spec.for_each {
         text = text.replace(&format!("{{{k}}}"), &format!("each {k}"));

@@ -94,6 +94,49 @@ pub fn check_uses(check: &CheckSpec, id: &str, params: &Params) -> bool {
     check.selectors().any(|s| series::selects(s, &entry, &[]))
 }
 
+/// Of `v`'s unmeasured deciding checks (and facets measured only by concbench's stand-in),
+/// those a full run measures that this run's mode cannot: a check of the claim (the article's
+/// own program or system, for a facet) uses a variant of `variants` — every registered variant,
+/// with its recorded params and whether `--quick` runs it — that only a full run runs. As
+/// `Verdict::unmeasured` names them, without the stand-in's mark.
+pub fn full_run_adds(
+    published: &Published,
+    v: &Verdict,
+    variants: &[(&str, &Params, bool)],
+) -> Vec<String> {
+    let Some(claim) = published.claims.iter().find(|c| c.id == v.source) else {
+        return Vec::new();
+    };
+    let full_only = |spec: &CheckSpec| {
+        variants
+            .iter()
+            .any(|(id, params, in_quick)| !in_quick && check_uses(spec, id, params))
+    };
+    let mut out = Vec::new();
+    for u in &v.unmeasured {
+        let text = u.trim_end_matches(evaluate::STOOD_IN).trim_end();
+        let Some(spec) = claim
+            .checks
+            .iter()
+            .find(|s| s.decides && evaluate::unmeasured_text(s) == text)
+        else {
+            continue;
+        };
+        let article: Vec<&CheckSpec> = match &spec.facet {
+            Some(f) => claim
+                .checks
+                .iter()
+                .filter(|s| s.facet.as_ref() == Some(f) && !s.stand_in)
+                .collect(),
+            None => vec![spec],
+        };
+        if article.into_iter().any(full_only) && !out.iter().any(|o| o == text) {
+            out.push(text.to_string());
+        }
+    }
+    out
+}
+
 /// Every `use` of every check whose selectors match none of `variants` (id and recorded
 /// params), as "claim / condition / name": a renamed experiment or param would otherwise
 /// silently drop a verdict.
