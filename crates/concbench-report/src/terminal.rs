@@ -83,7 +83,12 @@ impl Terminal {
                 writeln!(out, "{}", columns(&[[line]], self.width))?;
             }
         }
-        if let Some(h) = &doc.history {
+        if let Some(line) = concbench_analysis::verdicts::drift::alone_sentence(doc)
+            .filter(|_| doc.mode() != RunMode::Smoke)
+        {
+            writeln!(out, "\n{}", columns(&[[line]], self.width).trim_start())?;
+        }
+        if let Some(h) = doc.history.as_ref().filter(|h| !h.verdicts.is_empty()) {
             // One line in the summary (which claims differ from this run alone); every claim
             // with --all.
             let line = format!("Over this host's history ({}): {}", h.heading(), h.brief());

@@ -52,7 +52,17 @@ pub fn over_history(doc: &mut ResultDoc, others: &[&ResultDoc], mut excluded: Ve
     let others: Vec<&ResultDoc> = kept[1..].iter().map(|d| d.as_ref()).collect();
     label_over_history(doc, &others);
     let drift = super::drift::widen(doc, &others);
-    doc.history = pool(doc, &others, excluded).map(|mut h| {
+    let runs: Vec<&ResultDoc> = std::iter::once(&this)
+        .chain(others.iter().copied())
+        .collect();
+    // A run without verdicts (`--only memory`) still had its intervals widened: its history
+    // says by what, with no verdict pooled.
+    let pooled = pool(doc, &others, excluded.clone()).or_else(|| {
+        (!drift.is_empty())
+            .then(|| span(&runs, excluded, Vec::new()))
+            .flatten()
+    });
+    doc.history = pooled.map(|mut h| {
         h.drift = drift;
         h
     });
@@ -83,6 +93,15 @@ pub fn pool(doc: &ResultDoc, others: &[&ResultDoc], excluded: Vec<String>) -> Op
             Some(pool_claim(claim, v, &runs))
         })
         .collect();
+    span(&runs, excluded, verdicts)
+}
+
+/// The history of `runs` (this one first): how many, from when to when, what was left out.
+fn span(
+    runs: &[&ResultDoc],
+    excluded: Vec<String>,
+    verdicts: Vec<PooledVerdict>,
+) -> Option<History> {
     let first = runs
         .iter()
         .map(|d| d.started_at.as_str())

@@ -30,7 +30,7 @@ struct HistoryRow {
 
 /// The section, when the run was judged over its host's history.
 pub(super) fn view(history: Option<&History>) -> Option<HistoryView> {
-    let h = history?;
+    let h = history.filter(|h| !h.verdicts.is_empty())?;
     Some(HistoryView {
         heading: h.heading(),
         summary: h.summary(),
