@@ -125,6 +125,9 @@ def main(args):
     for path in args:
         with open(path) as f:
             doc = json.load(f)
+        if doc.get("schema") != "concbench/result/v1":
+            print(f"{path}: not a result document (schema {doc.get('schema')!r}), skipped")
+            continue
         found = json_findings(doc)
         if os.path.exists(binary):
             for name, text in screens(binary, path).items():

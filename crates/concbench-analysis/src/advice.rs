@@ -1144,14 +1144,18 @@ mod tests {
         );
     }
 
+    /// `d`'s thread memory result.
+    fn thread_memory(d: &mut ResultDoc) -> &mut ResultEntry {
+        d.results
+            .iter_mut()
+            .find(|r| r.id == "memory.thread")
+            .unwrap()
+    }
+
     #[test]
     fn memory_is_what_a_unit_costs_the_machine_with_pss_beside() {
         let mut d = measured();
-        let thread = d
-            .results
-            .iter_mut()
-            .find(|r| r.id == "memory.thread")
-            .unwrap();
+        let thread = thread_memory(&mut d);
         for (i, round) in thread.rounds.iter_mut().enumerate() {
             round
                 .counters
@@ -1176,11 +1180,7 @@ mod tests {
         // from machine-wide counters while another process freed kernel memory, came out below
         // zero. Rounds: PSS 9.9 KiB each, kernel 20 KiB but -11.6 in one and -4.7 in another.
         let mut d = measured();
-        let thread = d
-            .results
-            .iter_mut()
-            .find(|r| r.id == "memory.thread")
-            .unwrap();
+        let thread = thread_memory(&mut d);
         let kernel = [20.0, -11.6, 19.5, 20.2, -4.7, 19.8, 20.1, 20.0, 20.3];
         *thread = {
             let mut e = entry("memory.thread", &[9.9; 9]);

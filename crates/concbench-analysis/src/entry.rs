@@ -425,22 +425,18 @@ mod tests {
         // switch.pipe.process working_set_kib=4096 reported the difference (2.28 us) in one run
         // and the raw figure (40.8 us) in the next, when one round's difference was not
         // positive: `compare` then read "+1685%" between two runs of one build.
-        let clear = build_entry(&rounds(&[
-            (vec![40.0], Some(vec![38.0])),
-            (vec![41.0], Some(vec![38.5])),
-            (vec![40.5], Some(vec![38.0])),
-            (vec![40.8], Some(vec![38.2])),
-            (vec![41.2], Some(vec![39.0])),
-            (vec![40.9], Some(vec![38.7])),
-        ]));
-        let unclear = build_entry(&rounds(&[
-            (vec![40.0], Some(vec![38.0])),
-            (vec![41.0], Some(vec![38.5])),
-            (vec![40.5], Some(vec![41.5])),
-            (vec![40.8], Some(vec![38.2])),
-            (vec![41.2], Some(vec![41.3])),
-            (vec![40.9], Some(vec![38.7])),
-        ]));
+        let values = [40.0, 41.0, 40.5, 40.8, 41.2, 40.9];
+        let with = |baselines: [f64; 6]| {
+            let per_round: Vec<(Vec<f64>, Option<Vec<f64>>)> = values
+                .iter()
+                .zip(baselines)
+                .map(|(v, b)| (vec![*v], Some(vec![b])))
+                .collect();
+            build_entry(&rounds(&per_round))
+        };
+        let clear = with([38.0, 38.5, 38.0, 38.2, 39.0, 38.7]);
+        // Two rounds whose baseline read above the hand-over: the interval reaches zero.
+        let unclear = with([38.0, 38.5, 41.5, 38.2, 41.3, 38.7]);
         for e in [&clear, &unclear] {
             assert_eq!(e.quantity(), Quantity::Difference);
             assert!(

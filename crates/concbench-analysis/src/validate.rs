@@ -264,20 +264,8 @@ fn negative_figure(e: &ResultEntry) -> bool {
 /// A check whose figure in a unit that cannot be negative reaches below zero: bounded, left
 /// undecided, and said.
 fn negative_check(c: &mut Check) -> Option<String> {
-    if !cannot_be_negative(&c.unit) {
-        return None;
-    }
-    let figures = c
-        .estimate
-        .into_iter()
-        .chain(c.ci95.into_iter().flatten())
-        .chain(c.boundary.into_iter().flatten());
-    if !figures.into_iter().any(|x| x < 0.0) {
-        return None;
-    }
-    let why = invalid_sentence(&c.unit);
-    c.estimate = c.estimate.map(|x| x.max(0.0));
-    c.ci95 = c.ci95.map(|[lo, hi]| [lo.max(0.0), hi.max(0.0)]);
+    let bound = c.boundary.into_iter().flatten();
+    let why = held_at_zero(&c.unit, &mut c.estimate, &mut c.ci95, bound)?;
     c.boundary = c.boundary.map(|[lo, hi]| [lo.max(0.0), hi.max(0.0)]);
     c.decision = VerdictKind::Inconclusive;
     c.note = prefix(&why, &c.note);
@@ -286,23 +274,31 @@ fn negative_check(c: &mut Check) -> Option<String> {
 
 /// The same for a check pooled over runs.
 fn negative_pooled(c: &mut PooledCheck) -> Option<String> {
-    if !cannot_be_negative(&c.unit) {
-        return None;
-    }
-    let negative = c
-        .estimate
-        .into_iter()
-        .chain(c.ci95.into_iter().flatten())
-        .any(|x| x < 0.0);
-    if !negative {
-        return None;
-    }
-    let why = invalid_sentence(&c.unit);
-    c.estimate = c.estimate.map(|x| x.max(0.0));
-    c.ci95 = c.ci95.map(|[lo, hi]| [lo.max(0.0), hi.max(0.0)]);
+    let why = held_at_zero(&c.unit, &mut c.estimate, &mut c.ci95, None)?;
     c.decision = VerdictKind::Inconclusive;
     c.note = prefix(&why, &c.note);
     Some(why)
+}
+
+/// When an estimate, its interval or `more` figures in `unit` (one that cannot be negative)
+/// reach below zero: the estimate and interval bounded at zero, and the sentence saying so.
+fn held_at_zero(
+    unit: &str,
+    estimate: &mut Option<f64>,
+    ci: &mut Option<[f64; 2]>,
+    more: impl IntoIterator<Item = f64>,
+) -> Option<String> {
+    let mut figures = estimate
+        .iter()
+        .copied()
+        .chain(ci.iter().flatten().copied())
+        .chain(more);
+    if !cannot_be_negative(unit) || !figures.any(|x| x < 0.0) {
+        return None;
+    }
+    *estimate = estimate.map(|x| x.max(0.0));
+    *ci = ci.map(|[lo, hi]| [lo.max(0.0), hi.max(0.0)]);
+    Some(invalid_sentence(unit))
 }
 
 fn invalid_sentence(unit: &str) -> String {

@@ -196,31 +196,20 @@ fn key(e: &ResultEntry) -> Key {
     (e.id.clone(), e.params.compact())
 }
 
-/// The logarithms of a result's usable rounds' values; `None` when one is not positive.
+/// The logarithms of a result's usable rounds' values; `None` when there are none or one is not
+/// positive.
 fn log_rounds(e: &ResultEntry) -> Option<Vec<f64>> {
-    let values = e.round_values();
-    (!values.is_empty() && values.iter().all(|v| *v > 0.0 && v.is_finite()))
-        .then(|| values.iter().map(|v| v.ln()).collect())
+    Some(crate::verdicts::drift::log_values(e)).filter(|v| !v.is_empty())
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::synthetic::{doc, entry, entry_with};
+    use crate::synthetic::{entry, entry_with};
     use concbench_core::Params;
 
     fn run(level: f64) -> ResultDoc {
-        doc(vec![entry(
-            "switch.pipe.thread",
-            &[
-                level * 0.99,
-                level,
-                level * 1.01,
-                level,
-                level * 1.005,
-                level * 0.995,
-            ],
-        )])
+        crate::synthetic::steady_run("switch.pipe.thread", level)
     }
 
     #[test]

@@ -30,7 +30,11 @@ fn run(ratios: Vec<f64>, at: &str) -> ResultDoc {
 }
 
 fn s030x(h: &concbench_core::History) -> &concbench_core::PooledVerdict {
-    h.verdicts.iter().find(|v| v.source == "S0.30x").unwrap()
+    claim(h, "S0.30x")
+}
+
+fn claim<'a>(h: &'a concbench_core::History, source: &str) -> &'a concbench_core::PooledVerdict {
+    h.verdicts.iter().find(|v| v.source == source).unwrap()
 }
 
 #[test]
@@ -245,11 +249,7 @@ fn regression_a_run_measured_in_part_pooled_as_a_whole_lost_partly_judged() {
     ];
     let refs: Vec<&ResultDoc> = others.iter().collect();
     let h = pool(&part, &refs, vec![]).unwrap();
-    let v = h
-        .verdicts
-        .iter()
-        .find(|v| v.source == "S0.table.create_switch")
-        .unwrap();
+    let v = claim(&h, "S0.table.create_switch");
     assert_eq!(v.judged, concbench_core::Judged::Partly, "{v:?}");
     assert!(
         v.sentence().starts_with("partly judged"),
@@ -270,11 +270,7 @@ fn regression_a_run_measured_in_part_pooled_as_a_whole_lost_partly_judged() {
     ];
     let refs: Vec<&ResultDoc> = complete.iter().collect();
     let h = pool(&part, &refs, vec![]).unwrap();
-    let v = h
-        .verdicts
-        .iter()
-        .find(|v| v.source == "S0.table.create_switch")
-        .unwrap();
+    let v = claim(&h, "S0.table.create_switch");
     assert_eq!(v.judged, concbench_core::Judged::Whole, "{v:?}");
     let create = v
         .checks

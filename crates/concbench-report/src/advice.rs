@@ -113,25 +113,39 @@ pub fn advice_text(a: &Advice, source: &str) -> String {
 mod tests {
     use super::*;
     use concbench_analysis::advice::{advise, Workload};
+    use concbench_analysis::synthetic::{doc, entry_with};
+    use concbench_core::{Params, ResultDoc};
+
+    /// Coroutines' costs (a switch, a channel hand-over, 4 KiB), a thread's pipe hand-over of
+    /// `pipe_ns`, and the coroutine creations given.
+    fn coroutines(creations: Vec<concbench_core::ResultEntry>, pipe_ns: f64) -> ResultDoc {
+        let mut results = creations;
+        results.extend([
+            entry_with("switch.coroutine", "ns", Params::new(), &[30.0; 8]),
+            entry_with("switch.channel.coroutine", "ns", Params::new(), &[90.0; 8]),
+            entry_with("switch.pipe.thread", "ns", Params::new(), &[pipe_ns; 8]),
+            entry_with("memory.coroutine", "KiB", Params::new(), &[4.0; 8]),
+        ]);
+        doc(results)
+    }
+
+    /// 1000 units a second, half blocked, `cpu_us` of work each.
+    fn workload(cpu_us: f64) -> Workload {
+        Workload {
+            units_per_sec: 1000.0,
+            blocked_share: 0.5,
+            cpu_us,
+            isolation: false,
+        }
+    }
 
     #[test]
     fn regression_advise_cpu_us_100_said_49200_per_second_in_a_tenth_of_a_cpu() {
         // `advise --cpu-us 100` printed "10% of one CPU fits 49,200/s": 100 us of work caps it
         // at 1,000/s.
-        let d = doc(vec![
-            entry_with("create.coroutine", "ns", Params::new(), &[14.0; 8]),
-            entry_with("switch.coroutine", "ns", Params::new(), &[30.0; 8]),
-            entry_with("switch.channel.coroutine", "ns", Params::new(), &[90.0; 8]),
-            entry_with("switch.pipe.thread", "ns", Params::new(), &[2000.0; 8]),
-            entry_with("memory.coroutine", "KiB", Params::new(), &[4.0; 8]),
-        ]);
-        let w = Workload {
-            units_per_sec: 1000.0,
-            blocked_share: 0.5,
-            cpu_us: 100.0,
-            isolation: false,
-        };
-        let text = advice_text(&advise(&d, w), "a test");
+        let create = entry_with("create.coroutine", "ns", Params::new(), &[14.0; 8]);
+        let d = coroutines(vec![create], 2000.0);
+        let text = advice_text(&advise(&d, workload(100.0)), "a test");
         // 0.1 / (100 us + 2.134 us) = 979/s.
         assert!(text.contains("10% of one CPU fits 979/s"), "{text}");
         assert!(
@@ -139,8 +153,6 @@ mod tests {
             "{text}"
         );
     }
-    use concbench_analysis::synthetic::{doc, entry_with};
-    use concbench_core::Params;
 
     #[test]
     fn durations_read_one_way_and_the_billed_coroutine_variant_is_named() {
@@ -148,21 +160,11 @@ mod tests {
             let params = Params::new().with("stack_alloc", stack);
             entry_with("create.coroutine", "ns", params, &[ns; 8])
         };
-        let d = doc(vec![
-            create("reused", 14.0),
-            create("fresh", 10_800.0),
-            entry_with("switch.coroutine", "ns", Params::new(), &[30.0; 8]),
-            entry_with("switch.channel.coroutine", "ns", Params::new(), &[90.0; 8]),
-            entry_with("switch.pipe.thread", "ns", Params::new(), &[2500.0; 8]),
-            entry_with("memory.coroutine", "KiB", Params::new(), &[4.0; 8]),
-        ]);
-        let w = Workload {
-            units_per_sec: 1000.0,
-            blocked_share: 0.5,
-            cpu_us: 2500.0,
-            isolation: false,
-        };
-        let text = advice_text(&advise(&d, w), "a test");
+        let d = coroutines(
+            vec![create("reused", 14.0), create("fresh", 10_800.0)],
+            2500.0,
+        );
+        let text = advice_text(&advise(&d, workload(2500.0)), "a test");
         assert!(
             text.contains("2.50 ms of CPU per unit") && text.contains("Lifetime 5.00 ms"),
             "{text}"

@@ -17,7 +17,7 @@
 //! the runs before it, as a run meets its history), the capture rose from 79.9% to 84% (see
 //! `bench/stability.py --widen`).
 
-use concbench_core::{usable_rounds, Drift, ResultDoc, ResultEntry};
+use concbench_core::{Drift, ResultDoc, ResultEntry};
 use concbench_stats::random_effects;
 
 /// Runs of a result (this one included) needed before its drift is estimated: with two, τ
@@ -95,13 +95,11 @@ pub fn widen(doc: &mut ResultDoc, others: &[&ResultDoc]) -> Vec<Drift> {
     out
 }
 
-/// The logarithms of a result's usable rounds' values (net of a paired baseline); empty when
-/// one is not positive.
-fn log_values(e: &ResultEntry) -> Vec<f64> {
-    let values: Vec<f64> = usable_rounds(&e.rounds)
-        .iter()
-        .map(|r| r.value - r.baseline.unwrap_or(0.0))
-        .collect();
+/// The logarithms of a result's usable rounds' values (each round's difference for a result
+/// that is one); empty when one is not positive. What the run-level spread is estimated from,
+/// here and in `compare` (`crate::variation`).
+pub(crate) fn log_values(e: &ResultEntry) -> Vec<f64> {
+    let values = e.round_values();
     if values.iter().any(|v| *v <= 0.0 || !v.is_finite()) {
         return Vec::new();
     }
@@ -111,20 +109,9 @@ fn log_values(e: &ResultEntry) -> Vec<f64> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::synthetic::{doc, entry};
 
     fn run(level: f64) -> ResultDoc {
-        doc(vec![entry(
-            "switch.pipe.thread",
-            &[
-                level * 0.99,
-                level,
-                level * 1.01,
-                level * 0.995,
-                level * 1.005,
-                level,
-            ],
-        )])
+        crate::synthetic::steady_run("switch.pipe.thread", level)
     }
 
     #[test]
