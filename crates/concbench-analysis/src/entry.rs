@@ -6,8 +6,8 @@
 //! self-test, Stevens's iterative server), each round's value and baseline are kept, and the
 //! result is always their difference (`quantity: difference`): the id and params fix what a
 //! result measures, in every run. A difference that cannot be told from zero stays the
-//! difference, bounded at zero and said so, and no check decides on it; one below zero over its
-//! whole interval cannot be right, and the validation gate rejects it.
+//! difference, bounded at zero and said so, and no check decides on it — also one below zero
+//! over its whole interval, whose baseline costs more than what it is subtracted from.
 
 use crate::warnings;
 use concbench_core::{
@@ -65,9 +65,14 @@ pub fn build_entry(rounds: &[RoundRaw]) -> ResultEntry {
     };
     let stats = summarize(&values);
     let against = against_zero_of(&stats);
+    // A difference not above zero is bounded there: a part of a time is never negative. One
+    // wholly below zero (Stevens's pooled server costing less CPU per connection than the
+    // iterative one it is measured beyond) stays a result: its raw figure is measured, and the
+    // checks that read it decide; no check decides on its difference.
     let summary = match (quantity, against) {
-        (Quantity::Difference, AgainstZero::Reaches) => bounded_summary(&stats),
-        // Wholly below zero: kept as it is, for the validation gate to reject with its reason.
+        (Quantity::Difference, AgainstZero::Reaches | AgainstZero::Below) => {
+            bounded_summary(&stats)
+        }
         _ => summary(&stats),
     };
     let distinguishable = against == AgainstZero::Above;
@@ -104,8 +109,8 @@ pub fn build_entry(rounds: &[RoundRaw]) -> ResultEntry {
         }
     }
     let mut more = warnings::for_entry(rounds, &entry, &stats);
-    if quantity == Quantity::Difference && against == AgainstZero::Reaches {
-        more.insert(0, not_distinguishable_warning(&entry, &stats));
+    if quantity == Quantity::Difference && against != AgainstZero::Above {
+        more.insert(0, not_distinguishable_warning(&entry, &stats, against));
     }
     for w in more {
         if !entry.warnings.contains(&w) {
@@ -134,19 +139,29 @@ fn bounded_summary(stats: &Stats) -> Summary {
     }
 }
 
-/// "not distinguishable from zero: ..." for a difference whose interval reaches zero.
-fn not_distinguishable_warning(e: &ResultEntry, stats: &Stats) -> String {
-    let reach = match stats.ci95 {
+/// "not distinguishable from zero: ..." for a difference whose interval reaches zero, or
+/// "below zero: ..." for one wholly below it.
+fn not_distinguishable_warning(e: &ResultEntry, stats: &Stats, against: AgainstZero) -> String {
+    let interval = match stats.ci95 {
         Some((lo, hi)) => format!(
             "its 95% interval over the rounds' differences reaches from {} to {}",
             concbench_core::human::value(lo, &e.unit),
             concbench_core::human::value(hi, &e.unit)
         ),
+        None if against == AgainstZero::Below => "every round's difference is below zero".into(),
         None => "not every round's difference is positive".to_string(),
     };
+    if against == AgainstZero::Below {
+        return format!(
+            "below zero: this result is the difference from its baseline, and {interval}: the \
+             baseline costs more here than what it is subtracted from, so the difference says \
+             nothing this subtraction assumes; shown bounded at zero, no check decides on it (the \
+             raw figure beside it is measured as usual)"
+        );
+    }
     format!(
         "not distinguishable from zero: this result is the difference from its baseline, and \
-         {reach}; shown bounded at zero, and no check decides on it (more rounds, --rounds 20, \
+         {interval}; shown bounded at zero, and no check decides on it (more rounds, --rounds 20, \
          may tell it from zero)"
     )
 }
@@ -469,13 +484,22 @@ mod tests {
             "bounded at zero, never negative"
         );
         assert!(unclear.samples.iter().all(|s| *s > 0.0));
-        // Below zero in every round: kept for the validation gate to reject.
+        // Below zero in every round (a pooled server costing less CPU per connection than the
+        // iterative one): still a result — its raw figure is measured, and checks reading it
+        // decide — with the difference bounded at zero, decided on by nothing, and said.
         let below = build_entry(&rounds(&[
             (vec![100.0], Some(vec![150.0])),
             (vec![100.0], Some(vec![160.0])),
         ]));
-        assert!(below.summary.median < 0.0);
-        assert!(crate::validate(below, false, &Default::default()).is_err());
+        assert_eq!(below.summary.median, 0.0);
+        assert!(!below.distinguishable());
+        assert!(
+            below.warnings[0].starts_with("below zero: "),
+            "{:?}",
+            below.warnings
+        );
+        assert_eq!(below.overhead.as_ref().unwrap().raw_median, 100.0);
+        assert!(crate::validate(below, false, &Default::default()).is_ok());
     }
 
     #[test]

@@ -10,9 +10,8 @@
 //!
 //! A result that is a difference from a subtracted baseline (`quantity: difference`) may have
 //! rounds whose difference is below zero (noise on a small difference); its median and
-//! interval, the estimate of a quantity that cannot be negative, may not, and one that lies
-//! below zero over its whole interval is invalid: the baseline cannot cost more than what
-//! includes it. [`document`] holds every other interval and ratio of a finished document to
+//! interval, the estimate of a quantity that cannot be negative, may not (they are bounded at
+//! zero when they reach it, `entry`). [`document`] holds every other interval and ratio of a finished document to
 //! the same rule — each check's, each pooled check's, each drift-widened one — so no screen
 //! shows a negative bound on a time, a size or a ratio of positive quantities.
 
@@ -45,9 +44,6 @@ pub fn validate(entry: ResultEntry, calibrated: bool, host: &Host) -> Result<Res
 
 /// The first value of the result that no measurement in its unit can produce.
 fn impossible_value(e: &ResultEntry) -> Option<String> {
-    if let Some(reason) = difference_below_zero(e) {
-        return Some(reason);
-    }
     let s = &e.summary;
     let interval = e.interval().map(|(lo, hi)| [lo, hi]).unwrap_or([0.0; 2]);
     let difference = e.quantity() == Quantity::Difference;
@@ -87,32 +83,6 @@ fn impossible_value(e: &ResultEntry) -> Option<String> {
     } else {
         format!(
             "{what} is not a number ({bad}); rerun it alone with `--only {}` and report it",
-            e.id
-        )
-    })
-}
-
-/// A difference below zero over its whole interval (without one, in every round): its baseline
-/// costs more than what includes it, which cannot be.
-fn difference_below_zero(e: &ResultEntry) -> Option<String> {
-    if e.quantity() != Quantity::Difference {
-        return None;
-    }
-    let s = &e.summary;
-    let (lo, hi) = e.interval().unwrap_or((s.min, s.max));
-    (hi < 0.0).then(|| {
-        let method = e
-            .overhead
-            .as_ref()
-            .map_or("its baseline", |o| o.method.as_str());
-        format!(
-            "the difference from its baseline ({method}) is below zero over its whole interval \
-             ({} to {} {}): the baseline cannot cost more than what includes it, so the \
-             measurement or its pairing went wrong; rerun it alone with `--only {}` and report \
-             it if it repeats",
-            concbench_core::human::sig3(lo),
-            concbench_core::human::sig3(hi),
-            e.unit,
             e.id
         )
     })
