@@ -41,8 +41,8 @@ pub(super) fn undistinguished_sentence(results: &[&ResultEntry]) -> String {
         .map(|e| format!("{} {}", e.id, e.params.compact()))
         .collect();
     format!(
-        "no decision: {} {} the difference from a subtracted baseline and cannot be told from \
-         zero in this run (its interval reaches zero), so the figure may be nothing at all",
+        "no decision: {} {} the difference from a subtracted baseline and not above zero in this \
+         run (its interval reaches zero, or lies below it), so the figure may be nothing at all",
         named.join(", "),
         if named.len() == 1 { "is" } else { "are" }
     )
