@@ -2,9 +2,21 @@
 """How well N concbench runs agree: what a reader of one run can expect from the next.
 
 Usage: python3 bench/stability.py RUN.json RUN.json [RUN.json ...]
+       python3 bench/stability.py --run QUICK FULL DIR [--concbench BIN]
+
+The second form measures first: QUICK back-to-back `run --quick`, then FULL full runs, one at a
+time, each written to DIR/q-N.json or DIR/f-N.json and stored in DIR/history.sqlite (never the
+user's history; run lock DIR/run.lock), then reads them all. Issue 40's closing figures are
+`--run 10 3 DIR` on a quiet machine: about 12 minutes for the quick runs, 30 for the full ones.
 
 Prints, for the run documents given (oldest first):
   * contradictions: a check confirmed in one run and refuted in another (should be none);
+  * one quantity per result: a result (id and params) that holds the difference from its
+    baseline in one run and the raw figure in another (should be none), and the medians of
+    switch.pipe.process working_set_kib=4096 in every run, with what each holds;
+  * S0.dualcore.speedup's process workers at COUNT 1000: each run's figure and decision, and the
+    CPUs other processes used around its all-CPU rounds (the run-level condition that withholds
+    it);
   * changes between a decision and "inconclusive", per check, and whether the check was
     labelled "at the margin" in a run where it was decided (the label says a rerun may well
     say "inconclusive"; a change on an unlabelled check is a surprise the report did not warn of);
@@ -15,7 +27,7 @@ Prints, for the run documents given (oldest first):
     interval — DerSimonian-Laird with the Hartung-Knapp variance and a t quantile — over the
     runs' estimates, each with the standard error its 95% interval implies, on logarithms for
     positive quantities), decided against the rule's numbers and combined as the claim says.
-Exits 1 if any check is contradicted.
+Exits 1 if any check is contradicted or a result holds two quantities.
 
 To evaluate this build's pooled verdicts, typical-half-width labels and drift-widened intervals on
 recorded documents without measuring, replay them as a host meets them first:
@@ -27,7 +39,9 @@ newest (`history.verdicts`) are printed after this script's own pooling when pre
 import itertools
 import json
 import math
+import os
 import re
+import subprocess
 import sys
 import tomllib
 from pathlib import Path
@@ -206,7 +220,98 @@ def pooled(docs):
     return out
 
 
-def main(paths):
+def quantity(r):
+    """What a result's statistics hold: its `quantity`, or for documents from before the field,
+    the difference when it subtracted a distinguishable baseline (the raw figure otherwise)."""
+    if r.get("quantity"):
+        return r["quantity"]
+    o = r.get("overhead")
+    return "difference" if o and o.get("distinguishable", True) else "measured"
+
+
+def quantities(docs):
+    """(result key -> [(run index, quantity, median, distinguishable)]) for every result."""
+    out = {}
+    for i, (_, d) in enumerate(docs):
+        for r in d.get("results", []):
+            o = r.get("overhead") or {}
+            out.setdefault(result_key(r), []).append(
+                (i, quantity(r), r.get("median"), o.get("distinguishable", True)))
+    return out
+
+
+def print_quantities(docs):
+    per = quantities(docs)
+    mixed = {k: v for k, v in per.items() if len({q for _, q, _, _ in v}) > 1}
+    print(f"\nOne quantity per result: {len(mixed)} of {len(per)} results hold more than one")
+    for (rid, params), seen in mixed.items():
+        held = ", ".join(f"run {i + 1} {q}" for i, q, _, _ in seen)
+        print(f"  {rid} {params}: {held}")
+    for (rid, params), seen in per.items():
+        p = json.loads(params)
+        if rid == "switch.pipe.process" and p.get("working_set_kib") == 4096 and p.get("placement") == "same-cpu":
+            print(f"\n{rid} {params}, median per run:")
+            for i, q, m, distinguishable in seen:
+                told = "" if distinguishable else ", not distinguishable from zero"
+                print(f"  run {i + 1}: {m * 1e-3:.3g} µs ({q}{told})")
+    return len(mixed)
+
+
+def print_dualcore(docs):
+    print("\nS0.dualcore.speedup, process workers at COUNT = 1000 (one CPU's time over all CPUs'):")
+    for i, (_, d) in enumerate(docs):
+        check = next((c for v in d.get("verdicts", []) if v["source"] == "S0.dualcore.speedup"
+                      for c in v.get("checks", [])
+                      if c["condition"].startswith("process workers, COUNT = 1000")), None)
+        interference = []
+        for r in d.get("results", []):
+            p = r.get("params", {})
+            if (r["id"] == "workload.print" and p.get("model") == "process" and p.get("count") == 1000
+                    and p.get("placement") == "unpinned" and p.get("sink") == "pipe"):
+                interference = [x.get("interference") for x in r.get("rounds", [])
+                                if x.get("interference") is not None]
+        others = f"{sorted(interference)[len(interference) // 2]:.2f}" if interference else "-"
+        if check is None:
+            print(f"  run {i + 1}: not judged; other processes' CPUs around its all-CPU rounds {others}")
+            continue
+        est, ci = check.get("estimate"), check.get("ci95") or [None, None]
+        figure = "-" if est is None else f"{est:.3g}x [{ci[0]:.3g}, {ci[1]:.3g}]" if ci[0] is not None else f"{est:.3g}x"
+        print(f"  run {i + 1}: {figure} {check['decision']}{' (withheld)' if check.get('withheld') else ''}; "
+              f"other processes' CPUs around its all-CPU rounds (median) {others}")
+
+
+def measure(quick, full, folder, binary):
+    """Run `quick` quick runs then `full` full ones into `folder`, one at a time, in a history of
+    their own; the documents' paths."""
+    os.makedirs(folder, exist_ok=True)
+    env = dict(os.environ, CONCBENCH_DB=os.path.join(folder, "history.sqlite"),
+               CONCBENCH_LOCK=os.path.join(folder, "run.lock"))
+    paths = []
+    for kind, n, flags in (("q", quick, ["--quick"]), ("f", full, [])):
+        for i in range(1, n + 1):
+            path = os.path.join(folder, f"{kind}-{i}.json")
+            print(f"== {' '.join(['run'] + flags)} -> {path}", flush=True)
+            with open(path[:-5] + ".txt", "w") as out, open(path[:-5] + ".err", "w") as err:
+                code = subprocess.run([binary, "run", *flags, "--json", path], stdout=out,
+                                      stderr=err, env=env).returncode
+            if code != 0 or not os.path.exists(path):
+                print(f"   exited {code}; see {path[:-5]}.err")
+            if os.path.exists(path):
+                paths.append(path)
+    return paths
+
+
+def main(args):
+    if args[:1] == ["--run"]:
+        if len(args) < 4:
+            print(__doc__)
+            return 2
+        binary = "target/release/concbench"
+        if "--concbench" in args:
+            binary = args[args.index("--concbench") + 1]
+        paths = measure(int(args[1]), int(args[2]), args[3], binary)
+    else:
+        paths = args
     if len(paths) < 2:
         print(__doc__)
         return 2
@@ -260,7 +365,9 @@ def main(paths):
                           + (f" ({c['note']})" if c.get("note") else ""))
             if not [c for c in v["checks"] if not c.get("beside")]:
                 print(f"  {v['source']}: no deciding check measured (partly judged)")
-    return 1 if contradicted else 0
+    mixed = print_quantities(docs)
+    print_dualcore(docs)
+    return 1 if contradicted or mixed else 0
 
 
 if __name__ == "__main__":

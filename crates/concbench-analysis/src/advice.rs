@@ -137,6 +137,9 @@ pub struct Cost {
     /// Which variant of the unit this is, when the kind has variants worth telling apart
     /// ("reused stack", "fresh stack").
     pub variant: Option<String>,
+    /// False for a difference that cannot be told from zero (a bare switch whose transport is
+    /// as slow as the hand-over): `value` is then bounded at zero and shown as "≤ upper end".
+    pub distinguishable: bool,
 }
 
 /// What one unit of each kind costs on the measured machine; `None` where not measured.
@@ -284,6 +287,7 @@ fn time_cost(entry: &ResultEntry) -> Option<Cost> {
             .and_then(|(lo, hi)| Some((to_ns(lo)?, to_ns(hi)?))),
         source: label(entry),
         variant: variant(entry),
+        distinguishable: entry.distinguishable(),
     })
 }
 
@@ -330,7 +334,14 @@ fn memory_entry(doc: &ResultDoc, kind: Kind) -> Option<(&ResultEntry, f64)> {
 }
 
 /// Memory per unit: (what the unit costs the machine, its PSS part), in KiB. The machine's
-/// figure adds the kernel's share round by round, so that its interval is over the same rounds.
+/// figure adds the kernel's share round by round, so that its interval is over the same rounds
+/// as its PSS part's, and a total is never below the part it includes.
+///
+/// Why rounds are left out: the kernel's share is read from machine-wide counters (kernel
+/// stacks, page tables, slabs) before and after the units are made, and another process freeing
+/// kernel memory meanwhile makes it come out below zero — which no share can be. Such a round's
+/// total is left out (and so is its PSS part, so both figures rest on the same rounds): a
+/// thread's "15.4 KiB [-1.75, 29.8]" came from one round whose kernel share read -11.6 KiB.
 fn memory_costs(doc: &ResultDoc, kind: Kind) -> (Option<Cost>, Option<Cost>) {
     let Some((r, factor)) = memory_entry(doc, kind) else {
         return (None, None);
@@ -340,36 +351,61 @@ fn memory_costs(doc: &ResultDoc, kind: Kind) -> (Option<Cost>, Option<Cost>) {
         interval: r.interval().map(|(lo, hi)| (lo * factor, hi * factor)),
         source: label(r),
         variant: None,
+        distinguishable: true,
     };
-    let Some(kernel) = r.counters.get(KERNEL_KIB).copied() else {
+    let kernel = r.counters.get(KERNEL_KIB).copied().filter(|k| *k >= 0.0);
+    let Some(kernel) = kernel else {
         return (Some(pss.clone()), Some(pss));
     };
     let usable = concbench_core::usable_rounds(&r.rounds);
-    let per_round: Vec<f64> = usable
-        .iter()
-        .filter_map(|round| Some(round.net() * factor + round.counters.get(KERNEL_KIB)?))
-        .collect();
     // The rounds are what the summary was computed from, unless the document was edited (a
     // scaled test fixture): then the kernel's median share is added to the PSS figures.
     let pss_rounds: Vec<f64> = usable.iter().map(|r| r.net() * factor).collect();
-    let consistent = per_round.len() == usable.len()
-        && !per_round.is_empty()
+    let consistent = !pss_rounds.is_empty()
         && (concbench_stats::median(&pss_rounds) - pss.value).abs() <= 1e-9 * pss.value.abs();
-    let source = format!("{} + {KERNEL_KIB}", pss.source);
-    let machine = if consistent {
-        Cost {
-            value: concbench_stats::median(&per_round),
-            interval: concbench_stats::median_interval(&per_round, 0.95),
-            source,
-            variant: None,
-        }
-    } else {
-        Cost {
+    let paired: Vec<(f64, f64)> = usable
+        .iter()
+        .filter_map(|round| {
+            let k = *round.counters.get(KERNEL_KIB)?;
+            (k >= 0.0).then(|| (round.net() * factor, k))
+        })
+        .collect();
+    let left_out = usable.len() - paired.len();
+    let mut source = format!("{} + {KERNEL_KIB}", pss.source);
+    if !consistent || paired.is_empty() {
+        let machine = Cost {
             value: pss.value + kernel,
             interval: pss.interval.map(|(lo, hi)| (lo + kernel, hi + kernel)),
             source,
             variant: None,
-        }
+            distinguishable: true,
+        };
+        return (Some(machine), Some(pss));
+    }
+    if left_out > 0 {
+        source += &format!(
+            " ({left_out} round(s) whose kernel share came out below zero left out of both)"
+        );
+    }
+    let over = |values: Vec<f64>| {
+        (
+            concbench_stats::median(&values),
+            concbench_stats::median_interval(&values, 0.95),
+        )
+    };
+    let (total, total_ci) = over(paired.iter().map(|(p, k)| p + k).collect());
+    let (part, part_ci) = over(paired.iter().map(|(p, _)| *p).collect());
+    let machine = Cost {
+        value: total,
+        interval: total_ci,
+        source,
+        variant: None,
+        distinguishable: true,
+    };
+    let pss = Cost {
+        value: part,
+        interval: part_ci,
+        ..pss
     };
     (Some(machine), Some(pss))
 }
@@ -537,12 +573,35 @@ impl Advice {
         bill.overhead_cpu.map(|o| o + work)
     }
 
-    /// Units per second whose overhead fits in `cpu` CPU-seconds per second: the overhead grows
-    /// in proportion to the rate, so this answers "how many fit in 10% of one CPU". `None`
-    /// when the bill is incomplete or costs nothing.
+    /// CPU-seconds one unit costs under a model: its own work plus the model's overhead for it
+    /// (creating, handing over, switching). `None` when the bill is incomplete.
+    pub fn cpu_per_unit(&self, bill: &Bill) -> Option<f64> {
+        let overhead = self.overhead_per_unit(bill)?;
+        Some(self.workload.cpu_us / 1e6 + overhead)
+    }
+
+    /// CPU-seconds of the model's overhead per unit (the bill's overhead over the rate).
+    pub fn overhead_per_unit(&self, bill: &Bill) -> Option<f64> {
+        let rate = self.workload.units_per_sec;
+        bill.overhead_cpu
+            .map(|o| if rate > 0.0 { o / rate } else { 0.0 })
+    }
+
+    /// Units per second that fit in `cpu` CPU-seconds per second, the units' own work billed
+    /// with the model's overhead: 100 µs of work caps any model at 1,000/s in 10% of one CPU,
+    /// whatever its overhead. `None` when the bill is incomplete or a unit costs nothing.
+    ///
+    /// Invariant: never above `cpu / (cpu_us / 1e6)`, the rate the work alone allows.
     pub fn rate_within(&self, bill: &Bill, cpu: f64) -> Option<f64> {
-        let overhead = bill.overhead_cpu.filter(|o| *o > 0.0)?;
-        Some(self.workload.units_per_sec * cpu / overhead)
+        let per_unit = self.cpu_per_unit(bill).filter(|c| *c > 0.0)?;
+        Some(cpu / per_unit)
+    }
+
+    /// The model's overhead as a share of the units' own work (0.012: 1.2%); `None` when the
+    /// bill is incomplete or the units do no work.
+    pub fn overhead_share(&self, bill: &Bill) -> Option<f64> {
+        let work = self.workload.cpu_us / 1e6;
+        (work > 0.0).then_some(self.overhead_per_unit(bill)? / work)
     }
 
     /// The eligible, fully measured models, cheapest first (the order that picks `best`).
@@ -842,8 +901,70 @@ mod tests {
             .any(|l| l.starts_with("block: the kernel wakes the reactor")
                 && l.contains("(switch.pipe.thread")));
         assert_eq!(a.best, Some(Model::Coroutines), "{a:#?}");
-        // 10% of one CPU holds 0.1 / 2.85 us of coroutine overhead per unit: 35,088 units/s.
-        assert_eq!(a.rate_within(co, 0.1).unwrap().round(), 35_088.0);
+        // 10% of one CPU holds 0.1 / (100 us of work + 2.85 us of coroutine overhead) per unit:
+        // 972 units/s — never the 35,088/s the overhead alone would allow.
+        assert_eq!(a.rate_within(co, 0.1).unwrap().round(), 972.0);
+        assert!((a.overhead_share(co).unwrap() - 0.0285).abs() < 1e-12);
+    }
+
+    #[test]
+    fn regression_a_card_with_100_us_of_work_claimed_47k_per_second_in_a_tenth_of_a_cpu() {
+        // "A web API 2,000/s x 100 us, 90% blocked -> coroutines 47.4k/s": the card counted the
+        // overhead alone. 10% of one CPU with 100 us of work per unit fits at most 1,000/s.
+        let d = measured();
+        for (name, w) in typical_workloads() {
+            let a = advise(&d, w);
+            for b in a.bills.iter().filter(|b| b.overhead_cpu.is_some()) {
+                let rate = a.rate_within(b, 0.1).unwrap();
+                let cap = 0.1 / (w.cpu_us / 1e6);
+                assert!(rate <= cap, "{name}, {}: {rate} > {cap}", b.model.name());
+            }
+        }
+    }
+
+    #[test]
+    fn each_typical_card_bills_the_work_with_the_overhead() {
+        // Known inputs (`measured()`): each card's cheapest model and its units per second in
+        // 10% of one CPU, by hand: 0.1 / (work + overhead per unit).
+        let d = measured();
+        let cards = typical_workloads();
+        let per_unit_ns = |card: usize, model: Model| {
+            let a = advise(&d, cards[card].1);
+            let b = a.bills.iter().find(|b| b.model == model).unwrap();
+            (
+                a.overhead_per_unit(b).unwrap() * 1e9,
+                a.rate_within(b, 0.1).unwrap(),
+            )
+        };
+        // Throwaway tasks (2 us, never blocked): coroutines pay their creation, 200 ns.
+        let (over, rate) = per_unit_ns(0, Model::Coroutines);
+        assert!((over - 200.0).abs() < 1e-6, "{over}");
+        assert!((rate - 0.1 / 2.2e-6).abs() < 1e-6, "{rate}");
+        // A web API (100 us, 90% blocked): 200 ns create + 2.5 us kernel wake-up (a thread
+        // hand-over) + 100 ns runtime hand-over + 50 ns switch out = 2.85 us.
+        let (over, rate) = per_unit_ns(1, Model::Coroutines);
+        assert!((over - 2850.0).abs() < 1e-6, "{over}");
+        assert!((rate - 0.1 / 102.85e-6).abs() < 1e-6, "{rate}");
+        // Idle connections (20 us, 99% blocked): the same overhead, a fifth of the work: the
+        // card differs from the web API's.
+        let (over, rate) = per_unit_ns(2, Model::Coroutines);
+        assert!((over - 2850.0).abs() < 1e-6);
+        assert!((rate - 0.1 / 22.85e-6).abs() < 1e-6, "{rate}");
+        // Untrusted jobs (5 ms, isolated): a process pool, 3 us hand-off + 3 us wake-up + 1.5 us
+        // switch out = 7.5 us.
+        let (over, rate) = per_unit_ns(3, Model::ProcessPool);
+        assert!((over - 7500.0).abs() < 1e-6, "{over}");
+        assert!((rate - 0.1 / 5007.5e-6).abs() < 1e-6, "{rate}");
+        let best: Vec<Option<Model>> = cards.iter().map(|(_, w)| advise(&d, *w).best).collect();
+        assert_eq!(
+            best,
+            [
+                Some(Model::Coroutines),
+                Some(Model::Coroutines),
+                Some(Model::Coroutines),
+                Some(Model::ProcessPool)
+            ]
+        );
     }
 
     #[test]
@@ -1023,14 +1144,18 @@ mod tests {
         );
     }
 
+    /// `d`'s thread memory result.
+    fn thread_memory(d: &mut ResultDoc) -> &mut ResultEntry {
+        d.results
+            .iter_mut()
+            .find(|r| r.id == "memory.thread")
+            .unwrap()
+    }
+
     #[test]
     fn memory_is_what_a_unit_costs_the_machine_with_pss_beside() {
         let mut d = measured();
-        let thread = d
-            .results
-            .iter_mut()
-            .find(|r| r.id == "memory.thread")
-            .unwrap();
+        let thread = thread_memory(&mut d);
         for (i, round) in thread.rounds.iter_mut().enumerate() {
             round
                 .counters
@@ -1047,6 +1172,36 @@ mod tests {
         // A coroutine is no kernel task: its machine cost is its PSS.
         let c = costs.iter().find(|c| c.kind == Kind::Coroutine).unwrap();
         assert_eq!(c.memory_kib, c.pss_kib);
+    }
+
+    #[test]
+    fn regression_a_thread_total_below_its_own_pss() {
+        // "15.4 KiB [-1.75, 29.8]" beside a PSS of 9.90 KiB: one round's kernel share, read
+        // from machine-wide counters while another process freed kernel memory, came out below
+        // zero. Rounds: PSS 9.9 KiB each, kernel 20 KiB but -11.6 in one and -4.7 in another.
+        let mut d = measured();
+        let thread = thread_memory(&mut d);
+        let kernel = [20.0, -11.6, 19.5, 20.2, -4.7, 19.8, 20.1, 20.0, 20.3];
+        *thread = {
+            let mut e = entry("memory.thread", &[9.9; 9]);
+            e.unit = "KiB".into();
+            e
+        };
+        for (round, k) in thread.rounds.iter_mut().zip(kernel) {
+            round.counters.insert(KERNEL_KIB.into(), k);
+        }
+        thread.counters.insert(KERNEL_KIB.into(), 19.8);
+        let costs = unit_costs(&d);
+        let t = costs.iter().find(|c| c.kind == Kind::Thread).unwrap();
+        let (machine, pss) = (t.memory_kib.as_ref().unwrap(), t.pss_kib.as_ref().unwrap());
+        let (lo, _) = machine.interval.unwrap();
+        let (pss_lo, _) = pss.interval.unwrap();
+        assert!(lo >= pss_lo && lo >= pss.value, "{machine:?} {pss:?}");
+        assert!(machine.value >= pss.value);
+        assert!((machine.value - (9.9 + 20.0)).abs() < 1e-9, "{machine:?}");
+        assert!(machine
+            .source
+            .contains("2 round(s) whose kernel share came out below zero"));
     }
 
     #[test]

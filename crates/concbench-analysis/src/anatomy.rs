@@ -100,21 +100,52 @@ pub struct Layer {
     /// The two results it is the difference of ("A -> B"); the first layer starts from zero.
     pub from: Option<String>,
     pub to: String,
-    /// ns per one-way hand-over.
+    /// ns per one-way hand-over, and its 95% interval, bounded at zero: a layer is a part of a
+    /// time, which cannot be negative (an interval reaching below zero is "not distinguishable
+    /// here", one wholly below it says the layering does not hold on this machine).
     pub median: f64,
     pub interval: Option<(f64, f64)>,
+    /// The difference of the two levels' medians before bounding: the stack's layers add up to
+    /// its top level with these.
+    #[serde(skip)]
+    pub difference: f64,
 }
 
 impl Layer {
-    /// Whether its interval excludes zero; `None` without an interval.
-    pub fn distinguishable(&self) -> Option<bool> {
-        self.interval.map(|(lo, hi)| lo > 0.0 || hi < 0.0)
+    /// A layer from the difference of its levels' medians and the interval of the pass-by-pass
+    /// differences, bounded at zero.
+    pub fn bounded(
+        name: String,
+        from: Option<String>,
+        to: String,
+        difference: f64,
+        interval: Option<(f64, f64)>,
+    ) -> Layer {
+        let below = interval.is_some_and(|(_, hi)| hi < 0.0);
+        let (median, interval) = concbench_stats::bound_at_zero(difference, interval);
+        Layer {
+            name,
+            from,
+            to,
+            median: if below { 0.0 } else { median },
+            interval,
+            difference,
+        }
     }
 
-    /// "not distinguishable here", "no interval", or nothing.
+    /// Whether its interval lies above zero; `None` without an interval.
+    pub fn distinguishable(&self) -> Option<bool> {
+        self.interval.map(|(lo, _)| lo > 0.0)
+    }
+
+    /// "not distinguishable here", "below zero: ...", "no interval", or nothing.
     pub fn note(&self) -> &'static str {
         match self.distinguishable() {
             Some(true) => "",
+            Some(false) if self.difference < 0.0 && self.interval == Some((0.0, 0.0)) => {
+                "below zero: the lower level costs more here, so this layering does not hold on \
+                 this machine"
+            }
             Some(false) => "not distinguishable here",
             None => "no interval",
         }
@@ -139,13 +170,13 @@ pub fn layers(levels: &[Level]) -> Vec<Layer> {
                 difference_interval(Some(&b.values), &level.values),
             ),
         };
-        out.push(Layer {
-            name: pending.join(" + "),
-            from: below.map(|b| b.source.clone()),
-            to: level.source.clone(),
-            median: level.median() - median_below,
+        out.push(Layer::bounded(
+            pending.join(" + "),
+            below.map(|b| b.source.clone()),
+            level.source.clone(),
+            level.median() - median_below,
             interval,
-        });
+        ));
         pending.clear();
         below = Some(level);
     }
@@ -162,7 +193,7 @@ pub struct Stack {
 impl Stack {
     /// The top of the bar: the last level's median.
     pub fn total(&self) -> f64 {
-        self.layers.iter().map(|l| l.median).sum()
+        self.layers.iter().map(|l| l.difference).sum()
     }
 }
 
@@ -427,9 +458,17 @@ mod tests {
                 &[2010.0, 1920.0, 2080.0, 1990.0, 2040.0, 1980.0],
             ),
         ]);
+        // Its interval reached below zero: bounded there (a part of a time is never negative).
         let (lo, hi) = l[1].interval.unwrap();
-        assert!(lo < 0.0 && hi > 0.0, "({lo}, {hi})");
+        assert!(lo == 0.0 && hi > 0.0, "({lo}, {hi})");
+        assert!(l[1].median >= 0.0);
         assert_eq!(l[1].note(), "not distinguishable here");
+        // The bar still adds up to its top level.
+        let stack = Stack {
+            name: "s".into(),
+            layers: l.clone(),
+        };
+        assert!((stack.total() - 2000.0).abs() < 1e-9, "{}", stack.total());
         // Too few values for an interval: said, not guessed.
         let short = layers(&[level("a", &[1.0, 2.0]), level("b", &[5.0, 6.0])]);
         assert_eq!(short[1].note(), "no interval");

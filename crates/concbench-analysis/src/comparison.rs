@@ -1,14 +1,19 @@
 //! `concbench compare`: runs set side by side, result by result and verdict by verdict.
 //!
-//! Results match when they have the same id and the same params (placement included). Each pair
-//! is compared on its rounds (two independent runs): B/A as the Hodges-Lehmann ratio with the
-//! interval that inverts the Mann-Whitney test, so a ratio and its significance mark can never
-//! disagree. Over a hundred pairs, p < 0.05 alone would mark five identical ones "different":
-//! significance is decided on Benjamini-Hochberg adjusted p-values. Summaries are geometric
-//! means of B/A per unit (lower-is-better times and higher-is-better rates never mixed).
+//! Results match when they have the same id and the same params (placement included), and are
+//! compared only when they hold the same quantity. Each pair is compared on its rounds (two
+//! independent runs): B/A as the Hodges-Lehmann ratio with the interval that inverts the
+//! Mann-Whitney test, widened by the variation between runs of one build on one machine
+//! ([`crate::variation`]: the host's history, or a stated floor), its p-value the one the
+//! widened interval inverts — so a ratio and its significance mark can never disagree, and an
+//! A/A pair is not a change. Over a hundred pairs, p < 0.05 alone would mark five identical ones
+//! "different": significance is decided on Benjamini-Hochberg adjusted p-values. Summaries are
+//! geometric means of B/A per unit (lower-is-better times and higher-is-better rates never
+//! mixed).
 
-use concbench_core::{ResultDoc, ResultEntry, VerdictKind};
-use concbench_stats::{benjamini_hochberg, geometric_mean, shift_ratio};
+use crate::variation::{Counted, RunVariation};
+use concbench_core::{Judged, ResultDoc, ResultEntry, VerdictKind};
+use concbench_stats::{benjamini_hochberg, geometric_mean, shift_ratio, with_run_variation};
 
 /// The false discovery rate the significance marks control.
 pub const ALPHA: f64 = 0.05;
@@ -20,9 +25,12 @@ pub struct Comparison {
     pub ratio: f64,
     /// 95% interval of the ratio; `None` when the runs have too few rounds (3 and 3).
     pub ci: Option<(f64, f64)>,
-    /// Mann-Whitney p-value, and the same adjusted over every pair of the comparison.
+    /// Mann-Whitney p-value (with the run-to-run variation counted, the one the widened
+    /// interval inverts), and the same adjusted over every pair of the comparison.
     pub p_value: f64,
     pub q_value: f64,
+    /// The run-to-run variation counted in `ci` and `p_value`, and where it came from.
+    pub counted: Counted,
 }
 
 /// One result present in both runs.
@@ -48,6 +56,14 @@ impl Pair<'_> {
         }
         Some(if self.a.unit != self.b.unit {
             format!("units differ ({} vs {})", self.a.unit, self.b.unit)
+        } else if self.a.quantity() != self.b.quantity() {
+            format!(
+                "different quantities (A: {}; B: {}): not set side by side",
+                self.a.quantity().describe(),
+                self.b.quantity().describe()
+            )
+        } else if !self.a.distinguishable() || !self.b.distinguishable() {
+            "a difference that cannot be told from zero: no ratio".to_string()
         } else {
             "a value is not positive: no ratio".to_string()
         })
@@ -105,6 +121,14 @@ impl RunComparison<'_> {
     pub fn significant_count(&self) -> usize {
         self.pairs.iter().filter(|p| p.significant()).count()
     }
+
+    /// What each compared pair counted between the runs.
+    pub fn counted(&self) -> Vec<Counted> {
+        self.pairs
+            .iter()
+            .filter_map(|p| p.comparison.map(|c| c.counted))
+            .collect()
+    }
 }
 
 /// Whether a larger value of `unit` is better (a rate).
@@ -112,35 +136,49 @@ pub fn higher_is_better(unit: &str) -> bool {
     unit.ends_with("/s")
 }
 
-/// The values a result's statistics rest on: its usable rounds (net of a distinguishable
-/// baseline), or its samples for documents written before rounds.
+/// The values a result's statistics rest on: its usable rounds (each round's difference for a
+/// result that is a difference), or its samples for documents written before rounds.
 pub fn round_values(e: &ResultEntry) -> Vec<f64> {
-    let net = e.overhead.as_ref().is_some_and(|o| o.distinguishable);
     if e.rounds.is_empty() {
         return e.samples.clone();
     }
-    concbench_core::usable_rounds(&e.rounds)
-        .into_iter()
-        .map(|r| if net { r.net() } else { r.value })
-        .collect()
+    e.round_values()
 }
 
-/// Match `b`'s results to `a`'s and compare each pair (ratios are B/A).
+/// Whether two results may be set side by side: the same unit and the same quantity, and
+/// neither a difference that cannot be told from zero (a ratio of two such says nothing).
+fn comparable(a: &ResultEntry, b: &ResultEntry) -> bool {
+    a.unit == b.unit && a.quantity() == b.quantity() && a.distinguishable() && b.distinguishable()
+}
+
+/// Match `b`'s results to `a`'s and compare each pair on their rounds alone (ratios are B/A).
 pub fn compare_runs<'a>(a: &'a ResultDoc, b: &'a ResultDoc) -> RunComparison<'a> {
+    compare_runs_with(a, b, &RunVariation::rounds_only())
+}
+
+/// Match `b`'s results to `a`'s and compare each pair, counting `variation` between the runs.
+pub fn compare_runs_with<'a>(
+    a: &'a ResultDoc,
+    b: &'a ResultDoc,
+    variation: &RunVariation,
+) -> RunComparison<'a> {
     let same = |x: &ResultEntry, y: &ResultEntry| x.id == y.id && x.params == y.params;
     let mut pairs: Vec<Pair<'_>> = a
         .results
         .iter()
         .filter_map(|ra| {
             let rb = b.results.iter().find(|rb| same(ra, rb))?;
-            let comparison = (ra.unit == rb.unit)
+            let counted = variation.for_entry(rb);
+            let comparison = comparable(ra, rb)
                 .then(|| shift_ratio(&round_values(ra), &round_values(rb), 0.95))
                 .flatten()
+                .map(|s| with_run_variation(s, counted.tau()))
                 .map(|s| Comparison {
                     ratio: s.ratio,
                     ci: s.ci,
                     p_value: s.p_value,
                     q_value: s.p_value,
+                    counted,
                 });
             Some(Pair {
                 a: ra,
@@ -192,6 +230,21 @@ pub struct CompareSet<'a> {
     pub gates: Vec<crate::threshold::Gate>,
     /// The `--only`/`--where` selection the results were restricted to, as typed; empty for all.
     pub selection: String,
+    /// The run-to-run variation the comparisons count, and where it came from.
+    pub variation: RunVariation,
+}
+
+impl CompareSet<'_> {
+    /// "run-to-run variation counted: this host's history (...) for N results, ...": which
+    /// source every later run's comparisons used.
+    pub fn variation_sentence(&self) -> String {
+        let counted: Vec<Counted> = self
+            .runs
+            .iter()
+            .flat_map(|r| r.comparison.counted())
+            .collect();
+        self.variation.sentence(&counted)
+    }
 }
 
 impl CompareSet<'_> {
@@ -210,13 +263,29 @@ pub struct VerdictRow {
     pub claim: String,
     /// Each run's decision, in the runs' order; `None` where the run did not judge the claim.
     pub decisions: Vec<Option<VerdictKind>>,
+    /// How much of the claim each run judged (parallel to `decisions`).
+    pub judged: Vec<Option<Judged>>,
 }
 
 impl VerdictRow {
-    /// Whether the runs that judged the claim disagree.
+    /// Whether the runs that judged the claim disagree: in their verdict, or in how much of
+    /// the claim they judged ("partly judged: refuted" and "refuted" say different things).
     pub fn changed(&self) -> bool {
-        let judged: Vec<VerdictKind> = self.decisions.iter().flatten().copied().collect();
+        let judged: Vec<(VerdictKind, Judged)> = self
+            .decisions
+            .iter()
+            .zip(&self.judged)
+            .filter_map(|(d, j)| Some(((*d)?, j.unwrap_or_default())))
+            .collect();
         judged.windows(2).any(|w| w[0] != w[1])
+    }
+
+    /// The `i`-th run's verdict as said, qualifier kept ("partly judged: refuted"); `None`
+    /// where it did not judge the claim.
+    pub fn word(&self, i: usize) -> Option<String> {
+        let kind = (*self.decisions.get(i)?)?;
+        let judged = self.judged.get(i).copied().flatten().unwrap_or_default();
+        Some(judged.qualify(kind, crate::answer::verdict_word(kind)))
     }
 }
 
@@ -232,11 +301,13 @@ pub fn verdicts_side_by_side(docs: &[&ResultDoc]) -> Vec<VerdictRow> {
                         source: v.source.clone(),
                         claim: v.claim.clone(),
                         decisions: vec![None; docs.len()],
+                        judged: vec![None; docs.len()],
                     });
                     rows.len() - 1
                 }
             };
             rows[pos].decisions[i] = Some(v.verdict);
+            rows[pos].judged[i] = Some(v.judged());
         }
     }
     rows
@@ -378,6 +449,89 @@ mod tests {
     }
 
     #[test]
+    fn regression_compare_read_plus_1685_percent_between_a_difference_and_a_raw_figure() {
+        use concbench_core::{Overhead, Quantity};
+        let with = |values: &[f64], quantity: Quantity| {
+            let mut e = entry("switch.pipe.process", values);
+            e.overhead = Some(Overhead {
+                method: "one side reading its working set once, warm".into(),
+                median: 38.0,
+                raw_median: 40.8,
+                samples: vec![],
+                distinguishable: true,
+                difference: None,
+                difference_ci95: None,
+            });
+            e.quantity = Some(quantity);
+            e
+        };
+        let a = doc(vec![with(
+            &[2.2, 2.3, 2.28, 2.25, 2.31, 2.27],
+            Quantity::Difference,
+        )]);
+        let b = doc(vec![with(
+            &[40.8, 40.7, 40.9, 40.6, 41.0, 40.8],
+            Quantity::Measured,
+        )]);
+        let c = compare_runs(&a, &b);
+        assert!(c.pairs[0].comparison.is_none());
+        assert!(!c.pairs[0].significant());
+        assert!(c.pairs[0]
+            .why_not_compared()
+            .unwrap()
+            .starts_with("different quantities"));
+        // Both differences, one that cannot be told from zero: no ratio either.
+        let mut zero = with(&[0.0, 0.1, 0.0, 0.2, 0.0, 0.1], Quantity::Difference);
+        zero.overhead.as_mut().unwrap().distinguishable = false;
+        let b = doc(vec![zero]);
+        let c = compare_runs(&a, &b);
+        assert!(c.pairs[0]
+            .why_not_compared()
+            .unwrap()
+            .contains("told from zero"));
+    }
+
+    #[test]
+    fn regression_an_a_a_pair_breached_on_every_cross_cpu_hand_over() {
+        // Two quick runs of one build, --only syscall,create,switch: every cross-CPU hand-over
+        // read +33-39% over the rounds alone. With the run-to-run variation counted (the floor
+        // across CPUs here), the same rounds are no significant change.
+        let cross = |level: f64| {
+            let mut e = entry(
+                "switch.pipe.thread",
+                &[0.99, 1.0, 1.01, 1.0, 0.995, 1.005].map(|x| x * level),
+            );
+            e.params.set("placement", "cross-cpu");
+            e
+        };
+        let (a, b) = (doc(vec![cross(20_000.0)]), doc(vec![cross(27_000.0)]));
+        let alone = compare_runs(&a, &b);
+        assert!(alone.pairs[0].significant());
+        let counted = compare_runs_with(&a, &b, &RunVariation::from_history(&[], None));
+        let c = counted.pairs[0].comparison.unwrap();
+        assert!(!counted.pairs[0].significant(), "{c:?}");
+        assert_eq!(
+            c.counted,
+            Counted::Floor {
+                tau: crate::variation::floor(&b.results[0])
+            }
+        );
+        // A doubling on one CPU still shows through the floor.
+        let (a, b) = (
+            doc(vec![entry(
+                "create.fork",
+                &[100.0, 101.0, 99.0, 100.5, 99.5, 100.0],
+            )]),
+            doc(vec![entry(
+                "create.fork",
+                &[200.0, 202.0, 198.0, 201.0, 199.0, 200.0],
+            )]),
+        );
+        let c = compare_runs_with(&a, &b, &RunVariation::from_history(&[], None));
+        assert!(c.pairs[0].significant(), "{:?}", c.pairs[0].comparison);
+    }
+
+    #[test]
     fn verdicts_side_by_side_flag_a_change() {
         use concbench_core::Verdict;
         let v = |k| Verdict {
@@ -390,6 +544,8 @@ mod tests {
             robustness: None,
             rounds: None,
             unmeasured: vec![],
+            judged: Default::default(),
+            full_run: Vec::new(),
         };
         let mut a = doc(vec![]);
         a.verdicts.push(v(VerdictKind::Refuted));
@@ -402,5 +558,34 @@ mod tests {
         let rows = verdicts_side_by_side(&[&a, &b, &c, &doc(vec![])]);
         assert!(rows[0].changed());
         assert_eq!(rows[0].decisions[3], None);
+    }
+
+    #[test]
+    fn regression_partly_judged_was_lost_in_compare() {
+        use concbench_core::Verdict;
+        let v = |unmeasured: Vec<String>| Verdict {
+            claim: "c".into(),
+            source: "S0.table.create_switch".into(),
+            verdict: VerdictKind::Refuted,
+            evidence: vec!["switch.pipe.thread".into()],
+            explanation: "e".into(),
+            checks: vec![],
+            robustness: None,
+            rounds: None,
+            judged: Judged::from_unmeasured(&unmeasured),
+            unmeasured,
+            full_run: vec![],
+        };
+        let mut a = doc(vec![]);
+        a.verdicts.push(v(vec!["creating and destroying".into()]));
+        let mut b = doc(vec![]);
+        b.verdicts.push(v(vec![]));
+        let rows = verdicts_side_by_side(&[&a, &b]);
+        assert_eq!(rows[0].word(0).as_deref(), Some("partly judged: refuted"));
+        assert_eq!(rows[0].word(1).as_deref(), Some("refuted"));
+        assert!(
+            rows[0].changed(),
+            "a part judged and the whole say different things"
+        );
     }
 }

@@ -4,13 +4,19 @@
 //! statistics are taken across rounds: they describe what a rerun would show, not how steady
 //! one worker was. When the variant subtracts a baseline measured interleaved with it (a ring's
 //! self-test, Stevens's iterative server), each round's value and baseline are kept, and the
-//! result is their difference only when every round shows a positive one.
+//! result is always their difference (`quantity: difference`): the id and params fix what a
+//! result measures, in every run. A difference that cannot be told from zero stays the
+//! difference, bounded at zero and said so, and no check decides on it — also one below zero
+//! over its whole interval, whose baseline costs more than what it is subtracted from.
 
 use crate::warnings;
 use concbench_core::{
-    usable_rounds, Mode, Overhead, RawMeasurement, ResultEntry, Round, RoundRaw, Spread, Summary,
+    usable_rounds, Mode, Overhead, Quantity, RawMeasurement, ResultEntry, Round, RoundRaw, Spread,
+    Summary,
 };
-use concbench_stats::{mad, median, median_interval, modes, summarize, Stats};
+use concbench_stats::{
+    against_zero, bound_at_zero, mad, median, modes, summarize, AgainstZero, Stats,
+};
 use std::collections::BTreeMap;
 
 /// A result with an id, a unit and params and nothing measured: what a check's selectors are
@@ -32,6 +38,7 @@ pub fn blank(id: &str, unit: &str, params: concbench_core::Params) -> ResultEntr
         modes: Vec::new(),
         counters: Default::default(),
         overhead: None,
+        quantity: None,
         warnings: vec![],
         info: Default::default(),
     }
@@ -45,14 +52,32 @@ pub fn build_entry(rounds: &[RoundRaw]) -> ResultEntry {
     let first = &rounds[0].raw;
     let kept: Vec<Round> = rounds.iter().map(round).collect();
     let usable = usable_rounds(&kept);
-    let subtracts = kept.iter().all(|r| r.baseline.is_some());
-    let distinguishable = subtracts && usable.iter().all(|r| r.net() > 0.0);
-    let values: Vec<f64> = usable
-        .iter()
-        .map(|r| if distinguishable { r.net() } else { r.value })
-        .collect();
+    // The experiment subtracts a baseline (the harness measures one in every round when it
+    // does): a property of the id and params, never of how this run's rounds came out.
+    let quantity = if rounds.iter().any(|r| r.raw.overhead.is_some()) {
+        Quantity::Difference
+    } else {
+        Quantity::Measured
+    };
+    let values: Vec<f64> = match quantity {
+        Quantity::Difference => usable.iter().map(|r| r.net()).collect(),
+        Quantity::Measured => usable.iter().map(|r| r.value).collect(),
+    };
     let stats = summarize(&values);
-    let overhead = subtracts.then(|| overhead(rounds, &usable, distinguishable));
+    let against = against_zero_of(&stats);
+    // A difference not above zero is bounded there: a part of a time is never negative. One
+    // wholly below zero (Stevens's pooled server costing less CPU per connection than the
+    // iterative one it is measured beyond) stays a result: its raw figure is measured, and the
+    // checks that read it decide; no check decides on its difference.
+    let summary = match (quantity, against) {
+        (Quantity::Difference, AgainstZero::Reaches | AgainstZero::Below) => {
+            bounded_summary(&stats)
+        }
+        _ => summary(&stats),
+    };
+    let distinguishable = against == AgainstZero::Above;
+    let overhead = (quantity == Quantity::Difference)
+        .then(|| overhead(rounds, &usable, &summary, distinguishable));
     // The samples as measured: a difference is a statistic of rounds (value minus baseline),
     // and one sample minus its paired baseline sample can be negative while every round's is not.
     let samples = rounds.iter().flat_map(|r| r.raw.values.clone()).collect();
@@ -65,13 +90,14 @@ pub fn build_entry(rounds: &[RoundRaw]) -> ResultEntry {
         params: first.params.clone(),
         cpus: first.cpus.clone(),
         iterations: rounds.iter().map(|r| r.raw.iterations).min().unwrap_or(0),
-        summary: summary(&stats),
+        summary,
         samples,
         counters: median_counters(&usable),
         spread: Some(spread(&values, &usable)),
-        modes: result_modes(&values, stats.median),
+        modes: result_modes(&values, summary.median),
         rounds: kept,
         overhead,
+        quantity: Some(quantity),
         warnings: Vec::new(),
         info: first.info.clone(),
     };
@@ -82,12 +108,62 @@ pub fn build_entry(rounds: &[RoundRaw]) -> ResultEntry {
             }
         }
     }
-    for w in warnings::for_entry(rounds, &entry, &stats) {
+    let mut more = warnings::for_entry(rounds, &entry, &stats);
+    if quantity == Quantity::Difference && against != AgainstZero::Above {
+        more.insert(0, not_distinguishable_warning(&entry, &stats, against));
+    }
+    for w in more {
         if !entry.warnings.contains(&w) {
             entry.warnings.push(w);
         }
     }
     entry
+}
+
+/// Where the values lie against zero: their 95% interval, or without one every value (a
+/// difference is told from zero only when every round's is positive).
+fn against_zero_of(stats: &Stats) -> AgainstZero {
+    let (lo, hi) = stats.ci95.unwrap_or((stats.min, stats.max));
+    against_zero(lo, hi)
+}
+
+/// The summary of a difference whose interval reaches zero: its median and interval bounded
+/// at zero (what the quantity can be); `min`, `max` and `mean` stay over the rounds'
+/// differences.
+fn bounded_summary(stats: &Stats) -> Summary {
+    let (median, ci) = bound_at_zero(stats.median, stats.ci95);
+    Summary {
+        median,
+        ci95: ci.map(|(lo, hi)| [lo, hi]),
+        ..summary(stats)
+    }
+}
+
+/// "not distinguishable from zero: ..." for a difference whose interval reaches zero, or
+/// "below zero: ..." for one wholly below it.
+fn not_distinguishable_warning(e: &ResultEntry, stats: &Stats, against: AgainstZero) -> String {
+    let interval = match stats.ci95 {
+        Some((lo, hi)) => format!(
+            "its 95% interval over the rounds' differences reaches from {} to {}",
+            concbench_core::human::value(lo, &e.unit),
+            concbench_core::human::value(hi, &e.unit)
+        ),
+        None if against == AgainstZero::Below => "every round's difference is below zero".into(),
+        None => "not every round's difference is positive".to_string(),
+    };
+    if against == AgainstZero::Below {
+        return format!(
+            "below zero: this result is the difference from its baseline, and {interval}: the \
+             baseline costs more here than what it is subtracted from, so the difference says \
+             nothing this subtraction assumes; shown bounded at zero, no check decides on it (the \
+             raw figure beside it is measured as usual)"
+        );
+    }
+    format!(
+        "not distinguishable from zero: this result is the difference from its baseline, and \
+         {interval}; shown bounded at zero, and no check decides on it (more rounds, --rounds 20, \
+         may tell it from zero)"
+    )
 }
 
 /// The document's summary of a set of values.
@@ -233,26 +309,34 @@ pub(crate) fn as_modes(found: &[concbench_stats::Mode], centre: f64) -> Vec<Mode
 }
 
 /// The subtracted baseline: its median over rounds, the raw figure, and the difference with its
-/// interval.
-fn overhead(rounds: &[RoundRaw], usable: &[&Round], distinguishable: bool) -> Overhead {
+/// interval (the summary's, bounded at zero as it is).
+fn overhead(
+    rounds: &[RoundRaw],
+    usable: &[&Round],
+    difference: &Summary,
+    distinguishable: bool,
+) -> Overhead {
     let method = rounds
         .iter()
         .find_map(|r| r.raw.overhead.as_ref().map(|(m, _)| m.clone()))
         .unwrap_or_default();
-    let nets: Vec<f64> = usable.iter().map(|r| r.net()).collect();
     let baselines: Vec<f64> = usable.iter().filter_map(|r| r.baseline).collect();
     let raws: Vec<f64> = usable.iter().map(|r| r.value).collect();
     Overhead {
         method,
-        median: median(&baselines),
+        median: if baselines.is_empty() {
+            0.0
+        } else {
+            median(&baselines)
+        },
         raw_median: median(&raws),
         samples: rounds
             .iter()
             .flat_map(|r| r.raw.overhead.iter().flat_map(|(_, o)| o.iter().copied()))
             .collect(),
         distinguishable,
-        difference: Some(median(&nets)),
-        difference_ci95: median_interval(&nets, 0.95).map(|(lo, hi)| [lo, hi]),
+        difference: Some(difference.median),
+        difference_ci95: difference.ci95,
     }
 }
 
@@ -334,13 +418,14 @@ mod tests {
     }
 
     #[test]
-    fn a_baseline_is_subtracted_only_when_every_round_exceeds_it() {
+    fn a_baseline_is_subtracted_and_the_result_is_the_difference() {
         let clear = build_entry(&rounds(&[
             (vec![10.0, 12.0], Some(vec![4.0, 5.0])),
             (vec![11.0, 11.0], Some(vec![4.0, 4.0])),
         ]));
         let o = clear.overhead.as_ref().unwrap();
         assert!(o.distinguishable);
+        assert_eq!(clear.quantity, Some(Quantity::Difference));
         assert_eq!(clear.rounds[0].net(), 11.0 - 4.5);
         assert_eq!(clear.summary.median, (6.5 + 7.0) / 2.0);
         assert_eq!(
@@ -348,20 +433,73 @@ mod tests {
             vec![10.0, 12.0, 11.0, 11.0],
             "samples as measured"
         );
+    }
 
-        // Regression: Stevens's prefork minus the iterative server came out at -61 us.
+    #[test]
+    fn a_difference_that_cannot_be_told_from_zero_stays_a_difference() {
+        // switch.pipe.process working_set_kib=4096 reported the difference (2.28 us) in one run
+        // and the raw figure (40.8 us) in the next, when one round's difference was not
+        // positive: `compare` then read "+1685%" between two runs of one build.
+        let values = [40.0, 41.0, 40.5, 40.8, 41.2, 40.9];
+        let with = |baselines: [f64; 6]| {
+            let per_round: Vec<(Vec<f64>, Option<Vec<f64>>)> = values
+                .iter()
+                .zip(baselines)
+                .map(|(v, b)| (vec![*v], Some(vec![b])))
+                .collect();
+            build_entry(&rounds(&per_round))
+        };
+        let clear = with([38.0, 38.5, 38.0, 38.2, 39.0, 38.7]);
+        // Two rounds whose baseline read above the hand-over: the interval reaches zero.
+        let unclear = with([38.0, 38.5, 41.5, 38.2, 41.3, 38.7]);
+        for e in [&clear, &unclear] {
+            assert_eq!(e.quantity(), Quantity::Difference);
+            assert!(
+                e.summary.median < 3.0,
+                "the difference, never the raw 40 us: {e:?}"
+            );
+        }
+        assert!(clear.distinguishable());
+        assert!(!unclear.distinguishable());
+        // Its interval reaches below zero: shown bounded at zero, and said.
+        let [lo, hi] = unclear.summary.ci95.unwrap();
+        assert_eq!(lo, 0.0);
+        assert!(hi > 2.0);
+        assert!(unclear.warnings[0].starts_with("not distinguishable from zero"));
+        let o = unclear.overhead.as_ref().unwrap();
+        assert_eq!(o.difference_ci95, unclear.summary.ci95);
+        assert!((o.raw_median - 40.85).abs() < 1e-9);
+    }
+
+    #[test]
+    fn regression_stevens_prefork_minus_the_iterative_server_is_never_a_negative_time() {
+        // Stevens's prefork minus the iterative server came out at -61 us.
         let unclear = build_entry(&rounds(&[
             (vec![100.0], Some(vec![90.0])),
             (vec![100.0], Some(vec![110.0])),
         ]));
-        let o = unclear.overhead.as_ref().unwrap();
-        assert!(!o.distinguishable);
+        assert!(!unclear.overhead.as_ref().unwrap().distinguishable);
         assert_eq!(
-            unclear.summary.median, 100.0,
-            "the raw figure, never a negative one"
+            unclear.summary.median, 0.0,
+            "bounded at zero, never negative"
         );
         assert!(unclear.samples.iter().all(|s| *s > 0.0));
-        assert_eq!(o.difference, Some(0.0));
+        // Below zero in every round (a pooled server costing less CPU per connection than the
+        // iterative one): still a result — its raw figure is measured, and checks reading it
+        // decide — with the difference bounded at zero, decided on by nothing, and said.
+        let below = build_entry(&rounds(&[
+            (vec![100.0], Some(vec![150.0])),
+            (vec![100.0], Some(vec![160.0])),
+        ]));
+        assert_eq!(below.summary.median, 0.0);
+        assert!(!below.distinguishable());
+        assert!(
+            below.warnings[0].starts_with("below zero: "),
+            "{:?}",
+            below.warnings
+        );
+        assert_eq!(below.overhead.as_ref().unwrap().raw_median, 100.0);
+        assert!(crate::validate(below, false, &Default::default()).is_ok());
     }
 
     #[test]

@@ -49,11 +49,13 @@ pub enum Breach<'a> {
         change_percent: f64,
         interval_percent: (f64, f64),
     },
-    /// A claim whose verdict changed between A and B.
+    /// A claim whose verdict (or how much of it was judged) changed between A and B.
     Verdict {
         row: &'a VerdictRow,
         a: VerdictKind,
         b: VerdictKind,
+        /// The run's index in the row (B's column).
+        column: usize,
     },
 }
 
@@ -121,8 +123,15 @@ pub fn breaches<'a>(
                     let already = out.iter().any(
                         |o| matches!(o, Breach::Verdict { row: r, .. } if r.source == row.source),
                     );
-                    if a != bv && !already {
-                        out.push(Breach::Verdict { row, a: *a, b: *bv });
+                    let judged = |i: usize| row.judged.get(i).copied().flatten();
+                    let differ = a != bv || judged(0) != judged(b);
+                    if differ && !already {
+                        out.push(Breach::Verdict {
+                            row,
+                            a: *a,
+                            b: *bv,
+                            column: b,
+                        });
                     }
                 }
             }
@@ -316,6 +325,8 @@ mod tests {
             robustness: None,
             rounds: None,
             unmeasured: vec![],
+            judged: Default::default(),
+            full_run: Vec::new(),
         };
         let mut a = doc(vec![entry("create.fork", &rounds(100.0))]);
         a.verdicts.push(v(VerdictKind::Confirmed));

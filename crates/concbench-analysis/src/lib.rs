@@ -10,8 +10,9 @@
 //! * [`replication`] maps a seed article to the variants that replicate it.
 //! * [`verdicts`] judges the seed articles' claims from the measured results.
 //! * [`crossover`] finds where two models swap places along a sweep (S0.print).
-//! * [`comparison`] sets two runs side by side (`concbench compare`); [`gate`] says which
-//!   comparisons break a `--fail-if` threshold.
+//! * [`comparison`] sets two runs side by side (`concbench compare`), counting how far a result
+//!   moves between runs ([`variation`]); [`gate`] says which comparisons break a `--fail-if`
+//!   threshold.
 //! * [`anatomy`] takes a hand-over apart layer by layer, with the victim's slowdown, fork against
 //!   the parent's size and the kernel's evidence.
 //! * [`answer`] is the answer a run gives, computed once for every renderer: unit costs, advice,
@@ -32,6 +33,7 @@ pub mod replication;
 mod threshold;
 mod toml_json;
 pub mod validate;
+pub mod variation;
 pub mod verdicts;
 pub mod warnings;
 

@@ -230,6 +230,9 @@ impl Figure {
             return Some(entry.counters.get(c)? * self.per_op_times.unwrap_or(1.0));
         }
         let per_op = match self.quantity {
+            // A difference that cannot be told from zero has no figure to set beside a
+            // published one (its median is bounded at zero, not measured as zero).
+            Quantity::Median if !entry.distinguishable() => return None,
             Quantity::Median => entry.summary.median,
             Quantity::RawMedian => entry.overhead.as_ref()?.raw_median,
             Quantity::Overhead => entry.overhead.as_ref()?.median,
@@ -608,6 +611,35 @@ mod tests {
             .map(|f| f.what.as_str())
             .collect();
         assert_eq!(off, vec!["500 processes x 1000 lines"]);
+    }
+
+    #[test]
+    fn a_difference_that_cannot_be_told_from_zero_is_set_beside_no_published_figure() {
+        let p = published();
+        let figure = p
+            .figures
+            .iter()
+            .find(|f| f.result_id == "switch.alone.process" && f.quantity == Quantity::Median)
+            .expect("the bare process switch beside the article's");
+        let mut e = crate::synthetic::entry("switch.alone.process", &[1500.0; 6]);
+        e.unit = figure.unit.clone();
+        e.quantity = Some(concbench_core::Quantity::Difference);
+        e.overhead = Some(concbench_core::Overhead {
+            method: "pipe transport".into(),
+            median: 1400.0,
+            raw_median: 2900.0,
+            samples: vec![],
+            distinguishable: true,
+            difference: Some(1500.0),
+            difference_ci95: None,
+        });
+        assert!(figure.measured_in_unit(&e).is_some());
+        e.overhead.as_mut().unwrap().distinguishable = false;
+        assert_eq!(
+            figure.measured_in_unit(&e),
+            None,
+            "bounded at zero, not measured"
+        );
     }
 
     #[test]

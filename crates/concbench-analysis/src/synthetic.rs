@@ -52,3 +52,12 @@ pub fn doc(results: Vec<ResultEntry>) -> ResultDoc {
         ..ResultDoc::new(Host::default(), "2026-01-01T00:00:00Z".into())
     }
 }
+
+/// A document of one result `id` whose six rounds sit within 1% of `level` (a run of a steady
+/// machine at that level): what the history's tests set side by side.
+pub fn steady_run(id: &str, level: f64) -> ResultDoc {
+    doc(vec![entry(
+        id,
+        &[0.99, 1.0, 1.01, 0.995, 1.005, 1.0].map(|x| x * level),
+    )])
+}

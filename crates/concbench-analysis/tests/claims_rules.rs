@@ -562,3 +562,48 @@ fn regression_a_claim_decided_by_a_stand_in_for_the_articles_system_is_partly_ju
         .unwrap();
     assert!(!v.partly_judged(), "{:?}", v.unmeasured);
 }
+
+#[test]
+fn a_quick_run_knows_which_deciding_checks_only_a_full_run_measures() {
+    use concbench_analysis::published::shared;
+    use concbench_analysis::verdicts::full_run_adds;
+    use concbench_core::{Params, Verdict, VerdictKind};
+    // S4.one_thread's article reader (Java) runs in a full run only; a quick run judges the facet
+    // on concbench's own reader and says so.
+    let claim = shared()
+        .claims
+        .iter()
+        .find(|c| c.id == "S4.one_thread")
+        .unwrap();
+    let java = claim
+        .checks
+        .iter()
+        .find(|c| !c.stand_in && c.decides)
+        .unwrap();
+    let text = java.condition.clone();
+    let v = Verdict {
+        claim: claim.text.clone(),
+        source: claim.id.clone(),
+        verdict: VerdictKind::Refuted,
+        evidence: vec!["io.read".into()],
+        explanation: "e".into(),
+        checks: vec![],
+        robustness: None,
+        rounds: None,
+        unmeasured: vec![format!(
+            "{text} (concbench's own method decided in its place)"
+        )],
+        judged: concbench_core::Judged::Partly,
+        full_run: vec![],
+    };
+    let params = Params::new()
+        .with("model", "threads")
+        .with("files", 10u64)
+        .with("file_mib", 50u64)
+        .with("placement", "unpinned");
+    let full_only = [("io.read.java", &params, false)];
+    assert_eq!(full_run_adds(shared(), &v, &full_only), vec![text]);
+    // Were the Java reader part of a quick run, a full run would add nothing to it.
+    let in_quick = [("io.read.java", &params, true)];
+    assert!(full_run_adds(shared(), &v, &in_quick).is_empty());
+}

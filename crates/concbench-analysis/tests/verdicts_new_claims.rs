@@ -136,6 +136,40 @@ fn two_cores_confirmed_depends_refuted() {
 }
 
 #[test]
+fn regression_dualcore_read_half_a_speed_up_with_the_second_cpu_taken_by_other_processes() {
+    // S0.dualcore.speedup's process workers at COUNT 1000 read 0.507x in one quick run and
+    // 1.131x in the next, each tight: with other processes on the machine (a build beside the
+    // run), "all CPUs" were shared with them in every round of the run. Such rounds say nothing
+    // of the cores: the check is withheld, with the CPUs the others used.
+    let mut d = dual_doc(1.8, 0.5);
+    for e in &mut d.results {
+        if e.params.get_str("placement") == Some("unpinned") {
+            for r in &mut e.rounds {
+                r.interference = Some(1.1);
+            }
+        }
+    }
+    let v = verdict(&d, "S0.dualcore.speedup");
+    for c in &v.checks {
+        assert_eq!(c.decision, Inconclusive, "{c:?}");
+        assert!(c.withheld, "{c:?}");
+        assert!(
+            c.note
+                .starts_with("withheld: other processes used 1.10 CPUs"),
+            "{}",
+            c.note
+        );
+    }
+    // A quiet machine (a tenth of a CPU used by others): judged as before.
+    for e in &mut d.results {
+        for r in &mut e.rounds {
+            r.interference = Some(0.1);
+        }
+    }
+    assert_eq!(decision(&d, "S0.dualcore.speedup"), Depends);
+}
+
+#[test]
 fn the_stdio_writer_is_a_condition_of_its_own() {
     let mut r = Vec::new();
     for (writer, thread) in [("write", 0.1), ("stdio", 0.13)] {

@@ -2,7 +2,7 @@
 
 mod common;
 
-use common::{noisy, result};
+use common::{around, noisy, result};
 use concbench_analysis::verdicts::{judge, pool};
 use concbench_core::{ResultDoc, VerdictKind::*};
 use serde_json::json;
@@ -30,7 +30,11 @@ fn run(ratios: Vec<f64>, at: &str) -> ResultDoc {
 }
 
 fn s030x(h: &concbench_core::History) -> &concbench_core::PooledVerdict {
-    h.verdicts.iter().find(|v| v.source == "S0.30x").unwrap()
+    claim(h, "S0.30x")
+}
+
+fn claim<'a>(h: &'a concbench_core::History, source: &str) -> &'a concbench_core::PooledVerdict {
+    h.verdicts.iter().find(|v| v.source == source).unwrap()
 }
 
 #[test]
@@ -193,4 +197,95 @@ fn pooling_copies_of_a_run_never_contradicts_its_own_decision() {
             assert!(!opposite, "level {level}, spread {spread}: {c:?}");
         }
     }
+}
+
+/// A run of S0.table.create_switch: the pipe hand-overs (process 1.3x a thread) and, when
+/// `create` is given, the 100,000-unit batches at that ratio.
+fn create_switch_run(create: Option<f64>, at: &str) -> ResultDoc {
+    let switch = |id: &str, v: f64, spread: f64| {
+        result(
+            id,
+            "ns",
+            &[("sched", json!("other")), ("working_set_kib", json!(0))],
+            noisy(v, 8, spread),
+        )
+    };
+    let mut results = vec![
+        switch("switch.pipe.process", 2600.0, 0.03),
+        switch("switch.pipe.thread", 2000.0, 0.01),
+    ];
+    if let Some(ratio) = create {
+        results.push(result(
+            "create.process_100k",
+            "s",
+            &[],
+            noisy(ratio, 8, 0.03),
+        ));
+        results.push(result("create.thread_100k", "s", &[], around(1.0, 8)));
+    }
+    let mut d = concbench_analysis::synthetic::doc(results);
+    d.started_at = at.into();
+    d.verdicts = judge(&d);
+    d
+}
+
+#[test]
+fn regression_a_run_measured_in_part_pooled_as_a_whole_lost_partly_judged() {
+    // `--only switch.pipe` gave "S0.table.create_switch partly judged: refuted"; its pooled
+    // line said "refuted over 11 runs" while every complete run said otherwise. Pooled now over
+    // what the runs together measured: the creation check the complete runs measured is pooled
+    // too, and the qualifier is kept while no run measured a deciding check.
+    let part = create_switch_run(None, "2026-11-28T10:00:00Z");
+    let alone = part
+        .verdicts
+        .iter()
+        .find(|v| v.source == "S0.table.create_switch")
+        .unwrap();
+    assert_eq!(alone.judged(), concbench_core::Judged::Partly);
+    // Pooled only with runs measured in part: still partly judged, and said.
+    let others = [
+        create_switch_run(None, "2026-11-27T10:00:00Z"),
+        create_switch_run(None, "2026-11-26T10:00:00Z"),
+    ];
+    let refs: Vec<&ResultDoc> = others.iter().collect();
+    let h = pool(&part, &refs, vec![]).unwrap();
+    let v = claim(&h, "S0.table.create_switch");
+    assert_eq!(v.judged, concbench_core::Judged::Partly, "{v:?}");
+    assert!(
+        v.sentence().starts_with("partly judged"),
+        "{}",
+        v.sentence()
+    );
+    assert!(
+        v.sentence().contains("this run alone: partly judged"),
+        "{}",
+        v.sentence()
+    );
+    // Pooled with complete runs: the creation check is pooled over the runs that measured it,
+    // and the claim is judged whole.
+    let complete = [
+        create_switch_run(Some(1.5), "2026-11-27T10:00:00Z"),
+        create_switch_run(Some(1.5), "2026-11-26T10:00:00Z"),
+        create_switch_run(Some(1.5), "2026-11-25T10:00:00Z"),
+    ];
+    let refs: Vec<&ResultDoc> = complete.iter().collect();
+    let h = pool(&part, &refs, vec![]).unwrap();
+    let v = claim(&h, "S0.table.create_switch");
+    assert_eq!(v.judged, concbench_core::Judged::Whole, "{v:?}");
+    let create = v
+        .checks
+        .iter()
+        .find(|c| c.condition.starts_with("create and reap"))
+        .expect("pooled from the runs that measured it");
+    assert_eq!(create.runs, 3);
+    assert!(
+        create.note.contains("not measured in this run"),
+        "{}",
+        create.note
+    );
+    assert_eq!(
+        (v.verdict, create.decision),
+        (Confirmed, Confirmed),
+        "{v:?}"
+    );
 }

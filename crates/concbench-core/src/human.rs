@@ -100,6 +100,16 @@ pub fn measured(estimate: f64, ci: Option<[f64; 2]>, unit: &str) -> String {
     }
 }
 
+/// A difference that cannot be told from zero, as people read it: "≤ 3.76 µs" (the upper end
+/// of its interval, bounded at zero), "≈ 0" without an interval. Never a bare "0 ns", which
+/// would read as a measured zero.
+pub fn at_most(ci: Option<[f64; 2]>, unit: &str) -> String {
+    match ci {
+        Some([_, hi]) => format!("≤ {}", value(hi, unit)),
+        None => "≈ 0".to_string(),
+    }
+}
+
 /// The display unit for values up to `max` in `unit`: `(factor, unit)` so that `v * factor` is
 /// in the returned unit. Time units scale (ns -> µs -> ms -> s); others stay as they are.
 pub fn display_unit(max: f64, unit: &str) -> (f64, String) {

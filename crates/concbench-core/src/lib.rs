@@ -33,8 +33,9 @@ pub use pooled::{Drift, History, PooledCheck, PooledVerdict};
 pub use raw::{Outcome, RawMeasurement, RoundFacts, RoundRaw};
 pub use result::{usable_rounds, MIN_CLEAN_ROUNDS};
 pub use result::{
-    AtMargin, Check, Failure, Invalid, Mode, Overhead, ResultDoc, ResultEntry, Round, Skipped,
-    Spread, Summary, Tool, Verdict, VerdictKind, HOLD_AWAKE_SETTING, LABELS_SETTING,
+    AtMargin, Check, Failure, Invalid, Judged, Mode, Overhead, Quantity, ResultDoc, ResultEntry,
+    Round, Skipped, Spread, Summary, Tool, Verdict, VerdictKind, HOLD_AWAKE_SETTING,
+    LABELS_SETTING,
 };
 pub use settings::{RoundCaps, RunMode};
 pub use staged::{Staged, Stages};

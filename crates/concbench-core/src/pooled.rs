@@ -4,6 +4,7 @@
 //! place: a reader sees both "confirmed over 4 runs (62 rounds)" and what this run alone says.
 
 use crate::mode::Mode;
+use crate::result::Judged;
 use crate::verdict_kind::VerdictKind;
 use serde::{Deserialize, Serialize};
 
@@ -37,6 +38,16 @@ pub struct PooledVerdict {
     pub runs: usize,
     pub rounds: usize,
     pub checks: Vec<PooledCheck>,
+    /// `partly` unless the pooled runs, together, measured every deciding check (`unmeasured`
+    /// lists those none of them did).
+    #[serde(default)]
+    pub judged: Judged,
+    /// How much of the claim this run alone judged.
+    #[serde(default)]
+    pub alone_judged: Judged,
+    /// The deciding checks none of the pooled runs measured.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub unmeasured: Vec<String>,
 }
 
 /// One check pooled over the runs.
@@ -117,15 +128,10 @@ impl History {
         let differ: Vec<String> = self
             .verdicts
             .iter()
-            .filter(|v| v.verdict != v.alone)
+            .filter(|v| v.verdict != v.alone || v.judged != v.alone_judged)
             .map(|v| match with_alone {
-                true => format!(
-                    "{} {} (alone: {})",
-                    v.source,
-                    word(v.verdict),
-                    word(v.alone)
-                ),
-                false => format!("{} {}", v.source, word(v.verdict)),
+                true => format!("{} {} (alone: {})", v.source, v.word(), v.alone_word()),
+                false => format!("{} {}", v.source, v.word()),
             })
             .collect();
         if differ.is_empty() {
@@ -142,15 +148,26 @@ impl History {
 }
 
 impl PooledVerdict {
-    /// "confirmed over 4 runs (62 rounds); this run alone: inconclusive".
+    /// "confirmed over 4 runs (62 rounds); this run alone: inconclusive"; a claim measured in
+    /// part keeps its qualifier on either side ("partly judged: refuted over 11 runs …").
     pub fn sentence(&self) -> String {
         format!(
             "{} over {} runs ({} rounds); this run alone: {}",
-            word(self.verdict),
+            self.word(),
             self.runs,
             self.rounds,
-            word(self.alone)
+            self.alone_word()
         )
+    }
+
+    /// The pooled verdict's word with its qualifier ("partly judged: refuted").
+    pub fn word(&self) -> String {
+        self.judged.qualify(self.verdict, word(self.verdict))
+    }
+
+    /// This run's own verdict's word with its qualifier.
+    pub fn alone_word(&self) -> String {
+        self.alone_judged.qualify(self.alone, word(self.alone))
     }
 }
 
@@ -188,6 +205,9 @@ mod tests {
             runs: 5,
             rounds: 30,
             checks: Vec::new(),
+            judged: Judged::Whole,
+            alone_judged: Judged::Whole,
+            unmeasured: Vec::new(),
         }
     }
 
@@ -216,6 +236,32 @@ mod tests {
             "2 of 3 claims differ from this run alone: S0.create refuted, S0.print depends"
         );
         assert!(h.summary().contains("(alone: inconclusive)"));
+    }
+
+    #[test]
+    fn regression_partly_judged_was_lost_on_the_pooled_line() {
+        // `--only switch.pipe` gave "S0.table.create_switch partly judged: refuted"; the pooled
+        // line said "refuted over 11 runs".
+        let mut v = verdict(
+            "S0.table.create_switch",
+            VerdictKind::Refuted,
+            VerdictKind::Refuted,
+        );
+        v.judged = Judged::Partly;
+        v.alone_judged = Judged::Partly;
+        assert_eq!(
+            v.sentence(),
+            "partly judged: refuted over 5 runs (30 rounds); this run alone: partly judged: refuted"
+        );
+        v.verdict = VerdictKind::Inconclusive;
+        v.judged = Judged::Whole;
+        assert!(v.sentence().starts_with("inconclusive over 5 runs"));
+        let h = history(vec![v]);
+        assert_eq!(
+            h.summary(),
+            "1 of 1 claims differ from this run alone: S0.table.create_switch inconclusive \
+             (alone: partly judged: refuted)"
+        );
     }
 
     #[test]

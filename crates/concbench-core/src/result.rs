@@ -104,12 +104,41 @@ pub struct ResultEntry {
     /// When a method overhead was measured and subtracted: what and how much.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub overhead: Option<Overhead>,
+    /// Which quantity `median`, `ci95`, `min`, `max`, `mad` and `mean` hold, fixed by the id and
+    /// params: the same in every run. Read it through [`ResultEntry::quantity`] (documents from
+    /// before the field say it through `overhead`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub quantity: Option<Quantity>,
     /// What the user should know about this number, each saying what to do about it.
     pub warnings: Vec<String>,
     /// Facts about what was measured that are not parameters, e.g. `runtime_version` of a probe.
     /// Never used to match results across runs (params are).
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub info: BTreeMap<String, String>,
+}
+
+/// Which quantity a result's statistics hold.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Quantity {
+    /// The figure as measured.
+    Measured,
+    /// The measured figure minus a baseline measured interleaved with it (`overhead.method`
+    /// says what), round by round: always the difference, also when it cannot be told from
+    /// zero (`overhead.distinguishable` false; its median and interval are then bounded at zero
+    /// and no check decides on it). `min`, `max` and `mean` are over the rounds' differences
+    /// and may be below zero; `samples` are as measured, before the subtraction.
+    Difference,
+}
+
+impl Quantity {
+    /// "the difference" / "the figure as measured", for sentences that set two apart.
+    pub fn describe(self) -> &'static str {
+        match self {
+            Quantity::Measured => "the figure as measured",
+            Quantity::Difference => "the difference from a subtracted baseline",
+        }
+    }
 }
 
 /// One round: a fresh worker process's calibration, warm-up and samples of one variant.
@@ -228,13 +257,15 @@ pub struct Overhead {
     /// The median before subtraction (over the rounds' raw values).
     pub raw_median: f64,
     pub samples: Vec<f64>,
-    /// Whether every round's value exceeded its baseline. When not, the difference is "not
-    /// distinguishable from the baseline": the result's summary is then the raw figure, and
-    /// the difference is only given as its interval below.
+    /// Whether the difference can be told from zero: its 95% interval lies above zero (without
+    /// one, every round's difference is positive). When not, the result is still the
+    /// difference (`quantity: difference`), bounded at zero and said to be "not distinguishable
+    /// from zero", and every check that reads it is inconclusive. (Documents from before
+    /// `quantity` held the raw figure in the summary then.)
     #[serde(default = "yes")]
     pub distinguishable: bool,
-    /// The median difference over the rounds and its 95% interval (a difference may be
-    /// negative: it is an interval of a difference, not a time).
+    /// The median difference over the rounds and its 95% interval, bounded at zero as the
+    /// summary's (documents from before `quantity` may hold a negative bound here).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub difference: Option<f64>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -283,12 +314,62 @@ pub struct Verdict {
     /// partly judged, and its verdict holds among what was measured.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub unmeasured: Vec<String>,
+    /// How much of the claim was judged: `partly` when `unmeasured` lists deciding checks the
+    /// run did not measure (or measured only by concbench's stand-in for the article's own
+    /// program). Documents from before the field say it through `unmeasured` alone.
+    #[serde(default)]
+    pub judged: Judged,
+    /// Of `unmeasured`, the checks a quick run cannot measure and a full run does (on the
+    /// article's own program or system): what a full run adds to this claim.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub full_run: Vec<String>,
+}
+
+/// How much of a claim a verdict judged.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Judged {
+    /// Every deciding check was measured.
+    #[default]
+    Whole,
+    /// Some deciding checks were not: the verdict holds among what was measured.
+    Partly,
+}
+
+impl Judged {
+    /// `Partly` when any deciding check is left unmeasured.
+    pub fn from_unmeasured(unmeasured: &[String]) -> Self {
+        if unmeasured.is_empty() {
+            Judged::Whole
+        } else {
+            Judged::Partly
+        }
+    }
+
+    /// A verdict's word with the qualifier: "partly judged" for a partly judged inconclusive
+    /// verdict, "partly judged: refuted" for another, the word alone for a whole one.
+    pub fn qualify(self, kind: VerdictKind, word: &str) -> String {
+        match (self, kind) {
+            (Judged::Whole, _) => word.to_string(),
+            (Judged::Partly, VerdictKind::Inconclusive) => "partly judged".to_string(),
+            (Judged::Partly, _) => format!("partly judged: {word}"),
+        }
+    }
 }
 
 impl Verdict {
     /// Whether some of the claim's deciding checks were not measured.
     pub fn partly_judged(&self) -> bool {
-        !self.unmeasured.is_empty()
+        self.judged == Judged::Partly || !self.unmeasured.is_empty()
+    }
+
+    /// How much of the claim was judged (read from `unmeasured` too, for older documents).
+    pub fn judged(&self) -> Judged {
+        if self.partly_judged() {
+            Judged::Partly
+        } else {
+            Judged::Whole
+        }
     }
 }
 
@@ -346,6 +427,33 @@ impl ResultEntry {
     /// The 95% interval of the median, when there were enough values for one.
     pub fn interval(&self) -> Option<(f64, f64)> {
         self.summary.ci95.map(|[lo, hi]| (lo, hi))
+    }
+
+    /// The quantity the statistics hold: the recorded one, or for documents from before the
+    /// field, the difference when they subtracted a distinguishable baseline (they reported
+    /// the raw figure otherwise).
+    pub fn quantity(&self) -> Quantity {
+        self.quantity.unwrap_or(match &self.overhead {
+            Some(o) if o.distinguishable => Quantity::Difference,
+            _ => Quantity::Measured,
+        })
+    }
+
+    /// Whether the result can be told from zero: always for a figure as measured; for a
+    /// difference, when its interval lies above zero.
+    pub fn distinguishable(&self) -> bool {
+        self.quantity() == Quantity::Measured
+            || self.overhead.as_ref().is_none_or(|o| o.distinguishable)
+    }
+
+    /// The rounds' values the statistics are over: each usable round's difference from its
+    /// baseline for a difference, its value as measured otherwise.
+    pub fn round_values(&self) -> Vec<f64> {
+        let difference = self.quantity() == Quantity::Difference;
+        usable_rounds(&self.rounds)
+            .into_iter()
+            .map(|r| if difference { r.net() } else { r.value })
+            .collect()
     }
 }
 

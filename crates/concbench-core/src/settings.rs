@@ -16,6 +16,9 @@ const QUICK: &str = "quick";
 const SMOKE: &str = "smoke";
 /// The settings key of the plan's cap of rounds per variant.
 const MAX_ROUNDS: &str = "max_rounds";
+/// The settings key of how long a full run takes (a quick run records it, for its closing
+/// line): seconds of its budget of rounds and its longest settling.
+const FULL_RUN_S: &str = "full_run_s";
 
 /// What kind of run a document records: a full run, `--quick`, or `--smoke` (a test that every
 /// experiment runs, not a measurement).
@@ -108,6 +111,17 @@ impl ResultDoc {
     /// build's) is read as a quick run's.
     pub fn max_rounds(&self) -> usize {
         RoundCaps::read(&self.settings).map_or(RunMode::Quick.max_rounds(), |c| c.max_rounds)
+    }
+
+    /// Seconds a full run takes at least (its budget of rounds and its longest settling), as a
+    /// quick run records it; `None` in other documents.
+    pub fn full_run_s(&self) -> Option<f64> {
+        self.settings.get(FULL_RUN_S)?.as_f64()
+    }
+
+    /// Record how long a full run takes (see [`ResultDoc::full_run_s`]).
+    pub fn set_full_run_s(&mut self, seconds: f64) {
+        self.settings.insert(FULL_RUN_S.into(), seconds.into());
     }
 }
 

@@ -62,6 +62,16 @@ pub fn ns_per(unit: &str) -> Option<f64> {
     Unit::parse(unit).ns_per()
 }
 
+/// Whether a figure in `unit` cannot be negative: a time, a memory size, a ratio of positive
+/// quantities (`x`) or a rate (`req/s`, `MiB/s`). Its estimate and interval never go below zero
+/// (`concbench_stats::bound_at_zero`), and the validation gate rejects any that does. A share or
+/// a count may be a difference of two (ten readers' iowait minus one's): no bound is assumed.
+pub fn cannot_be_negative(unit: &str) -> bool {
+    ns_per(unit).is_some()
+        || matches!(unit, "KiB" | "MiB" | "GiB" | "B" | "bytes" | "x")
+        || unit.ends_with("/s")
+}
+
 /// Convert `value` from one unit id to another: time units among themselves, any unit to
 /// itself; `None` otherwise.
 pub fn convert(value: f64, from: &str, to: &str) -> Option<f64> {
@@ -83,6 +93,16 @@ mod tests {
         assert_eq!(convert(3.0, "KiB", "KiB"), Some(3.0));
         assert_eq!(convert(3.0, "KiB", "ns"), None);
         assert_eq!(ns_per("switches"), None);
+    }
+
+    #[test]
+    fn times_sizes_ratios_and_rates_cannot_be_negative_shares_can() {
+        for unit in ["ns", "us", "µs", "s", "KiB", "MiB", "x", "req/s", "MiB/s"] {
+            assert!(cannot_be_negative(unit), "{unit}");
+        }
+        for unit in ["share", "tasks", "switches/increment", "%"] {
+            assert!(!cannot_be_negative(unit), "{unit}");
+        }
     }
 
     #[test]

@@ -6,9 +6,10 @@ use crate::layout::table;
 use concbench_analysis::advice::{kib_text, share, Advice};
 use std::fmt::Write;
 
-const HEADER: [&str; 4] = [
+const HEADER: [&str; 5] = [
     "model",
     "CPU overhead (create + switch)",
+    "overhead / work",
     "memory in flight",
     "note",
 ];
@@ -31,7 +32,7 @@ pub fn advice_text(a: &Advice, source: &str) -> String {
         format::value(w.lifetime_us(), "us"),
         w.in_flight()
     );
-    let rows: Vec<[String; 4]> = a
+    let rows: Vec<[String; 5]> = a
         .bills
         .iter()
         .map(|b| {
@@ -46,6 +47,9 @@ pub fn advice_text(a: &Advice, source: &str) -> String {
             [
                 b.model.name().to_string(),
                 b.overhead_cpu.map(share).unwrap_or_else(|| "?".into()),
+                a.overhead_share(b)
+                    .map(|s| format!("{}%", crate::format::sig3(s * 100.0)))
+                    .unwrap_or_else(|| "-".into()),
                 b.memory_kib.map(kib_text).unwrap_or_else(|| "?".into()),
                 note,
             ]
@@ -92,7 +96,8 @@ pub fn advice_text(a: &Advice, source: &str) -> String {
             };
             format!(
                 "Answer: {} costs least on this machine for this workload{among} (the work \
-                 itself, {} per unit, is the same in every model and is not counted).{fits}\
+                 itself, {} per unit, is the same in every model: it does not change the \
+                 ranking, and what fits in a share of a CPU counts it with the overhead).{fits}\
                  {capacity}",
                 m.name(),
                 format::value(w.cpu_us, "us")
@@ -109,7 +114,45 @@ mod tests {
     use super::*;
     use concbench_analysis::advice::{advise, Workload};
     use concbench_analysis::synthetic::{doc, entry_with};
-    use concbench_core::Params;
+    use concbench_core::{Params, ResultDoc};
+
+    /// Coroutines' costs (a switch, a channel hand-over, 4 KiB), a thread's pipe hand-over of
+    /// `pipe_ns`, and the coroutine creations given.
+    fn coroutines(creations: Vec<concbench_core::ResultEntry>, pipe_ns: f64) -> ResultDoc {
+        let mut results = creations;
+        results.extend([
+            entry_with("switch.coroutine", "ns", Params::new(), &[30.0; 8]),
+            entry_with("switch.channel.coroutine", "ns", Params::new(), &[90.0; 8]),
+            entry_with("switch.pipe.thread", "ns", Params::new(), &[pipe_ns; 8]),
+            entry_with("memory.coroutine", "KiB", Params::new(), &[4.0; 8]),
+        ]);
+        doc(results)
+    }
+
+    /// 1000 units a second, half blocked, `cpu_us` of work each.
+    fn workload(cpu_us: f64) -> Workload {
+        Workload {
+            units_per_sec: 1000.0,
+            blocked_share: 0.5,
+            cpu_us,
+            isolation: false,
+        }
+    }
+
+    #[test]
+    fn regression_advise_cpu_us_100_said_49200_per_second_in_a_tenth_of_a_cpu() {
+        // `advise --cpu-us 100` printed "10% of one CPU fits 49,200/s": 100 us of work caps it
+        // at 1,000/s.
+        let create = entry_with("create.coroutine", "ns", Params::new(), &[14.0; 8]);
+        let d = coroutines(vec![create], 2000.0);
+        let text = advice_text(&advise(&d, workload(100.0)), "a test");
+        // 0.1 / (100 us + 2.134 us) = 979/s.
+        assert!(text.contains("10% of one CPU fits 979/s"), "{text}");
+        assert!(
+            text.contains("the model's overhead: 2.1% of the work"),
+            "{text}"
+        );
+    }
 
     #[test]
     fn durations_read_one_way_and_the_billed_coroutine_variant_is_named() {
@@ -117,21 +160,11 @@ mod tests {
             let params = Params::new().with("stack_alloc", stack);
             entry_with("create.coroutine", "ns", params, &[ns; 8])
         };
-        let d = doc(vec![
-            create("reused", 14.0),
-            create("fresh", 10_800.0),
-            entry_with("switch.coroutine", "ns", Params::new(), &[30.0; 8]),
-            entry_with("switch.channel.coroutine", "ns", Params::new(), &[90.0; 8]),
-            entry_with("switch.pipe.thread", "ns", Params::new(), &[2500.0; 8]),
-            entry_with("memory.coroutine", "KiB", Params::new(), &[4.0; 8]),
-        ]);
-        let w = Workload {
-            units_per_sec: 1000.0,
-            blocked_share: 0.5,
-            cpu_us: 2500.0,
-            isolation: false,
-        };
-        let text = advice_text(&advise(&d, w), "a test");
+        let d = coroutines(
+            vec![create("reused", 14.0), create("fresh", 10_800.0)],
+            2500.0,
+        );
+        let text = advice_text(&advise(&d, workload(2500.0)), "a test");
         assert!(
             text.contains("2.50 ms of CPU per unit") && text.contains("Lifetime 5.00 ms"),
             "{text}"
@@ -141,8 +174,13 @@ mod tests {
             "{text}"
         );
         assert!(!text.contains(" us ") && !text.contains(" us,"), "{text}");
-        // 1000/s x (14 + 2500 + 90 + 30) ns = 0.26% of one CPU: 10% fits 38,000/s.
-        assert!(text.contains("10% of one CPU fits 38,000/s"), "{text}");
+        // 2.5 ms of work + (14 + 2500 + 90 + 30) ns of overhead per unit: 10% of one CPU fits
+        // 0.1 / 2.502634 ms = 40/s (the overhead alone would have claimed 38,000/s).
+        assert!(text.contains("10% of one CPU fits 40/s"), "{text}");
+        assert!(
+            text.contains("the model's overhead: 0.11% of the work"),
+            "{text}"
+        );
         // No process or thread creation measured: the answer holds among what was.
         assert!(
             text.contains(

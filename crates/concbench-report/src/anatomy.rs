@@ -72,12 +72,13 @@ pub const FORK_HEADER: [&str; 4] = [
     "per MiB of parent",
 ];
 
-/// "the cost per MiB (interval)" and whether it depends on the size.
+/// "the cost per MiB (interval)" and whether it depends on the size. A slope, in ns/MiB: it may
+/// be below zero (a cost that falls as the parent grows), unlike a time.
 pub fn per_mib_text(c: &ForkCurve) -> String {
     match c.ns_per_mib {
         None => "one size only".into(),
         Some((v, interval)) => {
-            let figure = format::measured(v, interval.map(|(a, b)| [a, b]), "ns");
+            let figure = format::measured(v, interval.map(|(a, b)| [a, b]), "ns/MiB");
             let verdict = match c.depends_on_size() {
                 Some(true) if v > 0.0 => "grows with the parent",
                 Some(true) => "falls as the parent grows",

@@ -134,6 +134,14 @@ pub struct UnitRow {
 
 fn time(cost: &Cost) -> Figure {
     let ci = cost.interval.map(|(lo, hi)| [lo, hi]);
+    if !cost.distinguishable {
+        // A difference that cannot be told from zero: the most its interval allows, said.
+        let text = format!(
+            "{} (not distinguishable from zero)",
+            format::at_most(ci, "ns")
+        );
+        return figure(cost, text.clone(), text);
+    }
     figure(
         cost,
         format::value(cost.value, "ns"),
@@ -263,19 +271,41 @@ fn thousands(v: f64) -> String {
     out
 }
 
-/// The share of one CPU the cards ask about: how many units per second keep the overhead of
-/// creating and switching them within a tenth of one CPU.
+/// The share of one CPU the cards ask about: how many units per second fit in a tenth of one
+/// CPU, each unit's own work billed with the model's overhead for it.
 pub const CPU_SHARE_ASKED: f64 = 0.1;
 
-/// "10% of one CPU fits 140,000/s (next: a thread pool, 25,000/s)": the question the card
-/// answers, for the cheapest model and the next one.
+/// "10% of one CPU fits 972/s (next: a thread pool, 968/s); the model's overhead: 2.85% of
+/// the work": the question the card answers, for the cheapest model and the next one, and the
+/// cheapest model's overhead beside the work it carries.
 pub fn capacity_answer(a: &advice::Advice) -> Option<String> {
     let (best, next) = capacity_rates(a, false)?;
     let mut text = format!("{:.0}% of one CPU fits {best}", CPU_SHARE_ASKED * 100.0);
     if let Some((model, rate)) = next {
         text += &format!(" (next: {model}, {rate})");
     }
+    if let Some(share) = overhead_text(a) {
+        text += &format!("; the model's overhead: {share}");
+    }
     Some(text)
+}
+
+/// "2.85% of the work" for the cheapest model; `None` without a ranked model or without work.
+fn overhead_text(a: &advice::Advice) -> Option<String> {
+    let share = a.overhead_share(a.ranked().first()?)?;
+    Some(format!("{} of the work", percent(share)))
+}
+
+/// "2.8%", "0.0021%", "340%": a share in percent, two significant digits (the costs it comes
+/// from have intervals of several percent).
+fn percent(share: f64) -> String {
+    let p = share * 100.0;
+    if p >= 10.0 {
+        format!("{p:.0}%")
+    } else {
+        let decimals = (1 - p.log10().floor() as i32).clamp(1, 6) as usize;
+        format!("{p:.decimals$}%")
+    }
 }
 
 /// The cheapest model's rate within [`CPU_SHARE_ASKED`], and the next model's with its name;
@@ -321,9 +351,10 @@ fn rounded(v: f64) -> String {
     thousands((v / magnitude).round() * magnitude)
 }
 
-/// One row per typical workload: its name, its terms, the cheapest model, and how
-/// many units per second fit in a tenth of one CPU with it and with the next model (or what is
-/// missing for an answer).
+/// One row per typical workload: its name, its terms, the cheapest model, and how many units
+/// per second fit in a tenth of one CPU with it — each unit's work billed with the model's
+/// overhead — and that overhead as a share of the work (or what is missing for an answer). The
+/// next model is on the page and in `advise`: its rate is close beside work that dominates.
 pub fn workload_rows(answer: &Answer<'_>) -> Vec<[String; 4]> {
     answer
         .workloads
@@ -349,11 +380,12 @@ pub fn workload_rows(answer: &Answer<'_>) -> Vec<[String; 4]> {
                 ];
             };
             let bill = a.bills.iter().find(|b| b.model == best).expect("billed");
-            let mut answer = match capacity_rates(a, true) {
-                Some((fits, Some((model, rate)))) => format!("{fits} ({model} {rate})"),
-                Some((fits, None)) => fits,
-                None => String::new(),
-            };
+            let mut answer = capacity_rates(a, true)
+                .map(|(fits, _)| fits)
+                .unwrap_or_default();
+            if let Some(share) = a.ranked().first().and_then(|b| a.overhead_share(b)) {
+                answer += &format!(", +{} overhead", percent(share));
+            }
             if let Some(note) = a.capacity_note(bill) {
                 answer += &format!("; at this rate it {note}");
             }
@@ -431,6 +463,14 @@ mod tests {
         assert_eq!(abbreviated(6_283_000.0), "6.28M");
         assert_eq!(abbreviated(22_410.0), "22.4k");
         assert_eq!(abbreviated(8_333.0), "8,330");
+    }
+
+    #[test]
+    fn overhead_shares_have_two_significant_digits() {
+        assert_eq!(percent(0.0285), "2.9%");
+        assert_eq!(percent(0.155), "16%");
+        assert_eq!(percent(0.00141), "0.14%");
+        assert_eq!(percent(3.4), "340%");
     }
 
     #[test]

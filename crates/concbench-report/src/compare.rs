@@ -88,8 +88,9 @@ fn run_text(out: &mut String, set: &CompareSet<'_>, r: &Compared<'_>, all: bool)
         let _ = writeln!(
             out,
             "B/A is the Hodges-Lehmann ratio of the two runs' rounds, its interval the one that \
-             inverts the Mann-Whitney test. (n.s.) = not significant: the interval includes 1, or \
-             the p-value adjusted for {} comparisons (Benjamini-Hochberg, q) is >= {ALPHA}.",
+             inverts the Mann-Whitney test, widened by the run-to-run variation below. (n.s.) = \
+             not significant: the interval includes 1, or the p-value adjusted for {} comparisons \
+             (Benjamini-Hochberg, q) is >= {ALPHA}.",
             c.pairs.len()
         );
     }
@@ -132,6 +133,7 @@ fn run_text(out: &mut String, set: &CompareSet<'_>, r: &Compared<'_>, all: bool)
 /// then the verdicts run by run (changed claims only unless `all`).
 pub fn compare_text(set: &CompareSet<'_>, all: bool) -> String {
     let mut out = String::new();
+    let _ = writeln!(out, "{}.", capitalised(&set.variation_sentence()));
     for r in &set.runs {
         if set.runs.len() > 1 {
             let _ = writeln!(out, "== {} against A", r.name);
@@ -181,10 +183,18 @@ pub fn verdicts_text(rows: &[VerdictRow], runs: &[String], all: bool) -> String 
     out
 }
 
+/// Each run's verdict as said, "partly judged" kept.
 fn decision_words(r: &VerdictRow) -> impl Iterator<Item = String> + '_ {
-    r.decisions
-        .iter()
-        .map(|d| d.map(verdict_word).unwrap_or("not judged").to_string())
+    (0..r.decisions.len()).map(|i| r.word(i).unwrap_or_else(|| "not judged".to_string()))
+}
+
+/// `s` with its first letter upper case (a sentence opening a paragraph).
+fn capitalised(s: &str) -> String {
+    let mut chars = s.chars();
+    match chars.next() {
+        Some(c) => c.to_uppercase().chain(chars).collect(),
+        None => String::new(),
+    }
 }
 
 /// A percentage of change with its sign: `+50.1%`.
@@ -213,11 +223,12 @@ pub fn breach_text(b: &Breach<'_>) -> String {
                 pct(*hi),
             )
         }
-        Breach::Verdict { row, a, b } => format!(
+        Breach::Verdict { row, a, b, column } => format!(
             "verdict-changed: {} {} -> {} ({})",
             row.source,
-            verdict_word(*a),
-            verdict_word(*b),
+            row.word(0).unwrap_or_else(|| verdict_word(*a).to_string()),
+            row.word(*column)
+                .unwrap_or_else(|| verdict_word(*b).to_string()),
             row.claim
         ),
     }
@@ -284,6 +295,7 @@ pub fn compare_markdown(set: &CompareSet<'_>) -> String {
     if !set.selection.is_empty() {
         let _ = writeln!(out, "Results selected by `{}`.", set.selection);
     }
+    let _ = writeln!(out, "{}.", capitalised(&set.variation_sentence()));
     out.push('\n');
     for i in 0..set.runs.len() {
         run_markdown(&mut out, set, i);

@@ -4,6 +4,7 @@
 
 use concbench_analysis::comparison::{CompareSet, Compared, Pair, ALPHA};
 use concbench_analysis::gate::{moved, Breach};
+use concbench_analysis::variation::Counted;
 use concbench_core::{Params, ResultEntry};
 use serde::Serialize;
 
@@ -17,6 +18,8 @@ struct Doc<'a> {
     alpha: f64,
     a: &'a str,
     selection: &'a str,
+    /// The run-to-run variation counted, and where it came from (the history or the floor).
+    variation: String,
     runs: Vec<Run<'a>>,
     verdicts: Verdicts,
     gate: Gate,
@@ -54,6 +57,12 @@ struct Row<'a> {
     p_value: Option<f64>,
     q_value: Option<f64>,
     significant: bool,
+    /// The run-level standard deviation counted (log scale) and where it came from:
+    /// "history", "floor" or "rounds" (none counted).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    run_tau: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    run_tau_from: Option<&'static str>,
     /// "slower", "faster" (significant times and rates), "changed" (other units), "unchanged".
     change: &'static str,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -80,6 +89,8 @@ struct Claim {
     source: String,
     claim: String,
     decisions: Vec<Option<concbench_core::VerdictKind>>,
+    /// How much of the claim each run judged ("whole", "partly"), parallel to `decisions`.
+    judged: Vec<Option<concbench_core::Judged>>,
     changed: bool,
 }
 
@@ -139,6 +150,12 @@ fn row<'a>(p: &'a Pair<'a>) -> Row<'a> {
         p_value: c.map(|c| c.p_value),
         q_value: c.map(|c| c.q_value),
         significant: p.significant(),
+        run_tau: c.map(|c| c.counted.tau()),
+        run_tau_from: c.map(|c| match c.counted {
+            Counted::RoundsOnly => "rounds",
+            Counted::History { .. } => "history",
+            Counted::Floor { .. } => "floor",
+        }),
         change,
         why_not_compared: p.why_not_compared(),
     }
@@ -188,7 +205,7 @@ fn breach(run: &str, b: &Breach<'_>) -> BreachJson {
             to: None,
             message,
         },
-        Breach::Verdict { row, a, b } => BreachJson {
+        Breach::Verdict { row, a, b, .. } => BreachJson {
             run: run.into(),
             rule: "verdict-changed".into(),
             kind: "verdict",
@@ -222,6 +239,7 @@ pub fn compare_json(set: &CompareSet<'_>) -> anyhow::Result<String> {
         alpha: ALPHA,
         a: &set.a_source,
         selection: &set.selection,
+        variation: set.variation_sentence(),
         runs: set.runs.iter().map(run).collect(),
         verdicts: Verdicts {
             runs: set.names(),
@@ -232,6 +250,7 @@ pub fn compare_json(set: &CompareSet<'_>) -> anyhow::Result<String> {
                     source: r.source.clone(),
                     claim: r.claim.clone(),
                     decisions: r.decisions.clone(),
+                    judged: r.judged.clone(),
                     changed: r.changed(),
                 })
                 .collect(),

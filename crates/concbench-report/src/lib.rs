@@ -33,5 +33,5 @@ pub use exporter::Exporter;
 pub use html::Html;
 pub use json::Json;
 pub use markdown::Markdown;
-pub use sections::figures_line;
+pub use sections::{figures_line, full_run_time};
 pub use terminal::{Files, Terminal};

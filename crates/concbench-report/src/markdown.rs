@@ -46,6 +46,9 @@ impl Exporter for Markdown {
         answer_section(&mut out, &answer)?;
         let (rows, notes) = sections::result_rows(doc);
         writeln!(out, "## Results\n")?;
+        if let Some(line) = concbench_analysis::verdicts::drift::alone_sentence(doc) {
+            writeln!(out, "{}\n", cell(&line))?;
+        }
         table(&mut out, sections::RESULT_HEADER, &rows)?;
         if !notes.is_empty() {
             writeln!(out)?;
@@ -71,7 +74,7 @@ impl Exporter for Markdown {
             writeln!(out, "\n## Verdicts\n")?;
             table(&mut out, sections::VERDICT_HEADER, &verdicts)?;
         }
-        if let Some(h) = &doc.history {
+        if let Some(h) = doc.history.as_ref().filter(|h| !h.verdicts.is_empty()) {
             writeln!(out, "\n## Over this host's history ({})\n", h.heading())?;
             let rows: Vec<[String; 2]> = h
                 .verdicts
@@ -145,7 +148,7 @@ fn answer_section(out: &mut String, answer: &Answer<'_>) -> std::fmt::Result {
             "workload",
             "terms",
             "cheapest",
-            "units/s in 10% of one CPU (the next)",
+            "units/s in 10% of one CPU (work + overhead); overhead / work",
         ],
         &crate::answer::workload_rows(answer),
     )?;

@@ -2,16 +2,23 @@
 //! native measurements beside the probes (Go, Java, Python, C) — plus the line that makes
 //! Python's GIL visible. Rows come from a fixed list of (runtime, model) -> result ids; a row
 //! none of whose results is in the document is left out.
+//!
+//! Like for like, as the headline's unit table: a *hand-over* (pass a value and wake the other
+//! unit: a pipe between processes or threads, a channel between goroutines or tasks, park/unpark
+//! between Java threads) and a *bare switch* (the switch alone: lmbench's ping-pong less its
+//! transport, a coroutine resume, a task yield) are two columns, never one; each hand-over cell
+//! says its mechanism, and one taken across two CPUs says so.
 
 use crate::format;
 use concbench_core::vocab::{id, key};
 use concbench_core::{ResultDoc, ResultEntry};
 
-pub const RUNTIMES_HEADER: [&str; 6] = [
+pub const RUNTIMES_HEADER: [&str; 7] = [
     "runtime",
     "unit of concurrency",
     "create + join",
-    "switch (one-way)",
+    "hand-over (one-way)",
+    "bare switch",
     "memory per unit",
     "version",
 ];
@@ -20,154 +27,183 @@ pub const RUNTIMES_HEADER: [&str; 6] = [
 #[derive(Clone, Copy)]
 struct Pick(&'static str, &'static [(&'static str, &'static str)]);
 
+/// A hand-over and what carries it ("pipe", "channel, two CPUs"), said in its cell.
+#[derive(Clone, Copy)]
+struct HandOver(Pick, &'static str);
+
 struct Row {
     runtime: &'static str,
     model: &'static str,
     create: Option<Pick>,
-    switch: Option<Pick>,
+    handover: Option<HandOver>,
+    bare_switch: Option<Pick>,
     memory: Option<Pick>,
 }
 
-const fn row(
+const SAME_CPU: (&str, &str) = (key::PLACEMENT, "same-cpu");
+const THOUSAND: (&str, &str) = (key::UNITS, "1000");
+
+/// A row of a runtime whose switch is measured only as a hand-over (every probe).
+const fn probe(
     runtime: &'static str,
     model: &'static str,
     create: Option<Pick>,
-    switch: Option<Pick>,
+    handover: Option<HandOver>,
     memory: Option<Pick>,
 ) -> Row {
     Row {
         runtime,
         model,
         create,
-        switch,
+        handover,
+        bare_switch: None,
         memory,
     }
 }
 
-const SAME_CPU: (&str, &str) = (key::PLACEMENT, "same-cpu");
-const THOUSAND: (&str, &str) = (key::UNITS, "1000");
-
 const ROWS: &[Row] = &[
-    // Process and thread switch through the same mechanism (a pipe ping-pong on one CPU, plain:
-    // see BASELINE), so the two rows compare; memory is quoted at 1000 units held, as in the
-    // verdicts.
-    row(
-        "native",
-        "process (fork)",
-        Some(Pick(id::CREATE_FORK, &[(key::PARENT, "single-threaded")])),
-        Some(Pick(id::SWITCH_PIPE_PROCESS, &[SAME_CPU])),
-        Some(Pick(id::MEMORY_PROCESS, &[THOUSAND])),
-    ),
-    row(
-        "native",
-        "OS thread",
-        Some(Pick(id::CREATE_THREAD, &[(key::STACK, "default")])),
-        Some(Pick(id::SWITCH_PIPE_THREAD, &[SAME_CPU])),
-        Some(Pick(
+    // Process and thread hand over through the same mechanism (a pipe ping-pong on one CPU,
+    // plain: see BASELINE), so the two rows compare; memory is quoted at 1000 units held, as in
+    // the verdicts.
+    Row {
+        runtime: "native",
+        model: "process (fork)",
+        create: Some(Pick(id::CREATE_FORK, &[(key::PARENT, "single-threaded")])),
+        handover: Some(HandOver(Pick(id::SWITCH_PIPE_PROCESS, &[SAME_CPU]), "pipe")),
+        bare_switch: Some(Pick(id::SWITCH_ALONE_PROCESS, &[])),
+        memory: Some(Pick(id::MEMORY_PROCESS, &[THOUSAND])),
+    },
+    Row {
+        runtime: "native",
+        model: "OS thread",
+        create: Some(Pick(id::CREATE_THREAD, &[(key::STACK, "default")])),
+        handover: Some(HandOver(Pick(id::SWITCH_PIPE_THREAD, &[SAME_CPU]), "pipe")),
+        bare_switch: Some(Pick(id::SWITCH_ALONE_THREAD, &[])),
+        memory: Some(Pick(
             id::MEMORY_THREAD,
             &[(key::STACK, "default"), THOUSAND],
         )),
-    ),
-    row(
-        "native",
-        "stackful coroutine",
-        Some(Pick(id::CREATE_COROUTINE, &[(key::STACK_ALLOC, "reused")])),
-        Some(Pick(id::SWITCH_COROUTINE, &[])),
-        Some(Pick(id::MEMORY_COROUTINE, &[THOUSAND])),
-    ),
-    row(
-        "native",
-        "async task (tokio)",
-        Some(Pick(id::CREATE_ASYNC_TASK, &[])),
-        Some(Pick(id::SWITCH_ASYNC_TASK, &[])),
-        Some(Pick(id::MEMORY_ASYNC_TASK, &[THOUSAND])),
-    ),
-    row(
+    },
+    Row {
+        runtime: "native",
+        model: "stackful coroutine",
+        create: Some(Pick(id::CREATE_COROUTINE, &[(key::STACK_ALLOC, "reused")])),
+        handover: Some(HandOver(Pick(id::SWITCH_CHANNEL_COROUTINE, &[]), "channel")),
+        bare_switch: Some(Pick(id::SWITCH_COROUTINE, &[])),
+        memory: Some(Pick(id::MEMORY_COROUTINE, &[THOUSAND])),
+    },
+    Row {
+        runtime: "native",
+        model: "async task (tokio)",
+        create: Some(Pick(id::CREATE_ASYNC_TASK, &[])),
+        handover: Some(HandOver(Pick(id::SWITCH_ASYNC_TASK, &[]), "channel")),
+        bare_switch: Some(Pick(id::SWITCH_YIELD_ASYNC_TASK, &[])),
+        memory: Some(Pick(id::MEMORY_ASYNC_TASK, &[THOUSAND])),
+    },
+    probe(
         "C (seed programs)",
         "process",
         Some(Pick(id::PROBES_C_PROCESS_100K, &[])),
-        Some(Pick(id::PROBES_C_PIPE_TOKEN, &[])),
+        Some(HandOver(Pick(id::PROBES_C_PIPE_TOKEN, &[]), "pipe")),
         None,
     ),
-    row(
+    probe(
         "C (seed programs)",
         "thread",
         Some(Pick(id::PROBES_C_THREAD_100K, &[])),
-        Some(Pick(id::PROBES_C_RING, &[])),
+        Some(HandOver(Pick(id::PROBES_C_RING, &[]), "pipe, a ring's hop")),
         None,
     ),
-    row(
+    probe(
         "Go",
         "goroutine (GOMAXPROCS=1)",
         Some(Pick(id::PROBES_GO_CREATE, &[])),
-        Some(Pick(id::PROBES_GO_PINGPONG, &[(key::GOMAXPROCS, "1")])),
+        Some(HandOver(
+            Pick(id::PROBES_GO_PINGPONG, &[(key::GOMAXPROCS, "1")]),
+            "channel",
+        )),
         Some(Pick(id::PROBES_GO_MEMORY, &[])),
     ),
-    row(
+    probe(
         "Go",
         "goroutine (GOMAXPROCS=2, two CPUs)",
         None,
-        Some(Pick(id::PROBES_GO_PINGPONG, &[(key::GOMAXPROCS, "2")])),
+        Some(HandOver(
+            Pick(id::PROBES_GO_PINGPONG, &[(key::GOMAXPROCS, "2")]),
+            "channel, two CPUs",
+        )),
         None,
     ),
-    row(
+    probe(
         "Go",
         "goroutine locked to an OS thread",
         None,
-        Some(Pick(id::PROBES_GO_PINGPONG_LOCKED, &[])),
+        Some(HandOver(
+            Pick(id::PROBES_GO_PINGPONG_LOCKED, &[]),
+            "channel, OS threads",
+        )),
         None,
     ),
-    row(
+    probe(
         "Java",
         "platform thread",
         Some(Pick(
             id::PROBES_JAVA_CREATE,
             &[(key::THREAD_KIND, "platform")],
         )),
-        Some(Pick(
-            id::PROBES_JAVA_PINGPONG,
-            &[(key::THREAD_KIND, "platform")],
+        Some(HandOver(
+            Pick(id::PROBES_JAVA_PINGPONG, &[(key::THREAD_KIND, "platform")]),
+            "park/unpark",
         )),
         Some(Pick(
             id::PROBES_JAVA_MEMORY,
             &[(key::THREAD_KIND, "platform")],
         )),
     ),
-    row(
+    probe(
         "Java",
         "virtual thread",
         Some(Pick(
             id::PROBES_JAVA_CREATE,
             &[(key::THREAD_KIND, "virtual")],
         )),
-        Some(Pick(
-            id::PROBES_JAVA_PINGPONG,
-            &[(key::THREAD_KIND, "virtual")],
+        Some(HandOver(
+            Pick(id::PROBES_JAVA_PINGPONG, &[(key::THREAD_KIND, "virtual")]),
+            "park/unpark",
         )),
         Some(Pick(
             id::PROBES_JAVA_MEMORY,
             &[(key::THREAD_KIND, "virtual")],
         )),
     ),
-    row(
+    probe(
         "Python",
         "thread",
         Some(Pick(id::PROBES_PYTHON_CREATE, &[(key::MODEL, "thread")])),
-        Some(Pick(id::PROBES_PYTHON_PINGPONG, &[(key::MODEL, "thread")])),
+        Some(HandOver(
+            Pick(id::PROBES_PYTHON_PINGPONG, &[(key::MODEL, "thread")]),
+            "queue",
+        )),
         None,
     ),
-    row(
+    probe(
         "Python",
         "process",
         Some(Pick(id::PROBES_PYTHON_CREATE, &[(key::MODEL, "process")])),
-        Some(Pick(id::PROBES_PYTHON_PINGPONG, &[(key::MODEL, "process")])),
+        Some(HandOver(
+            Pick(id::PROBES_PYTHON_PINGPONG, &[(key::MODEL, "process")]),
+            "pipe",
+        )),
         None,
     ),
-    row(
+    probe(
         "Python",
         "asyncio task",
         Some(Pick(id::PROBES_PYTHON_CREATE, &[(key::MODEL, "asyncio")])),
-        Some(Pick(id::PROBES_PYTHON_PINGPONG, &[(key::MODEL, "asyncio")])),
+        Some(HandOver(
+            Pick(id::PROBES_PYTHON_PINGPONG, &[(key::MODEL, "asyncio")]),
+            "asyncio queue",
+        )),
         None,
     ),
 ];
@@ -194,16 +230,25 @@ fn find<'a>(doc: &'a ResultDoc, id: &str, params: &[(&str, &str)]) -> Option<&'a
     })
 }
 
-/// One row per (runtime, model) with at least one result: medians per operation.
-pub fn runtime_rows(doc: &ResultDoc) -> Vec<[String; 6]> {
+/// One row per (runtime, model) with at least one result: medians per operation, the
+/// hand-over's mechanism in its cell.
+pub fn runtime_rows(doc: &ResultDoc) -> Vec<[String; 7]> {
     ROWS.iter()
         .filter_map(|row| {
-            let [create, switch, memory] = [row.create, row.switch, row.memory]
-                .map(|p| p.and_then(|Pick(id, params)| find(doc, id, params)));
-            let found: Vec<&ResultEntry> = [create, switch, memory].into_iter().flatten().collect();
+            let pick = |p: Option<Pick>| p.and_then(|Pick(id, params)| find(doc, id, params));
+            let create = pick(row.create);
+            let handover = row
+                .handover
+                .and_then(|HandOver(p, how)| Some((pick(Some(p))?, how)));
+            let bare = pick(row.bare_switch);
+            let memory = pick(row.memory);
+            let found: Vec<&ResultEntry> = [create, handover.map(|(e, _)| e), bare, memory]
+                .into_iter()
+                .flatten()
+                .collect();
             let first = found.first()?;
             let cell = |e: Option<&ResultEntry>| {
-                e.map(|e| format::value(e.summary.median, &e.unit))
+                e.map(crate::sections::median_cell)
                     .unwrap_or_else(|| "-".into())
             };
             let version = match first.info.get("runtime_version") {
@@ -214,7 +259,11 @@ pub fn runtime_rows(doc: &ResultDoc) -> Vec<[String; 6]> {
                 row.runtime.to_string(),
                 row.model.to_string(),
                 cell(create),
-                cell(switch),
+                handover.map_or_else(
+                    || "-".into(),
+                    |(e, how)| format!("{} ({how})", cell(Some(e))),
+                ),
+                cell(bare),
                 cell(memory),
                 version,
             ])
@@ -319,15 +368,59 @@ mod tests {
         let rows = runtime_rows(&d);
         assert_eq!(rows.len(), 3, "{rows:?}");
         assert_eq!(rows[0][0], "native");
-        assert_eq!(rows[0][3], "2.65 µs");
-        assert_eq!(rows[0][5], "concbench 9.9");
+        assert_eq!(rows[0][3], "2.65 µs (pipe)");
+        assert_eq!(rows[0][6], "concbench 9.9");
         let go1 = &rows[1];
         assert_eq!(
-            (go1[2].as_str(), go1[3].as_str(), go1[4].as_str()),
-            ("400 ns", "150 ns", "-")
+            (
+                go1[2].as_str(),
+                go1[3].as_str(),
+                go1[4].as_str(),
+                go1[5].as_str()
+            ),
+            ("400 ns", "150 ns (channel)", "-", "-")
         );
-        assert_eq!(go1[5], "go1.26");
-        assert_eq!(rows[2][3], "900 ns");
+        assert_eq!(go1[6], "go1.26");
+        assert_eq!(rows[2][3], "900 ns (channel, two CPUs)");
+    }
+
+    #[test]
+    fn regression_one_column_held_pipe_hand_overs_channel_hand_overs_and_a_bare_switch() {
+        // "switch (one-way)" held a pipe hand-over for processes and threads (2.07, 2.12 us), a
+        // channel hand-over for goroutines and virtual threads (125, 158 ns) and concbench's
+        // coroutine's bare switch (2.03 ns, where its hand-over is 6.41 ns).
+        let none = Params::new();
+        let same = Params::new().with("placement", "same-cpu");
+        let d = doc(vec![
+            entry("switch.pipe.thread", same.clone(), 2120.0, "ns", None),
+            entry("switch.alone.thread", none.clone(), 1200.0, "ns", None),
+            entry("switch.coroutine", none.clone(), 2.03, "ns", None),
+            entry("switch.channel.coroutine", none.clone(), 6.41, "ns", None),
+            entry(
+                "probes.go.pingpong",
+                Params::new().with("gomaxprocs", 1),
+                125.0,
+                "ns",
+                Some("go1.26"),
+            ),
+        ]);
+        let rows = runtime_rows(&d);
+        let col = |name: &str| RUNTIMES_HEADER.iter().position(|h| *h == name).unwrap();
+        let (handover, bare) = (col("hand-over (one-way)"), col("bare switch"));
+        let row = |model: &str| rows.iter().find(|r| r[1] == model).unwrap();
+        assert_eq!(row("OS thread")[handover], "2.12 µs (pipe)");
+        assert_eq!(row("OS thread")[bare], "1.20 µs");
+        assert_eq!(row("stackful coroutine")[handover], "6.41 ns (channel)");
+        assert_eq!(row("stackful coroutine")[bare], "2.03 ns");
+        assert_eq!(
+            row("goroutine (GOMAXPROCS=1)")[handover],
+            "125 ns (channel)"
+        );
+        assert_eq!(row("goroutine (GOMAXPROCS=1)")[bare], "-");
+        // Every hand-over cell names what carries it.
+        for r in &rows {
+            assert!(r[handover] == "-" || r[handover].ends_with(')'), "{r:?}");
+        }
     }
 
     #[test]

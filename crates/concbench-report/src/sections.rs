@@ -31,6 +31,16 @@ pub fn interval_cell(r: &ResultEntry) -> String {
     }
 }
 
+/// The median, or for a difference that cannot be told from zero the most its interval allows
+/// ("≤ 3.76 µs"): a bounded zero is not a measured one.
+pub fn median_cell(r: &ResultEntry) -> String {
+    if r.distinguishable() {
+        format::value(r.summary.median, &r.unit)
+    } else {
+        format::at_most(r.summary.ci95, &r.unit)
+    }
+}
+
 /// "4.1% / 0.8%": how much the value moves between rounds and within one; "-" without an
 /// interval (one round has no spread between rounds to speak of).
 pub fn spread_cell(r: &ResultEntry) -> String {
@@ -86,7 +96,7 @@ pub fn result_rows(doc: &ResultDoc) -> (Vec<[String; 8]>, Vec<String>) {
         rows.push([
             r.id.clone(),
             r.params.compact(),
-            format::value(r.summary.median, &r.unit),
+            median_cell(r),
             interval_cell(r),
             r.rounds.len().to_string(),
             spread_cell(r),
@@ -110,7 +120,8 @@ fn shared_warnings(doc: &ResultDoc) -> std::collections::HashMap<&str, usize> {
     counts
 }
 
-/// What was subtracted, the raw figure beside the net one, or why nothing was.
+/// What was subtracted, the raw figure beside the difference; a difference that cannot be told
+/// from zero says so (the result is the difference in every run, never the raw figure).
 fn overhead_note(r: &ResultEntry, o: &concbench_core::Overhead) -> String {
     let difference = match (o.difference, o.difference_ci95) {
         (Some(d), Some(ci)) => format!(
@@ -121,24 +132,20 @@ fn overhead_note(r: &ResultEntry, o: &concbench_core::Overhead) -> String {
         (Some(d), None) => format::value(d, &r.unit),
         _ => "-".into(),
     };
-    if o.distinguishable {
-        format!(
-            "{} {}: {} subtracted ({}); raw median {}, net {difference}",
-            r.id,
-            r.params.compact(),
-            format::value(o.median, &r.unit),
-            o.method,
-            format::value(o.raw_median, &r.unit)
-        )
+    let head = format!(
+        "{} {}: the difference: raw median {} minus {} ({}) subtracted round by round",
+        r.id,
+        r.params.compact(),
+        format::value(o.raw_median, &r.unit),
+        format::value(o.median, &r.unit),
+        o.method
+    );
+    if r.distinguishable() {
+        format!("{head} = {difference}")
     } else {
         format!(
-            "{} {}: not distinguishable from the baseline ({}): raw {} against a baseline of \
-             {}, difference {difference}; the median shown is the raw figure",
-            r.id,
-            r.params.compact(),
-            o.method,
-            format::value(o.raw_median, &r.unit),
-            format::value(o.median, &r.unit)
+            "{head} = {difference}: not distinguishable from zero (bounded at zero); no check \
+             decides on it"
         )
     }
 }
@@ -351,6 +358,51 @@ pub fn verdict_cell(v: &concbench_core::Verdict) -> String {
     }
 }
 
+/// The mark a quick run's verdict line carries when a full run judges deciding checks of it
+/// that a quick run cannot measure.
+pub const FULL_RUN_MARK: &str = "[full run: article's own]";
+
+/// "about 10 minutes": how long a full run takes, from what a quick run recorded.
+pub fn full_run_time(doc: &ResultDoc) -> Option<String> {
+    let s = doc.full_run_s()?;
+    Some(format!("about {:.0} minutes", (s / 60.0).ceil()))
+}
+
+/// The line under a quick run's verdicts that says what a full run adds, and how long it takes:
+/// `None` when no verdict has deciding checks only a full run measures.
+pub fn full_run_line(doc: &ResultDoc) -> Option<String> {
+    let claims: Vec<&str> = doc
+        .verdicts
+        .iter()
+        .filter(|v| !v.full_run.is_empty())
+        .map(|v| v.source.as_str())
+        .collect();
+    if claims.is_empty() {
+        return None;
+    }
+    let time = full_run_time(doc)
+        .map(|t| format!(", {t}"))
+        .unwrap_or_default();
+    Some(format!(
+        "{FULL_RUN_MARK}: {} rest on the articles' own programs or systems, which a quick run \
+         cannot measure; a full run (`concbench run`{time}) judges them",
+        claims.join(", ")
+    ))
+}
+
+/// "(a full run judges it on the article's own program or system: ...)" after a verdict's word,
+/// for the tables of every verdict; empty when a full run adds nothing to it.
+pub fn full_run_note(v: &concbench_core::Verdict) -> String {
+    if v.full_run.is_empty() {
+        String::new()
+    } else {
+        format!(
+            " (a full run judges it on the article's own program or system: {})",
+            v.full_run.join("; ")
+        )
+    }
+}
+
 /// "97%" of resamples agreeing, or "-" for documents without the figure and for verdicts on
 /// too few rounds for an interval (resampling one round agrees with itself: no robustness).
 pub fn robustness_cell(v: &concbench_core::Verdict) -> String {
@@ -380,7 +432,7 @@ pub fn verdict_rows(answer: &Answer<'_>) -> Vec<[String; 5]> {
             };
             [
                 format!("{} ({})", v.claim, v.source),
-                verdict_cell(v),
+                format!("{}{}", verdict_cell(v), full_run_note(v)),
                 detail,
                 v.rounds
                     .map(|r| r.to_string())
@@ -466,6 +518,8 @@ pub struct ClaimRow {
     pub figures: Vec<String>,
     /// "14 rounds, 97% of resamples agree".
     pub stability: Option<String>,
+    /// What a full run adds to a quick run's verdict ([`full_run_note`]); empty otherwise.
+    pub full_run: String,
 }
 
 /// A verdict's explanation without the check lines it opens with: the pages list the checks
@@ -574,6 +628,9 @@ pub fn claims_and_s0_table(answer: &Answer<'_>) -> (Vec<ClaimRow>, Vec<Dimension
             checks: checks(&c.id),
             figures: figures(&c.id),
             stability: stability(&c.id),
+            full_run: judged(&c.id)
+                .map(|v| full_run_note(v).trim().to_string())
+                .unwrap_or_default(),
         })
         .collect();
     let dimensions = p

@@ -79,8 +79,16 @@ impl Terminal {
             for line in verdict_lines(answer, width) {
                 writeln!(out, "{line}")?;
             }
+            if let Some(line) = sections::full_run_line(doc) {
+                writeln!(out, "{}", columns(&[[line]], self.width))?;
+            }
         }
-        if let Some(h) = &doc.history {
+        if let Some(line) = concbench_analysis::verdicts::drift::alone_sentence(doc)
+            .filter(|_| doc.mode() != RunMode::Smoke)
+        {
+            writeln!(out, "\n{}", columns(&[[line]], self.width).trim_start())?;
+        }
+        if let Some(h) = doc.history.as_ref().filter(|h| !h.verdicts.is_empty()) {
             // One line in the summary (which claims differ from this run alone); every claim
             // with --all.
             let line = format!("Over this host's history ({}): {}", h.heading(), h.brief());
@@ -137,8 +145,8 @@ impl Terminal {
         below.extend(answer::unit_definitions(&units).map(|d| [d]));
         let _ = writeln!(out, "{}", columns(&below, self.width));
         let heading = format!(
-            "Cheapest here, and how many units per second fit in 10% of one CPU with it (and the \
-             next){among}:"
+            "Cheapest here, and units/s that fit in 10% of one CPU with it (work + overhead; \
+             overhead/work){among}:"
         );
         let _ = writeln!(out, "\n{}", columns(&[[heading]], self.width).trim_start());
         let cards: Vec<Vec<String>> = answer::workload_rows(answer)
@@ -502,7 +510,15 @@ fn verdict_lines(answer: &Answer<'_>, width: usize) -> Vec<String> {
     let indent = " ".repeat(1 + w_source + 2 + w_word + 2);
     let mut out = Vec::new();
     for (source, word, va) in rows {
-        let lines = fit(&figure_forms(va.verdict), room, lines_for(va.verdict));
+        // A quick run's claim a full run judges on the article's own system says so first, so
+        // that cutting the figure to fit never cuts the mark.
+        let mut forms = figure_forms(va.verdict);
+        if !va.verdict.full_run.is_empty() {
+            for f in &mut forms {
+                *f = format!("{} {f}", sections::FULL_RUN_MARK);
+            }
+        }
+        let lines = fit(&forms, room, lines_for(va.verdict));
         for (i, line) in lines.iter().enumerate() {
             if i == 0 {
                 out.push(
@@ -798,6 +814,8 @@ mod tests {
             rounds: Some(rounds),
             robustness: Some(1.0),
             unmeasured: Vec::new(),
+            judged: Default::default(),
+            full_run: Vec::new(),
         }
     }
 
@@ -871,6 +889,8 @@ mod tests {
             )],
             rounds: Some(22),
             unmeasured: vec![],
+            judged: Default::default(),
+            full_run: Vec::new(),
             robustness: Some(0.97),
         };
         let forms = figure_forms(&v);

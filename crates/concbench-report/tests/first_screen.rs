@@ -178,3 +178,40 @@ fn regression_a_run_without_coroutines_named_a_thread_pool_cheapest_without_sayi
     // A run that measured every kind says nothing of the sort.
     assert!(!first_screen(&quick_run(), 100).contains("among what was measured"));
 }
+
+#[test]
+fn a_quick_run_says_on_each_line_what_a_full_run_adds_and_how_long_it_takes() {
+    let mut doc = quick_run();
+    doc.set_full_run_s(570.0);
+    let partly: Vec<String> = doc
+        .verdicts
+        .iter()
+        .filter(|v| v.partly_judged())
+        .map(|v| v.source.clone())
+        .collect();
+    assert!(!partly.is_empty());
+    for v in doc.verdicts.iter_mut().filter(|v| v.partly_judged()) {
+        v.full_run = vec!["the article's own program".into()];
+    }
+    for width in [100, 120] {
+        let text = first_screen(&doc, width);
+        let lines: Vec<&str> = text.lines().collect();
+        assert!(lines.len() <= 60, "{} lines:\n{text}", lines.len());
+        for source in &partly {
+            let line = lines
+                .iter()
+                .find(|l| l.starts_with(&format!(" {source} ")))
+                .unwrap();
+            assert!(line.contains("[full run: article's own]"), "{line}");
+        }
+        assert!(
+            text.contains("a full run (`concbench run`, about 10 minutes) judges them"),
+            "{text}"
+        );
+    }
+    // The markdown and the page say it beside each such verdict.
+    let md = Markdown.render(&doc).unwrap();
+    assert!(md.contains("a full run judges it on the article's own program or system"));
+    let page = Html.render(&doc).unwrap();
+    assert!(page.contains("a full run judges it on the article&#x27;s own program or system"));
+}

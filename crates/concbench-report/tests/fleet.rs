@@ -53,6 +53,24 @@ fn the_matrix_has_every_claim_and_each_hosts_own_verdict() {
 }
 
 #[test]
+fn regression_partly_judged_was_lost_in_the_fleet_matrix() {
+    let f = fleet();
+    let base = fixture::load();
+    let partly = base
+        .verdicts
+        .iter()
+        .find(|v| v.partly_judged() && v.verdict != VerdictKind::Inconclusive)
+        .expect("the synthetic run has a partly judged decided claim");
+    let row = f.claims.iter().find(|c| c.source == partly.source).unwrap();
+    // The metal host is the synthetic run, scaled: its cell keeps the qualifier everywhere.
+    let word = row.word(1);
+    assert!(word.starts_with("partly judged: "), "{word}");
+    assert!(fleet::markdown(&f).contains(&word));
+    assert!(fleet::text(&f, Some(200)).contains(&word));
+    assert!(fleet::html(&f).unwrap().contains(&word));
+}
+
+#[test]
 fn headline_figures_carry_each_hosts_median_and_interval() {
     let f = fleet();
     let titles: Vec<&str> = f.figures.iter().map(|x| x.title).collect();

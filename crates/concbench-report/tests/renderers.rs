@@ -301,6 +301,9 @@ fn html_shows_the_history_section_with_the_modes_and_their_condition() {
             runs: 4,
             rounds: 48,
             checks: vec![check],
+            judged: Default::default(),
+            alone_judged: Default::default(),
+            unmeasured: Vec::new(),
         }],
         drift: Vec::new(),
     });

@@ -7,12 +7,13 @@
 
 use crate::machine::Machine;
 use crate::monitor::Load;
+use crate::plan::RunPlan;
 use crate::request::RunRequest;
 use crate::runner::RoundRunner;
 use crate::selection::{variants, Chosen, Registry};
 use crate::session::Observer;
 use crate::settle::Settled;
-use concbench_core::{CancelToken, Host, Params, ResultDoc};
+use concbench_core::{CancelToken, Host, Params, ResultDoc, RunMode};
 use concbench_measure::{clock, recorded_params, PinMode};
 
 /// What measures the rounds and where: the worker runner, the machine's clock and counters,
@@ -85,6 +86,15 @@ pub fn measure(
     doc.failures = out.failures;
     doc.verdicts = out.verdicts;
     doc.interrupted = out.interrupted;
+    if request.mode == RunMode::Quick {
+        what_a_full_run_adds(&mut doc, request, registry);
+    }
+    // The last gate: every interval and ratio of the document within what its quantity can be.
+    for found in concbench_analysis::validate::document(&mut doc) {
+        doc.warnings.push(format!(
+            "the validation gate held a figure to what it can be: {found}; please report it"
+        ));
+    }
     doc.warnings
         .extend(concbench_analysis::warnings::suggest_hold_awake(&doc));
     let stats = RunStats {
@@ -94,6 +104,25 @@ pub fn measure(
         load: out.load,
     };
     Finished { doc, stats }
+}
+
+/// For a quick run: each verdict's deciding checks a full run measures and this run could not
+/// (the articles' own servers, the Java reader, ...: `Verdict::full_run`), and how long a full
+/// run takes (`settings.full_run_s`: its budget of rounds and its longest settling).
+fn what_a_full_run_adds(doc: &mut ResultDoc, request: &RunRequest, registry: &dyn Registry) {
+    let all = registry.all();
+    let params: Vec<Params> = all.iter().map(|e| request.params_of(e.as_ref())).collect();
+    let variants: Vec<(&str, &Params, bool)> = all
+        .iter()
+        .zip(&params)
+        .map(|(e, p)| (e.meta().id, p, e.in_quick()))
+        .collect();
+    let published = concbench_analysis::published::published();
+    for v in &mut doc.verdicts {
+        v.full_run = concbench_analysis::verdicts::full_run_adds(&published, v, &variants);
+    }
+    let full = RunPlan::new(RunMode::Full);
+    doc.set_full_run_s((full.budget + full.settle).as_secs_f64());
 }
 
 /// Claims whose rule names a result this build does not register: a build defect (a renamed

@@ -1092,6 +1092,8 @@ mod tests {
             rounds: Some(6),
             robustness: Some(1.0),
             unmeasured: Vec::new(),
+            judged: Default::default(),
+            full_run: Vec::new(),
         };
         assert_eq!(margin_checks(&v), ["S0.print at COUNT = 500"]);
     }

@@ -38,7 +38,8 @@ pub(crate) fn median_scale(xs: &[f64]) -> f64 {
 ///
 /// A run with fewer than two rounds, or no spread, borrows the median per-round scale of the
 /// others (its median's error cannot be read from its own rounds). `None` with fewer than two
-/// runs (one run's own interval is the answer then) or a value that is not finite.
+/// runs (one run's own interval is the answer then), a value that is not finite, or runs whose
+/// rounds give no scale to weigh them by (then no figure comes out finite).
 ///
 /// Invariants: `ci.0 <= estimate <= ci.1`; `tau >= 0`; equivariant under `a x + b` (a > 0);
 /// runs that agree exactly give an interval no narrower than the one their rounds alone give.
@@ -102,13 +103,20 @@ pub fn random_effects(runs: &[&[f64]], level: f64) -> Option<Pooled> {
     // when the runs agree better than their rounds suggest.
     let var = hksj.max(1.0 / total);
     let half = student_t_quantile(1.0 - (1.0 - level) / 2.0, (k - 1) as f64) * var.sqrt();
-    Some(Pooled {
+    let pooled = Pooled {
         estimate,
         ci: (estimate - half, estimate + half),
         tau: tau2.sqrt(),
         runs: k,
         rounds: runs.iter().map(|r| r.len()).sum(),
-    })
+    };
+    // Runs whose rounds barely vary and whose medians agree (iowait shares of exactly 0 in two
+    // runs) leave a scale of the smallest float, whose weights overflow: no figure then, never
+    // a NaN (it became `null` in a stored document, which could no longer be read).
+    [pooled.estimate, pooled.ci.0, pooled.ci.1, pooled.tau]
+        .iter()
+        .all(|x| x.is_finite())
+        .then_some(pooled)
 }
 
 /// The DerSimonian-Laird moment estimate of the between-run variance.
@@ -303,6 +311,22 @@ mod tests {
             random_effects(&[&zeros, &zeros], 0.95).unwrap().ci,
             (0.0, 0.0)
         );
+    }
+
+    #[test]
+    fn regression_two_runs_of_iowait_differences_near_zero_pooled_to_nan() {
+        // S4.iowait's "threads - one" in two quick runs: rounds of exactly 0 but one, medians
+        // both 0, no per-round scale in either run. The pooled estimate came out NaN, was
+        // stored as `null`, and the document could not be read back.
+        let a = [0.0, 0.0, 0.0, 0.0, 0.0, 0.04];
+        let b = [0.0, 0.0, 0.0, 0.0, -0.07, 0.0];
+        match random_effects(&[&a, &b], 0.95) {
+            None => {}
+            Some(p) => assert!(
+                p.estimate.is_finite() && p.ci.0.is_finite() && p.ci.1.is_finite(),
+                "{p:?}"
+            ),
+        }
     }
 
     #[test]

@@ -4,10 +4,12 @@
 //! samples; each function states its invariants and `tests/properties.rs` checks them on random
 //! inputs; `tests/coverage.rs` checks by simulation that the 95% intervals cover 95% of the time.
 //!
+//! * [`against_zero`], [`bound_at_zero`]: whether a quantity that cannot be negative can be told
+//!   from zero, and its estimate and interval bounded to the values it can take.
 //! * [`median_interval`], [`paired_ratio`]: distribution-free intervals for a median and for the
 //!   median ratio of paired values (a run's interleaved rounds).
 //! * [`shift_ratio`]: B relative to A for two independent samples (two runs), Hodges-Lehmann with
-//!   the Mann-Whitney interval.
+//!   the Mann-Whitney interval; [`with_run_variation`] adds the variation between runs to it.
 //! * [`benjamini_hochberg`]: significance over many comparisons.
 //! * [`modes`]: separate modes (a wake-up that sometimes finds its CPU halted).
 //! * [`projected_half_width`], [`decision_chance`]: how narrow a median's interval would get with
@@ -18,6 +20,8 @@
 //!   the error of decisions taken at every look within 5%; [`hochberg_step_up`] and
 //!   [`holm_step_down`] across a claim's conditions.
 
+mod between_runs;
+mod bounded;
 mod fdr;
 mod hierarchy;
 mod location;
@@ -30,6 +34,8 @@ mod sequential;
 mod shift;
 mod summary;
 
+pub use between_runs::with_run_variation;
+pub use bounded::{against_zero, bound_at_zero, AgainstZero};
 pub use fdr::benjamini_hochberg;
 pub use hierarchy::{random_effects, student_t_cdf, student_t_quantile, Pooled};
 pub use location::{geometric_mean, mad, mean, median, quantile, stddev};

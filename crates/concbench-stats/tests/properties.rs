@@ -181,3 +181,52 @@ proptest! {
         }
     }
 }
+
+proptest! {
+    #[test]
+    fn a_bounded_interval_keeps_every_possible_value_and_holds_no_impossible_one(
+        lo in -1e3f64..1e3, width in 0.0f64..1e3, at in 0.0f64..1.0, truth in 0.0f64..2e3
+    ) {
+        let hi = lo + width;
+        let estimate = lo + at * width;
+        let (e, ci) = bound_at_zero(estimate, Some((lo, hi)));
+        let (blo, bhi) = ci.unwrap();
+        prop_assert!(e >= 0.0 && blo >= 0.0 && bhi >= 0.0);
+        prop_assert!(blo <= e && e <= bhi);
+        // Coverage is kept: a true value that cannot be negative and lay inside still does.
+        if lo <= truth && truth <= hi {
+            prop_assert!(blo <= truth && truth <= bhi);
+        }
+        if lo >= 0.0 {
+            prop_assert_eq!((e, blo, bhi), (estimate, lo, hi));
+        }
+        match against_zero(lo, hi) {
+            AgainstZero::Above => prop_assert!(lo > 0.0),
+            AgainstZero::Below => prop_assert!(hi < 0.0),
+            AgainstZero::Reaches => prop_assert!(lo <= 0.0 && hi >= 0.0),
+        }
+    }
+}
+
+proptest! {
+    #[test]
+    fn counting_run_variation_widens_and_keeps_interval_and_p_one_statement(
+        ratio in 0.2f64..5.0, down in 0.0f64..0.5, up in 0.0f64..0.5, tau in 0.001f64..0.5,
+        more in 0.0f64..0.3
+    ) {
+        let s = Shift { ratio, ci: Some((ratio * (-down).exp(), ratio * up.exp())), p_value: 0.5 };
+        let w = with_run_variation(s, tau);
+        let (lo, hi) = w.ci.unwrap();
+        let (slo, shi) = s.ci.unwrap();
+        prop_assert!(lo <= slo * (1.0 + 1e-12) && hi >= shi * (1.0 - 1e-12));
+        prop_assert!(lo <= ratio && ratio <= hi);
+        let wider = with_run_variation(s, tau + more).ci.unwrap();
+        prop_assert!(wider.0 <= lo * (1.0 + 1e-12) && wider.1 >= hi * (1.0 - 1e-12));
+        let excludes_one = lo > 1.0 || hi < 1.0;
+        // Away from the boundary (the normal approximation's last digits), one statement.
+        let margin = (lo.ln().abs()).min(hi.ln().abs());
+        if margin > 1e-6 {
+            prop_assert_eq!(excludes_one, w.p_value < 0.05, "{:?}", w);
+        }
+    }
+}

@@ -321,7 +321,9 @@ pub struct AdviseArgs {
     /// Share of each unit's life spent blocked (waiting on IO, a lock, a remote call), 0 to 1.
     #[arg(long, value_name = "SHARE", default_value_t = 0.0)]
     pub blocked: f64,
-    /// CPU time each unit needs for its own work, in microseconds.
+    /// CPU time each unit needs for its own work, in microseconds: what fits in a share of a CPU
+    /// counts it with the model's overhead (100 µs of work fits at most 1,000/s in 10% of one
+    /// CPU), and the overhead is said as a share of it.
     #[arg(long, value_name = "US", default_value_t = 0.0)]
     pub cpu_us: f64,
     /// Units must be isolated from each other (a crash or memory corruption in one must not take

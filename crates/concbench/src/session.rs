@@ -114,13 +114,33 @@ pub fn measure(
     }
     let Finished { doc, stats } = finished;
     errln!(
-        "concbench: {} rounds in {} passes, {:.0} s{}",
+        "concbench: {} rounds in {} passes, {:.0} s{}{}",
         stats.rounds,
         stats.passes,
         doc.duration_s,
-        rounds_per_verdict(&doc, request.plan.claim_rounds)
+        rounds_per_verdict(&doc, request.plan.claim_rounds),
+        what_a_full_run_adds(&doc)
     );
     Ok(doc)
+}
+
+/// "; a full run (about 10 minutes) judges S0.print, S4.one_thread on the articles' own
+/// programs and systems" for a quick run's closing line; empty when it adds nothing.
+fn what_a_full_run_adds(doc: &ResultDoc) -> String {
+    let claims: Vec<&str> = (doc.verdicts.iter())
+        .filter(|v| !v.full_run.is_empty())
+        .map(|v| v.source.as_str())
+        .collect();
+    if claims.is_empty() {
+        return String::new();
+    }
+    let time = concbench_report::full_run_time(doc)
+        .map(|t| format!(" ({t})"))
+        .unwrap_or_default();
+    format!(
+        "; a full run{time} judges {} on the articles' own programs and systems",
+        claims.join(", ")
+    )
 }
 
 /// This process as a run's owner: what a refused run names.
@@ -290,6 +310,8 @@ mod tests {
             checks,
             robustness: None,
             unmeasured: Vec::new(),
+            judged: Default::default(),
+            full_run: Vec::new(),
         };
         doc.verdicts = vec![
             verdict(

@@ -70,7 +70,7 @@ fn smoke_run_writes_a_valid_document_with_every_listed_id() {
     );
     for needle in [
         "What one unit costs here",
-        "Cheapest here, and how many units per second fit in 10% of one CPU",
+        "Cheapest here, and units/s that fit in 10% of one CPU",
         "Verdicts (",
         "Result document: ",
     ] {

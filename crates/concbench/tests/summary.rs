@@ -33,7 +33,7 @@ fn report_prints_the_answer_on_one_screen() {
         "reused stack",
         "fresh stack",
         "async task",
-        "Cheapest here, and how many units per second fit in 10% of one CPU",
+        "Cheapest here, and units/s that fit in 10% of one CPU",
         "Verdicts (",
         "S0.30x",
         "warning:",

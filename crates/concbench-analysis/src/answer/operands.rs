@@ -116,6 +116,13 @@ fn operand(
     } else {
         (concbench_stats::median(&values), Some(values.len()))
     };
+    // A difference is a time, as its result's median is: bounded at zero like it, never shown
+    // below (the median of paired rounds' differences can be).
+    let value = if own && entry.quantity() == concbench_core::Quantity::Difference {
+        concbench_stats::bound_at_zero(value, None).0
+    } else {
+        value
+    };
     let (unit, reading) = match (&sel.counter, own) {
         (Some(c), _) => (String::new(), Some(format!("counter {}", counter_name(c)))),
         (None, true) => (entry.unit.clone(), None),

@@ -13,8 +13,14 @@
 //!   held awake or not (`--hold-awake` removes the halted-CPU mode that decides wake-up costs),
 //!   and the pinning policy.
 //! * **Incomplete**: a run stopped by Ctrl-C measured what it reached, in an order cut short.
+//!
+//! Within compatible runs, a result is pooled only with results of its id and params that hold
+//! the same quantity ([`one_quantity`]): a build that reported a difference in one run and the
+//! raw figure in the next (before the quantity was fixed) must not set the two side by side.
 
-use concbench_core::ResultDoc;
+use concbench_core::{Quantity, ResultDoc};
+use std::borrow::Cow;
+use std::collections::BTreeMap;
 use std::fmt;
 
 /// Why a stored run is not pooled with this one.
@@ -83,6 +89,54 @@ pub fn mode_class(doc: &ResultDoc) -> String {
     class
 }
 
+/// The runs (newest first) with every result left out that holds another quantity than the
+/// newest run with its id and params holds, and what was left out ("switch.pipe.process
+/// working_set_kib=4096: another quantity in 2 runs (the figure as measured, where the newest
+/// run holds the difference from a subtracted baseline), not pooled").
+pub fn one_quantity<'a>(runs: &[&'a ResultDoc]) -> (Vec<Cow<'a, ResultDoc>>, Vec<String>) {
+    let mut first: BTreeMap<(String, String), Quantity> = BTreeMap::new();
+    let mut refused: BTreeMap<(String, String), (Quantity, Quantity, usize)> = BTreeMap::new();
+    let mut out = Vec::new();
+    for doc in runs {
+        let mut keep: Vec<bool> = Vec::with_capacity(doc.results.len());
+        for e in &doc.results {
+            let key = (e.id.clone(), e.params.compact());
+            let reference = *first.entry(key.clone()).or_insert(e.quantity());
+            let same = reference == e.quantity();
+            if !same {
+                refused.entry(key).or_insert((reference, e.quantity(), 0)).2 += 1;
+            }
+            keep.push(same);
+        }
+        if keep.iter().all(|k| *k) {
+            out.push(Cow::Borrowed(*doc));
+        } else {
+            let mut cleaned = (*doc).clone();
+            let mut flags = keep.into_iter();
+            cleaned.results.retain(|_| flags.next().unwrap_or(true));
+            out.push(Cow::Owned(cleaned));
+        }
+    }
+    let notes = refused
+        .into_iter()
+        .map(|((id, params), (reference, other, n))| {
+            let label = if params.is_empty() {
+                id
+            } else {
+                format!("{id} {params}")
+            };
+            format!(
+                "{label}: another quantity in {n} run{} ({}, where the newest run holds {}), \
+                 not pooled",
+                if n == 1 { "" } else { "s" },
+                other.describe(),
+                reference.describe()
+            )
+        })
+        .collect();
+    (out, notes)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -149,6 +203,42 @@ mod tests {
         let mut smoke = run("m1", true);
         smoke.settings.insert("smoke".into(), json!(true));
         assert_eq!(mode_class(&smoke), "smoke");
+    }
+
+    #[test]
+    fn a_result_holding_another_quantity_is_not_pooled() {
+        use concbench_core::Overhead;
+        let entry = |distinguishable: bool| {
+            let mut e = crate::synthetic::entry("switch.pipe.process", &[2.0; 6]);
+            e.overhead = Some(Overhead {
+                method: "warm read".into(),
+                median: 38.0,
+                raw_median: 40.0,
+                samples: vec![],
+                distinguishable,
+                difference: Some(2.0),
+                difference_ci95: None,
+            });
+            e
+        };
+        let this = crate::synthetic::doc(vec![entry(true)]);
+        // A document from before the quantity was fixed: the raw figure when not distinguishable.
+        let old = crate::synthetic::doc(vec![entry(false), crate::synthetic::entry("t.x", &[1.0])]);
+        let (runs, notes) = one_quantity(&[&this, &old, &this]);
+        assert_eq!(
+            runs[1].results.len(),
+            1,
+            "the raw figure is left out, the rest kept"
+        );
+        assert_eq!(runs[1].results[0].id, "t.x");
+        assert!(matches!(runs[2], Cow::Borrowed(_)));
+        assert_eq!(notes.len(), 1);
+        assert_eq!(
+            notes[0],
+            "switch.pipe.process placement=same-cpu: another quantity in 1 run (the figure as \
+             measured, where the newest run holds the difference from a subtracted baseline), not \
+             pooled"
+        );
     }
 
     #[test]

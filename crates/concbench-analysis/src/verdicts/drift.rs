@@ -17,12 +17,40 @@
 //! the runs before it, as a run meets its history), the capture rose from 79.9% to 84% (see
 //! `bench/stability.py --widen`).
 
-use concbench_core::{usable_rounds, Drift, ResultDoc, ResultEntry};
+use concbench_core::{Drift, ResultDoc, ResultEntry};
 use concbench_stats::random_effects;
 
 /// Runs of a result (this one included) needed before its drift is estimated: with two, τ
 /// rests on one difference of medians.
 pub const MIN_RUNS: usize = 3;
+
+/// How often another run's median fell inside a run's own 95% interval (every result with one,
+/// every ordered pair of runs) on the 2-CPU KVM development VM: 65% over 12 runs and 67% over 8
+/// quick runs and a full one (2026-11-28, issue 40), 70.3% over 5 back-to-back quick runs with
+/// other builds beside them (1,568 pairs, the same day; docs/METHODOLOGY.md). Two equally precise
+/// runs of a machine that did not move between them would give about 83%. What a run without a
+/// history to widen its intervals says about them ([`alone_sentence`]).
+pub const ALONE_CAPTURE: (f64, f64) = (0.65, 0.70);
+
+/// The sentence a run whose intervals are its own alone says (no compatible history, or one too
+/// short to estimate the drift): `None` when its intervals were widened by a history.
+pub fn alone_sentence(doc: &ResultDoc) -> Option<String> {
+    if doc.results.iter().all(|r| r.summary.ci95.is_none()) {
+        return None;
+    }
+    let why = match &doc.history {
+        Some(h) if !h.drift.is_empty() => return None,
+        Some(h) => format!("{} compatible stored run(s), {MIN_RUNS} needed", h.runs),
+        None => "no compatible stored run".to_string(),
+    };
+    Some(format!(
+        "Intervals: this run's alone ({why}); on a 2-CPU KVM VM another run's median fell inside \
+         them for {:.0}-{:.0}% of results, not 83% (docs/METHODOLOGY.md): store a few runs to \
+         widen them by the drift between runs",
+        ALONE_CAPTURE.0 * 100.0,
+        ALONE_CAPTURE.1 * 100.0
+    ))
+}
 
 /// Widen every result of `doc` with an interval by its drift over `doc` and `others`; returns
 /// what was widened, with each result's own interval.
@@ -67,13 +95,11 @@ pub fn widen(doc: &mut ResultDoc, others: &[&ResultDoc]) -> Vec<Drift> {
     out
 }
 
-/// The logarithms of a result's usable rounds' values (net of a paired baseline); empty when
-/// one is not positive.
-fn log_values(e: &ResultEntry) -> Vec<f64> {
-    let values: Vec<f64> = usable_rounds(&e.rounds)
-        .iter()
-        .map(|r| r.value - r.baseline.unwrap_or(0.0))
-        .collect();
+/// The logarithms of a result's usable rounds' values (each round's difference for a result
+/// that is one); empty when one is not positive. What the run-level spread is estimated from,
+/// here and in `compare` (`crate::variation`).
+pub(crate) fn log_values(e: &ResultEntry) -> Vec<f64> {
+    let values = e.round_values();
     if values.iter().any(|v| *v <= 0.0 || !v.is_finite()) {
         return Vec::new();
     }
@@ -83,20 +109,9 @@ fn log_values(e: &ResultEntry) -> Vec<f64> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::synthetic::{doc, entry};
 
     fn run(level: f64) -> ResultDoc {
-        doc(vec![entry(
-            "switch.pipe.thread",
-            &[
-                level * 0.99,
-                level,
-                level * 1.01,
-                level * 0.995,
-                level * 1.005,
-                level,
-            ],
-        )])
+        crate::synthetic::steady_run("switch.pipe.thread", level)
     }
 
     #[test]
@@ -120,6 +135,19 @@ mod tests {
         let own = d.results[0].summary.ci95.unwrap();
         assert!(widen(&mut d, &[&run(10.0), &run(10.0)]).is_empty());
         assert_eq!(d.results[0].summary.ci95.unwrap(), own);
+    }
+
+    #[test]
+    fn a_run_without_a_history_says_its_intervals_are_its_own() {
+        let mut d = run(10.0);
+        let said = alone_sentence(&d).unwrap();
+        assert!(said.starts_with("Intervals: this run's alone (no compatible stored run)"));
+        assert!(said.contains("65-70% of results"), "{said}");
+        // Widened by a history: nothing to say.
+        let others = [run(12.0), run(8.0), run(11.0)];
+        let refs: Vec<&ResultDoc> = others.iter().collect();
+        super::super::over_history(&mut d, &refs, vec![]);
+        assert!(alone_sentence(&d).is_none());
     }
 
     #[test]

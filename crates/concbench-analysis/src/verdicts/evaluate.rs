@@ -134,9 +134,16 @@ pub fn judge_claim<'a>(doc: &'a ResultDoc, claim: &'a Claim) -> Option<Judged<'a
         )),
         rounds: deciding.iter().map(|c| c.check.rounds).max(),
         checks: checked.into_iter().map(|c| c.check).collect(),
+        judged: if unmeasured.is_empty() && stood_in.is_empty() {
+            concbench_core::Judged::Whole
+        } else {
+            concbench_core::Judged::Partly
+        },
         // Both make the claim partly judged; only the unmeasured ones count as undecided above
         // (a stand-in did decide its facet, on concbench's method rather than the article's).
         unmeasured: unmeasured.into_iter().chain(stood_in).collect(),
+        // Filled by the session, which knows what a full run measures that this one did not.
+        full_run: Vec::new(),
     };
     Some(Judged {
         verdict,
@@ -219,7 +226,7 @@ fn unmeasured(claim: &Claim, checked: &[Checked<'_>]) -> (Vec<String>, Vec<Strin
 }
 
 /// A check's condition as a reader meets it in "not measured: …" (`{count}` as "each count").
-fn unmeasured_text(spec: &CheckSpec) -> String {
+pub(super) fn unmeasured_text(spec: &CheckSpec) -> String {
     let mut text = spec.condition.clone();
     for k in &spec.for_each {
         text = text.replace(&format!("{{{k}}}"), &format!("each {k}"));
@@ -443,6 +450,8 @@ fn check<'a>(
             &boundary_sentence(boundary, s.values.len(), horizon, &s.unit),
         );
     }
+    super::bounds::undecided_on_zero(&mut check, &super::bounds::undistinguished(instance));
+    super::bounds::bound(&mut check);
     Checked {
         check,
         rule,

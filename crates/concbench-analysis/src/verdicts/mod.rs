@@ -14,6 +14,7 @@
 //! The S0.table row "programming and debugging" carries no checks, deliberately: how hard code
 //! is to write and debug is not a property of the machine.
 
+mod bounds;
 pub mod compatible;
 mod context;
 pub mod decide;
@@ -91,6 +92,49 @@ pub fn check_variants(published: &Published, variants: &[(&str, &Params)]) -> Ve
 pub fn check_uses(check: &CheckSpec, id: &str, params: &Params) -> bool {
     let entry = crate::entry::blank(id, "ns", params.clone());
     check.selectors().any(|s| series::selects(s, &entry, &[]))
+}
+
+/// Of `v`'s unmeasured deciding checks (and facets measured only by concbench's stand-in),
+/// those a full run measures that this run's mode cannot: a check of the claim (the article's
+/// own program or system, for a facet) uses a variant of `variants` — every registered variant,
+/// with its recorded params and whether `--quick` runs it — that only a full run runs. As
+/// `Verdict::unmeasured` names them, without the stand-in's mark.
+pub fn full_run_adds(
+    published: &Published,
+    v: &Verdict,
+    variants: &[(&str, &Params, bool)],
+) -> Vec<String> {
+    let Some(claim) = published.claims.iter().find(|c| c.id == v.source) else {
+        return Vec::new();
+    };
+    let full_only = |spec: &CheckSpec| {
+        variants
+            .iter()
+            .any(|(id, params, in_quick)| !in_quick && check_uses(spec, id, params))
+    };
+    let mut out = Vec::new();
+    for u in &v.unmeasured {
+        let text = u.trim_end_matches(evaluate::STOOD_IN).trim_end();
+        let Some(spec) = claim
+            .checks
+            .iter()
+            .find(|s| s.decides && evaluate::unmeasured_text(s) == text)
+        else {
+            continue;
+        };
+        let article: Vec<&CheckSpec> = match &spec.facet {
+            Some(f) => claim
+                .checks
+                .iter()
+                .filter(|s| s.facet.as_ref() == Some(f) && !s.stand_in)
+                .collect(),
+            None => vec![spec],
+        };
+        if article.into_iter().any(full_only) && !out.iter().any(|o| o == text) {
+            out.push(text.to_string());
+        }
+    }
+    out
 }
 
 /// Every `use` of every check whose selectors match none of `variants` (id and recorded

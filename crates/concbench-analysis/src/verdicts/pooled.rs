@@ -35,17 +35,44 @@ use concbench_stats::{
 /// their typical half-width ([`label_over_history`]), results' intervals widened by the
 /// run-to-run drift ([`super::drift::widen`]), and `doc.history` with the claims judged over
 /// the runs ([`pool`]). Without `others`, nothing changes and `doc.history` is `None`.
-pub fn over_history(doc: &mut ResultDoc, others: &[&ResultDoc], excluded: Vec<String>) {
+///
+/// A stored run's result that holds another quantity than this run's (same id and params) is
+/// left out of all three, and the history says so ([`super::compatible::one_quantity`]).
+pub fn over_history(doc: &mut ResultDoc, others: &[&ResultDoc], mut excluded: Vec<String>) {
     if others.is_empty() {
         doc.history = None;
         return;
     }
-    label_over_history(doc, others);
-    let drift = super::drift::widen(doc, others);
-    doc.history = pool(doc, others, excluded).map(|mut h| {
+    let this = doc.clone();
+    let runs: Vec<&ResultDoc> = std::iter::once(&this)
+        .chain(others.iter().copied())
+        .collect();
+    let (kept, refused) = super::compatible::one_quantity(&runs);
+    excluded.extend(refused);
+    let others: Vec<&ResultDoc> = kept[1..].iter().map(|d| d.as_ref()).collect();
+    label_over_history(doc, &others);
+    let drift = super::drift::widen(doc, &others);
+    let runs: Vec<&ResultDoc> = std::iter::once(&this)
+        .chain(others.iter().copied())
+        .collect();
+    // A run without verdicts (`--only memory`) still had its intervals widened: its history
+    // says by what, with no verdict pooled.
+    let pooled = pool(doc, &others, excluded.clone()).or_else(|| {
+        (!drift.is_empty())
+            .then(|| span(&runs, excluded, Vec::new()))
+            .flatten()
+    });
+    doc.history = pooled.map(|mut h| {
         h.drift = drift;
         h
     });
+    // The pooled intervals pass the gate every run's figures pass.
+    for found in crate::validate::document(doc) {
+        doc.warnings.push(format!(
+            "the validation gate held a figure of the history to what it can be: {found}; please \
+             report it"
+        ));
+    }
 }
 
 /// The claims of `doc` judged over `doc` and `others` (compatible runs of its host, see
@@ -66,6 +93,15 @@ pub fn pool(doc: &ResultDoc, others: &[&ResultDoc], excluded: Vec<String>) -> Op
             Some(pool_claim(claim, v, &runs))
         })
         .collect();
+    span(&runs, excluded, verdicts)
+}
+
+/// The history of `runs` (this one first): how many, from when to when, what was left out.
+fn span(
+    runs: &[&ResultDoc],
+    excluded: Vec<String>,
+    verdicts: Vec<PooledVerdict>,
+) -> Option<History> {
     let first = runs
         .iter()
         .map(|d| d.started_at.as_str())
@@ -92,21 +128,66 @@ struct Evidence {
     rule: Rule,
 }
 
+/// One condition of a check as the pooled runs have it: from the first run (this one first)
+/// that measured it, with that run's own check on it.
+struct Condition<'a> {
+    instance: Instance<'a>,
+    own: &'a concbench_core::Check,
+    /// Whether this run measured it (its `alone` decision is then this run's own).
+    here: bool,
+}
+
+/// The conditions of `spec` that any run judging the claim measured, each once, this run's
+/// first: a run measured in part (`--only switch.pipe`) is pooled with the runs that measured
+/// the rest, so the pooled verdict judges what the runs together measured.
+fn conditions<'a>(
+    spec: &'a CheckSpec,
+    judged_in: &[(&'a ResultDoc, &'a Verdict)],
+) -> Vec<Condition<'a>> {
+    let mut out: Vec<Condition<'a>> = Vec::new();
+    for (i, (doc, verdict)) in judged_in.iter().enumerate() {
+        for instance in instances(doc, spec) {
+            if out
+                .iter()
+                .any(|c| c.instance.condition == instance.condition)
+            {
+                continue;
+            }
+            let Some(own) = verdict
+                .checks
+                .iter()
+                .find(|c| c.condition == instance.condition)
+            else {
+                continue;
+            };
+            out.push(Condition {
+                instance,
+                own,
+                here: i == 0,
+            });
+        }
+    }
+    out
+}
+
 fn pool_claim(claim: &Claim, v: &Verdict, runs: &[&ResultDoc]) -> PooledVerdict {
     let horizon = runs[0].max_rounds();
+    // The runs that judged this claim, this one first.
+    let judged_in: Vec<(&ResultDoc, &Verdict)> = runs
+        .iter()
+        .filter_map(|d| Some((*d, d.verdicts.iter().find(|o| o.source == v.source)?)))
+        .collect();
     let mut checks: Vec<PooledCheck> = Vec::new();
     let mut evidence: Vec<Evidence> = Vec::new();
+    let mut facets_deciding: Vec<String> = Vec::new();
     for spec in &claim.checks {
         let (Ok(rule), Ok(quantity)) = (spec.rule(), spec.quantity()) else {
             continue;
         };
-        for instance in instances(runs[0], spec) {
-            let Some(own) = v.checks.iter().find(|c| c.condition == instance.condition) else {
-                continue;
-            };
+        for cond in conditions(spec, &judged_in) {
             let evidenced: Vec<Vec<Evidenced>> = runs
                 .iter()
-                .map(|d| condition_values(d, spec, &instance.condition, &quantity))
+                .map(|d| condition_values(d, spec, &cond.instance.condition, &quantity))
                 .filter(|vals| !vals.is_empty())
                 .collect();
             if evidenced.is_empty() {
@@ -116,16 +197,30 @@ fn pool_claim(claim: &Claim, v: &Verdict, runs: &[&ResultDoc]) -> PooledVerdict 
                 .iter()
                 .map(|r| r.iter().map(|e| e.value).collect())
                 .collect();
-            let mut check = pooled_check(own, rule, &values);
+            let mut check = pooled_check(cond.own, rule, &values);
+            check.beside = !spec.decides
+                || cond
+                    .instance
+                    .facet
+                    .as_ref()
+                    .is_some_and(|f| facets_deciding.contains(f));
+            if let Some(f) = cond.instance.facet.as_ref().filter(|_| !check.beside) {
+                facets_deciding.push(f.clone());
+            }
+            if !cond.here {
+                check.alone = VerdictKind::Inconclusive;
+                check.note = "not measured in this run: pooled over the runs that did".into();
+            }
             if !check.modes.is_empty() {
                 let all: Vec<Evidenced> = evidenced.into_iter().flatten().collect();
                 check.separation = separation(&check.modes, &all, &check.unit);
-                check.note = format!("{}; {}", check.note, check.separation);
+                check.note = join(&check.note, &check.separation);
             }
-            if withheld(own, spec, &instance) {
+            if withheld(cond.own, spec, &cond.instance) {
                 check.decision = VerdictKind::Inconclusive;
                 check.note = "withheld: a guard withholds the decision in this run".into();
             }
+            super::bounds::pooled(&mut check, super::bounds::reads_difference(&cond.instance));
             checks.push(check);
             evidence.push(Evidence { runs: values, rule });
         }
@@ -133,11 +228,12 @@ fn pool_claim(claim: &Claim, v: &Verdict, runs: &[&ResultDoc]) -> PooledVerdict 
     correct_refutations(&mut checks, &evidence, horizon);
     let deciding: Vec<&PooledCheck> = checks.iter().filter(|c| !c.beside).collect();
     let mut decisions: Vec<VerdictKind> = deciding.iter().map(|c| c.decision).collect();
-    // A deciding check this run did not measure keeps the claim from being confirmed, as in the
-    // run's own verdict.
-    // A facet a stand-in decided was measured: it counts by its pooled check, as in one run.
+    // What none of the pooled runs measured keeps the claim partly judged, and a deciding check
+    // among it keeps the claim from being confirmed, as in one run. A facet a stand-in decided
+    // was measured: it counts by its pooled check, as in one run.
+    let unmeasured = unmeasured_in_all(&judged_in);
     decisions.extend(
-        v.unmeasured
+        unmeasured
             .iter()
             .filter(|u| !u.ends_with(super::evaluate::STOOD_IN))
             .map(|_| VerdictKind::Inconclusive),
@@ -150,6 +246,32 @@ fn pool_claim(claim: &Claim, v: &Verdict, runs: &[&ResultDoc]) -> PooledVerdict 
         runs: deciding.iter().map(|c| c.runs).max().unwrap_or(0),
         rounds: deciding.iter().map(|c| c.rounds).max().unwrap_or(0),
         checks,
+        judged: concbench_core::Judged::from_unmeasured(&unmeasured),
+        alone_judged: v.judged(),
+        unmeasured,
+    }
+}
+
+/// The deciding checks (as `Verdict::unmeasured` names them) that no run judging the claim
+/// measured: a pooled verdict is partly judged unless the runs together measured every one.
+fn unmeasured_in_all(judged_in: &[(&ResultDoc, &Verdict)]) -> Vec<String> {
+    let Some(((_, first), rest)) = judged_in.split_first() else {
+        return Vec::new();
+    };
+    first
+        .unmeasured
+        .iter()
+        .filter(|u| rest.iter().all(|(_, v)| v.unmeasured.contains(u)))
+        .cloned()
+        .collect()
+}
+
+/// Two sentences of a note, either possibly empty.
+fn join(a: &str, b: &str) -> String {
+    match (a.is_empty(), b.is_empty()) {
+        (true, _) => b.to_string(),
+        (_, true) => a.to_string(),
+        _ => format!("{a}; {b}"),
     }
 }
 

@@ -156,7 +156,7 @@ pub fn per_pass(entry: &ResultEntry, sel: &Selector) -> BTreeMap<usize, f64> {
         .into_iter()
         .filter_map(|r| {
             let v = match (&sel.counter, sel.take) {
-                (Some(c), _) => c.read(&r.counters)?,
+                (Some(c), _) => c.read_round(r)?,
                 (None, Take::Reported) if subtracts => r.net(),
                 (None, Take::Reported | Take::Raw) => r.value,
                 (None, Take::Baseline) => r.baseline?,

@@ -201,12 +201,25 @@ pub enum Counter {
     Sum(Vec<String>),
 }
 
+/// A round's own fact a guard may read as a counter: the CPUs' worth of time other processes
+/// used around the round (`Round::interference`).
+pub const INTERFERENCE_CPUS: &str = "interference_cpus";
+
 impl Counter {
     /// The counter's value among `counters`; a sum needs every part.
     pub fn read(&self, counters: &BTreeMap<String, f64>) -> Option<f64> {
         match self {
             Counter::One(c) => counters.get(c).copied(),
             Counter::Sum(parts) => parts.iter().map(|c| counters.get(c).copied()).sum(),
+        }
+    }
+
+    /// The counter's value in `round`: its counters, or a fact of the round itself
+    /// ([`INTERFERENCE_CPUS`]).
+    pub fn read_round(&self, round: &concbench_core::Round) -> Option<f64> {
+        match self {
+            Counter::One(c) if c == INTERFERENCE_CPUS => round.interference,
+            _ => self.read(&round.counters),
         }
     }
 }

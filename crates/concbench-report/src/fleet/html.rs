@@ -42,7 +42,14 @@ struct HostRow {
 struct ClaimRow {
     source: String,
     claim: String,
-    verdicts: Vec<&'static str>,
+    verdicts: Vec<VerdictCell>,
+}
+
+/// One member's verdict: its word for the badge's colour, and as said ("partly judged: ...").
+#[derive(Serialize)]
+struct VerdictCell {
+    class: &'static str,
+    text: String,
 }
 
 #[derive(Serialize)]
@@ -94,7 +101,15 @@ fn page(fleet: &Fleet) -> Page {
             .map(|c| ClaimRow {
                 source: c.source.clone(),
                 claim: c.claim.clone(),
-                verdicts: c.verdicts.iter().map(|v| verdict_word(*v)).collect(),
+                verdicts: (0..c.verdicts.len())
+                    .map(|i| VerdictCell {
+                        class: match c.verdicts[i] {
+                            None => "none",
+                            kind => verdict_word(kind),
+                        },
+                        text: c.word(i),
+                    })
+                    .collect(),
             })
             .collect(),
         figures: fleet

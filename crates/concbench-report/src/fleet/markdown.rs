@@ -1,7 +1,7 @@
 //! The fleet as markdown (GitHub-flavoured tables): the same sections as the page, with the
 //! dot plots' numbers as tables (one row per host, one column per kind of unit).
 
-use super::{verdict_word, Figure, Fleet};
+use super::{Figure, Fleet};
 use crate::format;
 use std::fmt::Write;
 
@@ -69,7 +69,7 @@ pub fn markdown(fleet: &Fleet) -> String {
         .iter()
         .map(|c| {
             let mut row = vec![format!("{} ({})", c.claim, c.source)];
-            row.extend(c.verdicts.iter().map(|v| verdict_word(*v).to_string()));
+            row.extend((0..c.verdicts.len()).map(|i| c.word(i)));
             row
         })
         .collect();

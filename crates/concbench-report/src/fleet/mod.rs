@@ -18,7 +18,7 @@ pub use markdown::markdown;
 pub use text::text;
 
 use concbench_analysis::advice::{self, Cost, Kind, UnitCosts};
-use concbench_core::{ResultDoc, ResultEntry, RunMode, VerdictKind};
+use concbench_core::{Judged, ResultDoc, ResultEntry, RunMode, VerdictKind};
 use std::collections::BTreeMap;
 
 /// A run offered to the fleet report, and where it came from (`run 12`, a file name).
@@ -47,6 +47,19 @@ pub struct ClaimRow {
     pub claim: String,
     /// Per member (in [`Fleet::members`] order); `None` when that run did not judge it.
     pub verdicts: Vec<Option<VerdictKind>>,
+    /// How much of the claim each member's run judged (parallel to `verdicts`).
+    pub judged: Vec<Option<Judged>>,
+}
+
+impl ClaimRow {
+    /// The `i`-th member's verdict as said, "partly judged" kept ("partly judged: refuted").
+    pub fn word(&self, i: usize) -> String {
+        let kind = self.verdicts.get(i).copied().flatten();
+        match (kind, self.judged.get(i).copied().flatten()) {
+            (Some(k), Some(j)) => j.qualify(k, verdict_word(Some(k))),
+            _ => verdict_word(kind).to_string(),
+        }
+    }
 }
 
 /// One value of a headline figure for one member.
@@ -261,11 +274,13 @@ fn claims(members: &[Member]) -> Vec<ClaimRow> {
                         source: v.source.clone(),
                         claim: v.claim.clone(),
                         verdicts: vec![None; members.len()],
+                        judged: vec![None; members.len()],
                     });
                     rows.last_mut().expect("just pushed")
                 }
             };
             row.verdicts[i] = Some(v.verdict);
+            row.judged[i] = Some(v.judged());
         }
     }
     rows

@@ -1,7 +1,7 @@
 //! The fleet on the terminal: the hosts, the verdict matrix and the headline medians, as
 //! tables sized to the terminal. The full picture (dot plots with intervals) is the HTML page.
 
-use super::{verdict_word, Fleet};
+use super::Fleet;
 use crate::format;
 use comfy_table::{presets::UTF8_FULL_CONDENSED, ContentArrangement, Table};
 use std::fmt::Write;
@@ -53,7 +53,7 @@ pub fn text(fleet: &Fleet, width: Option<u16>) -> String {
             .iter()
             .map(|c| {
                 let mut row = vec![c.source.clone()];
-                row.extend(c.verdicts.iter().map(|v| verdict_word(*v).to_string()));
+                row.extend((0..c.verdicts.len()).map(|i| c.word(i)));
                 row
             })
             .collect();

@@ -280,6 +280,7 @@ mod tests {
             to: "x".into(),
             median,
             interval: Some(interval),
+            difference: median,
         }
     }
 

@@ -20,6 +20,8 @@ pub(super) struct HistoryView {
 struct HistoryRow {
     source: String,
     verdict: VerdictKind,
+    /// The pooled verdict as said, "partly judged" kept.
+    word: String,
     /// "confirmed over 4 runs (62 rounds); this run alone: inconclusive".
     sentence: String,
     /// "condition: bimodal over the runs (…); separated by idle state: …", one per such check.
@@ -28,7 +30,7 @@ struct HistoryRow {
 
 /// The section, when the run was judged over its host's history.
 pub(super) fn view(history: Option<&History>) -> Option<HistoryView> {
-    let h = history?;
+    let h = history.filter(|h| !h.verdicts.is_empty())?;
     Some(HistoryView {
         heading: h.heading(),
         summary: h.summary(),
@@ -38,6 +40,7 @@ pub(super) fn view(history: Option<&History>) -> Option<HistoryView> {
             .map(|v| HistoryRow {
                 source: v.source.clone(),
                 verdict: v.verdict,
+                word: v.word(),
                 sentence: v.sentence(),
                 modes: v
                     .checks

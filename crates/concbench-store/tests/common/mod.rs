@@ -39,6 +39,7 @@ pub fn doc_on(machine: &str, started_at: &str, results: usize) -> ResultDoc {
         spread: None,
         modes: vec![],
         overhead: None,
+        quantity: None,
         warnings: vec!["synthetic test data, not a measurement".into()],
         info: Default::default(),
     };

@@ -7,7 +7,10 @@ use crate::args::CompareArgs;
 use crate::db;
 use crate::stdout::{errln, out};
 use anyhow::Result;
-use concbench_analysis::comparison::{compare_runs, verdicts_side_by_side, CompareSet, Compared};
+use concbench_analysis::comparison::{
+    compare_runs_with, verdicts_side_by_side, CompareSet, Compared,
+};
+use concbench_analysis::variation::RunVariation;
 use concbench_core::{ResultDoc, ResultEntry, UsageError};
 use concbench_report::compare::{compare_markdown, compare_text, gate_lines};
 use concbench_report::compare_json::compare_json;
@@ -33,6 +36,7 @@ pub fn compare(args: CompareArgs) -> Result<ExitCode> {
     let selection = restrict(&mut docs, &args)?;
     let (a, later) = docs.split_first().expect("A is always there");
     let all_docs: Vec<&ResultDoc> = docs.iter().collect();
+    let variation = run_variation(args.db.as_deref(), &all_docs)?;
     let set = CompareSet {
         a_source: a_label,
         runs: later
@@ -41,12 +45,13 @@ pub fn compare(args: CompareArgs) -> Result<ExitCode> {
             .map(|(b, (_, label, side))| Compared {
                 name: side.clone(),
                 source: label.clone(),
-                comparison: compare_runs(a, b),
+                comparison: compare_runs_with(a, b, &variation),
             })
             .collect(),
         verdicts: verdicts_side_by_side(&all_docs),
         gates: args.fail_if.clone(),
         selection,
+        variation,
     };
     let mut stdout_taken = false;
     for (flag, path, text) in [
@@ -73,6 +78,43 @@ pub fn compare(args: CompareArgs) -> Result<ExitCode> {
     } else {
         ExitCode::SUCCESS
     })
+}
+
+/// Stored runs the run-to-run variation is read from, at most: as many as the pooled verdicts
+/// read.
+const HISTORY_RUNS: usize = super::pooling::MAX_POOLED_RUNS;
+
+/// The run-to-run variation the comparisons count: the stored runs of the last compared run's
+/// machine, build and mode class (the compared runs themselves left out, so that a real change
+/// does not widen its own interval), else the stated floor. A history that cannot be read is
+/// said, and the floor counted.
+fn run_variation(db: Option<&str>, compared: &[&ResultDoc]) -> Result<RunVariation> {
+    let b = compared.last().expect("at least A and B");
+    let (_, store) = db::open_existing(db)?;
+    let Some(mut store) = store else {
+        return Ok(RunVariation::from_history(&[], None));
+    };
+    let history = match super::pooling::compatible_runs(&mut store, b, None, HISTORY_RUNS) {
+        Ok((runs, _)) => runs,
+        Err(e) => {
+            errln!("concbench: compare: the history could not be read ({e:#}); counting the floor");
+            return Ok(RunVariation::from_history(&[], None));
+        }
+    };
+    let history: Vec<&ResultDoc> = history
+        .iter()
+        .filter(|d| !compared.iter().any(|c| c.started_at == d.started_at))
+        .collect();
+    if history.is_empty() {
+        return Ok(RunVariation::from_history(&[], None));
+    }
+    let label = format!(
+        "{} run(s) of concbench {}, {}",
+        history.len(),
+        b.tool.version,
+        concbench_analysis::verdicts::mode_class(b)
+    );
+    Ok(RunVariation::from_history(&history, Some(label)))
 }
 
 /// Only one output may take stdout.

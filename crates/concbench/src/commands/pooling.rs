@@ -31,8 +31,9 @@ pub fn attach(
 }
 
 /// The newest stored runs of `doc`'s machine compatible with it (at most `limit`), and the
-/// others of its machine left out, counted by reason ("3 interrupted").
-fn compatible_runs(
+/// others of its machine left out, counted by reason ("3 interrupted"). `compare` reads the
+/// run-to-run variation from the same runs.
+pub(crate) fn compatible_runs(
     store: &mut Store,
     doc: &ResultDoc,
     skip: Option<i64>,

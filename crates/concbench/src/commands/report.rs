@@ -35,6 +35,11 @@ pub fn report(args: ReportArgs) -> Result<ExitCode> {
         // make better. Nothing measured changes.
         doc.verdicts = verdicts::judge(&doc);
     }
+    // A document from an earlier build may hold a figure below zero that this build's gate
+    // rejects: it is shown as the gate says, never as a measurement.
+    for found in concbench_analysis::validate::document(&mut doc) {
+        errln!("concbench: report: the validation gate rejected {found}");
+    }
     render(&doc, &args, Some(file))
 }
 
