@@ -67,3 +67,26 @@ fn create_fork_records_the_shape_it_forked_from() {
         "create.fork from single- and once-threaded parents, and the C loop"
     );
 }
+
+/// Seed S2's 65,535 is about the server's side (「本地」, its next line calls the remote side
+/// the client): every connection is held at one server address and port, from several client
+/// addresses — in smoke mode a few hundred, the full run past 65,535.
+#[test]
+fn the_connections_are_held_at_one_server_address_and_port() {
+    let scratch = tempfile::tempdir().unwrap();
+    let harness = common::smoke_harness(scratch.path());
+    let mut exp = concbench_experiments::all()
+        .into_iter()
+        .find(|e| e.meta().id == "limits.connections")
+        .unwrap();
+    assert_eq!(exp.params().get_str("side"), Some("server"));
+    let raw = match harness.measure(exp.as_mut(), &mut |_| {}) {
+        Outcome::Measured(raw) => raw,
+        Outcome::Skipped(s) => return eprintln!("skipped: {}", s.reason),
+        Outcome::Failed(f) => panic!("{}", f.error),
+    };
+    let metric = |k: &str| raw.metrics[k][0];
+    assert_eq!(raw.values, [300.0]);
+    assert_eq!(metric("max_per_local_port"), 300.0, "one server port");
+    assert_eq!(metric("client_addresses"), 3.0);
+}
