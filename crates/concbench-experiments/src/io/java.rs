@@ -63,7 +63,12 @@ pub fn configs() -> Vec<Config> {
     };
     FILE_COUNTS
         .iter()
-        .flat_map(|&n| [point(Model::OneThreadSequential, n), point(Model::Threads, n)])
+        .flat_map(|&n| {
+            [
+                point(Model::OneThreadSequential, n),
+                point(Model::Threads, n),
+            ]
+        })
         .collect()
 }
 

@@ -197,7 +197,13 @@ mod tests {
         // One thread reading in turn beside the threads at every count: S4's control.
         for n in [20, 50, 100] {
             assert!(
-                all.contains(&point(Model::OneThreadSequential, n, 50, 128, Reader::Block)),
+                all.contains(&point(
+                    Model::OneThreadSequential,
+                    n,
+                    50,
+                    128,
+                    Reader::Block
+                )),
                 "{n}"
             );
         }

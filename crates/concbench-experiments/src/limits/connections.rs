@@ -109,8 +109,7 @@ impl Experiment for Connections {
         _iterations: u64,
         _timer: &mut dyn SampleTimer,
     ) -> Result<RunOutput> {
-        let mut layout =
-            plan(target(ctx), &Limits::read(&ctx.host)).map_err(anyhow::Error::msg)?;
+        let mut layout = plan(target(ctx), &Limits::read(&ctx.host)).map_err(anyhow::Error::msg)?;
         if ctx.smoke {
             layout.helpers = layout.helpers.max(SMOKE_HELPERS);
         }

@@ -82,9 +82,15 @@ pub fn points() -> Vec<Point> {
     // one sink without a shared consumer.
     let devnull = (SEED_WORKERS, SEED_COUNT, SEED_LINE, Sink::DevNull);
     let placed: [(Placement, Vec<Shape>); 3] = [
-        (Placement::SameCpu, shapes().into_iter().chain(same_cpu_sinks).collect()),
+        (
+            Placement::SameCpu,
+            shapes().into_iter().chain(same_cpu_sinks).collect(),
+        ),
         (Placement::CrossCpu, dual_shapes().collect()),
-        (Placement::Unpinned, shapes().into_iter().chain([devnull]).collect()),
+        (
+            Placement::Unpinned,
+            shapes().into_iter().chain([devnull]).collect(),
+        ),
     ];
     for (placement, shapes) in placed {
         for shape in shapes {
