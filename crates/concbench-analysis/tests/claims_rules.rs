@@ -5,8 +5,8 @@
 
 mod common;
 
-use common::{pipe, result};
-use concbench_analysis::published::{published, Claim};
+use common::{check, pipe, result};
+use concbench_analysis::published::{published, Claim, Published};
 use concbench_analysis::synthetic::doc;
 use concbench_analysis::verdicts::decide::combine;
 use concbench_analysis::verdicts::spec::Take;
@@ -14,6 +14,14 @@ use concbench_analysis::verdicts::{judge, CheckSpec, Rule};
 use concbench_core::VerdictKind;
 use serde_json::json;
 use std::collections::{BTreeMap, BTreeSet};
+
+/// The claim `id` of the published rules.
+fn claim<'a>(p: &'a Published, id: &str) -> &'a Claim {
+    p.claims
+        .iter()
+        .find(|c| c.id == id)
+        .unwrap_or_else(|| panic!("no claim {id}"))
+}
 
 fn kind(word: &str) -> VerdictKind {
     match word {
@@ -233,8 +241,8 @@ fn every_printed_figure_of_a_sweep_is_fed_to_its_rule_by_name() {
 fn regression_s0s_same_is_the_authors_same_not_five_percent() {
     let p = published();
     for id in ["S0.print.same", "S0.heavy"] {
-        let claim = p.claims.iter().find(|c| c.id == id).unwrap();
-        let check = &claim.checks[0];
+        let c = claim(&p, id);
+        let check = &c.checks[0];
         let rule = check.rule().unwrap();
         let (lo, _) = match rule {
             Rule::Equivalent { margin } => (1.0 / (1.0 + margin), 1.0 + margin),
@@ -255,11 +263,7 @@ fn regression_the_fdpass_check_refuted_its_own_source() {
     // Stevens's Digital Unix column: passing descriptors 10.9 s, locking around accept 10.0 s
     // (1.09). The old rule (>= 1.15, the global default) refuted the table it came from.
     let p = published();
-    let order = p
-        .claims
-        .iter()
-        .find(|c| c.id == "S0.stevens.order")
-        .unwrap();
+    let order = claim(&p, "S0.stevens.order");
     let fdpass = order
         .checks
         .iter()
@@ -281,18 +285,14 @@ fn regression_the_fdpass_check_refuted_its_own_source() {
 #[test]
 fn stevens_is_judged_on_his_own_measure_and_is_not_s0s() {
     let p = published();
-    let order = p
-        .claims
-        .iter()
-        .find(|c| c.id == "S0.stevens.order")
-        .unwrap();
+    let order = claim(&p, "S0.stevens.order");
     assert!(!order.seed.starts_with("S0"), "{}", order.seed);
     for check in &order.checks {
         for sel in check.selectors() {
             assert_eq!(sel.take, Take::Reported, "{}", check.condition);
         }
     }
-    let pools = p.claims.iter().find(|c| c.id == "S0.create.pools").unwrap();
+    let pools = claim(&p, "S0.create.pools");
     for check in &pools.checks {
         assert!(check.selectors().all(|s| s.take == Take::Raw));
     }
@@ -483,7 +483,7 @@ fn s0_30x_says_which_program_decides_it_and_why_the_articles_does_not() {
     // Its deciding check is concbench's create.fork / create.thread, a departure from "the
     // article's own program decides" that the claim's `why` must argue from the article's words.
     let p = published();
-    let claim = p.claims.iter().find(|c| c.id == "S0.30x").unwrap();
+    let claim = claim(&p, "S0.30x");
     let deciding = deciders(claim);
     assert_eq!(deciding.len(), 1);
     let why = deciding[0].why.as_deref().unwrap_or_default();
@@ -634,18 +634,10 @@ fn an_absolute_time_from_the_articles_machine_never_decides_and_shows_the_ratio(
         result("syscall.getppid", "ns", &[], common::around(100.0, 8)),
     ]);
     let v = common::verdict(&d, "S3.switch");
-    let abs = v
-        .checks
-        .iter()
-        .find(|c| c.condition.contains("about 3.5 µs"))
-        .unwrap();
+    let abs = check(&v, "about 3.5 µs");
     assert!(abs.beside);
     assert!(abs.note.contains("0.500x the article's"), "{}", abs.note);
-    let rel = v
-        .checks
-        .iter()
-        .find(|c| c.condition.contains("system call, the article's own"))
-        .unwrap();
+    let rel = check(&v, "system call, the article's own");
     assert!(!rel.beside);
     assert_eq!(rel.decision, VerdictKind::Confirmed);
 }

@@ -223,11 +223,7 @@ fn s3_confirmed_when_a_switch_costs_more_than_a_system_call() {
     let deciding: Vec<_> = v.checks.iter().filter(|c| !c.beside).collect();
     assert_eq!(deciding.len(), 1, "{:?}", v.checks);
     assert!(deciding[0].condition.contains("system call"));
-    let syscall = v
-        .checks
-        .iter()
-        .find(|c| c.condition.contains("200 ns"))
-        .unwrap();
+    let syscall = check(&v, "200 ns");
     assert!(
         syscall.beside && syscall.note.contains("1.15x the article's"),
         "{syscall:?}"
@@ -241,11 +237,7 @@ fn s3_confirmed_when_a_switch_costs_more_than_a_system_call() {
 fn regression_the_thread_process_equality_is_shown_beside_never_deciding() {
     let v = verdict(&s3_doc(2600.0, 4000.0, 230.0), "S3.switch");
     assert_eq!(v.verdict, Confirmed, "{}", v.explanation);
-    let eq = v
-        .checks
-        .iter()
-        .find(|c| c.condition.starts_with("beside: a thread hand-over"))
-        .unwrap();
+    let eq = check(&v, "beside: a thread hand-over");
     assert!(eq.beside && eq.decision == Refuted, "{eq:?}");
 }
 
@@ -265,11 +257,7 @@ fn s3_the_articles_programs_decide_and_the_ring_is_beside() {
         .push(result("probes.c.pipe_token", "ns", &[], around(2600.0, 8)));
     let v = verdict(&d, "S3.switch");
     assert_eq!(v.verdict, Confirmed, "{}", v.explanation);
-    let decider = v
-        .checks
-        .iter()
-        .find(|c| c.condition.contains("the article's own pipe-token program"))
-        .unwrap();
+    let decider = check(&v, "the article's own pipe-token program");
     assert!(
         !decider.beside && decider.decision == Confirmed,
         "{decider:?}"
@@ -283,11 +271,7 @@ fn s3_the_articles_programs_decide_and_the_ring_is_beside() {
         })
         .unwrap();
     assert!(ring.beside && ring.decision == Refuted, "{ring:?}");
-    let implied = v
-        .checks
-        .iter()
-        .find(|c| c.condition.contains("1.84 µs"))
-        .unwrap();
+    let implied = check(&v, "1.84 µs");
     assert_eq!(implied.estimate, Some(3.9), "{implied:?}");
 }
 
@@ -317,11 +301,7 @@ fn s1_orders_of_magnitude_decide_and_the_factor_is_beside() {
     // 15,700x: far from the article's 385x, which is its machine's ratio, not its claim.
     let v = verdict(&alternate_doc(0.7, 11_000.0), "S1.alternate");
     assert_eq!(v.verdict, Confirmed, "{}", v.explanation);
-    let factor = v
-        .checks
-        .iter()
-        .find(|c| c.condition.contains("385x"))
-        .unwrap();
+    let factor = check(&v, "385x");
     assert!(factor.beside && factor.decision == Refuted, "{factor:?}");
     assert_eq!(
         decision(&alternate_doc(100.0, 1000.0), "S1.alternate"),

@@ -355,11 +355,7 @@ fn the_articles_systems_are_judged_beside_the_rust_designs() {
     let deciding: Vec<_> = v.checks.iter().filter(|c| !c.beside).collect();
     assert_eq!(deciding.len(), 1, "{:?}", v.checks);
     assert!(deciding[0].condition.contains("PHP Fibers"));
-    let rust = v
-        .checks
-        .iter()
-        .find(|c| c.condition.contains("tokio"))
-        .expect("the Rust designs beside");
+    let rust = check(&v, "tokio");
     assert!(rust.beside && rust.decision == Confirmed);
     assert!(
         rust.note.contains("disagree") && rust.note.contains("PHP Fibers"),
