@@ -36,6 +36,11 @@ def rule_text(check):
     if isinstance(number, list):
         number = "[" + ", ".join(f"{x:g}" for x in number) + "]"
     text = f'{check["quantity"]} {check["rule"]} {number}'
+    takes = {sel.get("take", "reported")
+             for spec in check.get("use", {}).values()
+             for sel in (spec if isinstance(spec, list) else [spec])}
+    if takes != {"reported"}:
+        text += " [" + "/".join(sorted(takes)) + "]"
     only = ", ".join(f'{k} {", ".join(str(v) for v in vals)}'
                      for k, vals in check.get("for_values", {}).items())
     return f"{text} ({only})" if only else text
