@@ -22,9 +22,10 @@
 //! — one set, or a list with one set per figure the article printed (a COUNT, a column), each
 //! named by `from` — and the rule applied to each set must give the article's own conclusion
 //! (`expect`, default confirmed), which a test requires of every claim (`article_figures` on the
-//! claim says why a claim has none, or why a printed figure does not apply). `decides = false` shows a check and its decision beside the verdict without
-//! letting it decide (an absolute time from the article's machine, with this machine's ratio to
-//! it; a figure the article did not draw a conclusion from).
+//! claim says why a claim has none, or why a printed figure does not apply). `decides = false`
+//! shows a check and its decision beside the verdict without letting it decide (an absolute time
+//! from the article's machine, with this machine's ratio to it; a figure the article did not
+//! draw a conclusion from).
 //!
 //! Two optional parts say how far a check's evidence reaches:
 //! * `facet = "creation"`: checks sharing a facet measure one thing by different methods (the
@@ -362,6 +363,34 @@ mod tests {
         assert!(check(&unknown).validate().is_err());
         let unbounded = ok.replace("at_least = 0.9\n", "");
         assert!(check(&unbounded).validate().is_err());
+    }
+
+    #[test]
+    fn the_articles_figures_are_one_set_or_a_list_each_named_where_printed() {
+        let one = check("article = { values = { a = 2.0 }, from = \"table 1\" }");
+        one.validate().unwrap();
+        assert_eq!(one.article.len(), 1);
+        let many = check(
+            "article = [{ values = { a = 2.0 }, from = \"row 1\" }, \
+             { values = { a = 0.5 }, from = \"row 2\", expect = \"refuted\" }]",
+        );
+        many.validate().unwrap();
+        let decisions: Vec<_> = many
+            .on_article_figures()
+            .into_iter()
+            .map(|(set, on)| (set.from.clone().unwrap(), on.unwrap().1))
+            .collect();
+        use concbench_core::VerdictKind::*;
+        assert_eq!(
+            decisions,
+            [
+                ("row 1".to_string(), Confirmed),
+                ("row 2".to_string(), Refuted)
+            ]
+        );
+        // A set without its name cannot be told from the others.
+        let unnamed = check("article = [{ values = { a = 2.0 } }]");
+        assert!(unnamed.validate().unwrap_err().to_string().contains("from"));
     }
 
     #[test]
