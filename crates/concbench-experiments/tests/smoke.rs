@@ -4,9 +4,16 @@
 mod common;
 
 use concbench_core::Outcome;
+use std::sync::Mutex;
+
+/// Held by the tests that start servers or fork helpers holding sockets: a helper forked by one
+/// test inherits the descriptors another test's server has open at that moment (a listener it
+/// then never accepts on), so they do not run side by side.
+static SOCKETS: Mutex<()> = Mutex::new(());
 
 #[test]
 fn every_experiment_runs_in_smoke_mode() {
+    let _alone = SOCKETS.lock().unwrap_or_else(|e| e.into_inner());
     let scratch = tempfile::tempdir().unwrap();
     let harness = common::smoke_harness(scratch.path());
     let mut failures = Vec::new();
@@ -73,6 +80,7 @@ fn create_fork_records_the_shape_it_forked_from() {
 /// addresses — in smoke mode a few hundred, the full run past 65,535.
 #[test]
 fn the_connections_are_held_at_one_server_address_and_port() {
+    let _alone = SOCKETS.lock().unwrap_or_else(|e| e.into_inner());
     let scratch = tempfile::tempdir().unwrap();
     let harness = common::smoke_harness(scratch.path());
     let mut exp = concbench_experiments::all()
