@@ -103,7 +103,12 @@ fn s0_30x_is_judged_on_creation_and_the_c_programs_are_beside() {
         v.checks
     );
     assert!(v.checks[1].beside && v.checks[1].decision == Confirmed);
-    assert!(v.explanation.contains("prose"), "{}", v.explanation);
+    // A hedged figure S0 quotes: the refutation says the hedge allowed it.
+    assert!(
+        v.explanation.contains("the quoted sentence allows for"),
+        "{}",
+        v.explanation
+    );
     // Right at the band's edge with noise: the interval straddles 20.
     let d = doc(fork_thread(noisy(800_000.0, 8, 0.15), around(40_000.0, 8)));
     assert_eq!(decision(&d, "S0.30x"), Inconclusive);
@@ -210,28 +215,30 @@ fn s3_doc(process: f64, thread: f64, syscall: f64) -> ResultDoc {
 }
 
 #[test]
-fn s3_confirmed_when_the_relations_hold() {
+fn s3_confirmed_when_a_switch_costs_more_than_a_system_call() {
     let v = verdict(&s3_doc(2600.0, 2550.0, 230.0), "S3.switch");
     assert_eq!(v.verdict, Confirmed, "{}", v.explanation);
-    // The two relations, on concbench's hand-overs (the article's programs are absent), and the
-    // system call's 200 ns beside.
+    // The one relation the seed drew, on concbench's hand-over (the article's programs are
+    // absent); the thread/process equality and the system call's 200 ns beside.
     let deciding: Vec<_> = v.checks.iter().filter(|c| !c.beside).collect();
-    assert_eq!(deciding.len(), 2, "{:?}", v.checks);
-    let syscall = v
-        .checks
-        .iter()
-        .find(|c| c.condition.contains("200 ns"))
-        .unwrap();
+    assert_eq!(deciding.len(), 1, "{:?}", v.checks);
+    assert!(deciding[0].condition.contains("system call"));
+    let syscall = check(&v, "200 ns");
     assert!(
         syscall.beside && syscall.note.contains("1.15x the article's"),
         "{syscall:?}"
     );
 }
 
+/// Regression: 「线程和进程测试差不多」 says how the thread test was built, not what a switch
+/// costs, yet it decided that a thread switch costs what a process switch does: a thread
+/// hand-over 1.5x a process's made S3 "depends".
 #[test]
-fn s3_depends_when_one_relation_fails() {
+fn regression_the_thread_process_equality_is_shown_beside_never_deciding() {
     let v = verdict(&s3_doc(2600.0, 4000.0, 230.0), "S3.switch");
-    assert_eq!(v.verdict, Depends, "{}", v.explanation);
+    assert_eq!(v.verdict, Confirmed, "{}", v.explanation);
+    let eq = check(&v, "beside: a thread hand-over");
+    assert!(eq.beside && eq.decision == Refuted, "{eq:?}");
 }
 
 #[test]
@@ -241,7 +248,7 @@ fn s3_refuted_when_nothing_holds() {
 }
 
 #[test]
-fn s3_the_articles_programs_decide_and_a_disagreement_names_the_decider() {
+fn s3_the_articles_programs_decide_and_the_ring_is_beside() {
     let mut d = s3_doc(2600.0, 2550.0, 230.0);
     let mut ring = result("probes.c.ring", "ns", &[], around(5200.0, 8));
     ring = counter(ring, "selftest_ns", &[1300.0; 8]);
@@ -249,7 +256,13 @@ fn s3_the_articles_programs_decide_and_a_disagreement_names_the_decider() {
     d.results
         .push(result("probes.c.pipe_token", "ns", &[], around(2600.0, 8)));
     let v = verdict(&d, "S3.switch");
-    let decider = v
+    assert_eq!(v.verdict, Confirmed, "{}", v.explanation);
+    let decider = check(&v, "the article's own pipe-token program");
+    assert!(
+        !decider.beside && decider.decision == Confirmed,
+        "{decider:?}"
+    );
+    let ring = v
         .checks
         .iter()
         .find(|c| {
@@ -257,30 +270,8 @@ fn s3_the_articles_programs_decide_and_a_disagreement_names_the_decider() {
                 .contains("the ring's hop over the pipe token's pass")
         })
         .unwrap();
-    assert!(
-        !decider.beside && decider.decision == Refuted,
-        "{decider:?}"
-    );
-    let beside = v
-        .checks
-        .iter()
-        .find(|c| {
-            c.condition.starts_with(
-                "a thread hand-over costs about what a process hand-over costs (concbench",
-            )
-        })
-        .unwrap();
-    assert!(beside.beside && beside.decision == Confirmed);
-    assert!(
-        beside.note.contains("the two methods disagree") && beside.note.contains("the ring's hop"),
-        "{}",
-        beside.note
-    );
-    let implied = v
-        .checks
-        .iter()
-        .find(|c| c.condition.contains("1.84 µs"))
-        .unwrap();
+    assert!(ring.beside && ring.decision == Refuted, "{ring:?}");
+    let implied = check(&v, "1.84 µs");
     assert_eq!(implied.estimate, Some(3.9), "{implied:?}");
 }
 
@@ -302,29 +293,27 @@ fn alternate_doc(single: f64, alternate: f64) -> ResultDoc {
 }
 
 #[test]
-fn s1_confirmed_depends_refuted() {
+fn s1_orders_of_magnitude_decide_and_the_factor_is_beside() {
     assert_eq!(
         decision(&alternate_doc(4.0, 1600.0), "S1.alternate"),
         Confirmed
     );
+    // 15,700x: far from the article's 385x, which is its machine's ratio, not its claim.
     let v = verdict(&alternate_doc(0.7, 11_000.0), "S1.alternate");
-    assert_eq!(v.verdict, Depends);
-    assert!(
-        v.explanation.contains("not a constant"),
-        "{}",
-        v.explanation
-    );
+    assert_eq!(v.verdict, Confirmed, "{}", v.explanation);
+    let factor = check(&v, "385x");
+    assert!(factor.beside && factor.decision == Refuted, "{factor:?}");
     assert_eq!(
         decision(&alternate_doc(100.0, 1000.0), "S1.alternate"),
         Refuted
     );
 }
 
-// ---- S0.print: one condition per COUNT.
+// ---- S0.print: the paper's crossover, and the author's "the same".
 
 fn print_doc(ratio_at: impl Fn(u64) -> f64) -> ResultDoc {
     let mut results = Vec::new();
-    for count in [10u64, 100, 1000] {
+    for count in [10u64, 100, 1000, 5000] {
         for (model, s) in [("process", 0.1), ("thread", 0.1 * ratio_at(count))] {
             let p = [
                 ("model", json!(model)),
@@ -332,6 +321,7 @@ fn print_doc(ratio_at: impl Fn(u64) -> f64) -> ResultDoc {
                 ("count", json!(count)),
                 ("line_bytes", json!(12)),
                 ("sink", json!("pipe")),
+                ("placement", json!("same-cpu")),
                 ("writer", json!("write")),
             ];
             results.push(result("workload.print", "s", &p, around(s, 8)));
@@ -341,30 +331,57 @@ fn print_doc(ratio_at: impl Fn(u64) -> f64) -> ResultDoc {
 }
 
 #[test]
-fn s0_print_follows_the_articles_figures() {
-    // The article's own shape: threads ahead below COUNT 1000, no faster from 1000 on.
+fn s0_print_is_judged_as_a_crossover_with_where_it_falls() {
+    // The article's own shape: threads ahead below COUNT 1000, processes ahead from 1000 on.
     let v = verdict(
-        &print_doc(|c| if c < 1000 { 0.87 } else { 1.12 }),
+        &print_doc(|c| if c < 1000 { 0.87 } else { 1.2 }),
         "S0.print",
     );
     assert_eq!(v.verdict, Confirmed, "{}", v.explanation);
-    assert_eq!(v.checks.len(), 3);
-    assert!(
-        v.checks[0]
-            .condition
-            .starts_with("threads lead at COUNT = 10,"),
-        "{}",
-        v.checks[0].condition
-    );
+    let deciding: Vec<&str> = v
+        .checks
+        .iter()
+        .filter(|c| !c.beside)
+        .map(|c| c.condition.as_str())
+        .collect();
+    assert_eq!(deciding.len(), 3, "{deciding:?}");
+    assert!(deciding[0].starts_with("threads lead, a small job: COUNT = 10,"));
+    assert!(deciding[2].starts_with("processes lead, a large job: COUNT = 5000,"));
+    // Where the lead changes hands is shown, from the checks beside the crossing too.
     assert!(
         v.explanation.contains("cross between COUNT 100 and 1000"),
         "{}",
         v.explanation
     );
-    assert_eq!(decision(&print_doc(|_| 1.0), "S0.print"), Depends);
+    assert!(v.explanation.contains("at 600"), "{}", v.explanation);
+    // Threads ahead at both ends: no crossover.
+    let v = verdict(&print_doc(|_| 0.5), "S0.print");
+    assert_eq!(v.verdict, Refuted, "{}", v.explanation);
+    assert!(v.explanation.contains("neither model overtakes"));
+    // The crossing elsewhere than the paper's 600 still confirms: its place is shown.
+    let v = verdict(&print_doc(|c| if c < 5000 { 0.8 } else { 1.3 }), "S0.print");
+    assert_eq!(v.verdict, Confirmed, "{}", v.explanation);
+    assert!(v.explanation.contains("between COUNT 1000 and 5000"));
     assert_eq!(
         decision(&print_doc(|c| if c < 1000 { 1.2 } else { 0.5 }), "S0.print"),
         Refuted
+    );
+}
+
+#[test]
+fn s0_print_same_is_within_the_authors_own_widest_gap() {
+    // His table's gaps, 12-30%, are "the same": so are they here.
+    let d = print_doc(|c| if c < 1000 { 0.72 } else { 1.25 });
+    assert_eq!(decision(&d, "S0.print.same"), Confirmed);
+    let v = verdict(
+        &print_doc(|c| if c < 1000 { 0.4 } else { 1.0 }),
+        "S0.print.same",
+    );
+    assert_eq!(v.verdict, Depends, "{}", v.explanation);
+    assert!(
+        v.checks[0].rule.contains("equal within 43%"),
+        "{}",
+        v.checks[0].rule
     );
 }
 
@@ -653,12 +670,12 @@ fn a_decision_far_inside_its_band_is_stable_one_at_its_edge_is_fragile() {
     };
     let far = batch(around(130_000.0, 8), around(10_000.0, 8));
     assert_eq!(fragile_count(&far, "S0.create"), (Confirmed, 0));
-    // Ratio about 8.9 against a band starting at 8.7, rounds spread +-3%: the interval clears
-    // the edge, but many resamples of the same rounds would not.
+    // Ratio about 10.2 against a band starting at 10 (「10多倍」), rounds spread +-3%: the
+    // interval clears the edge, but many resamples of the same rounds would not.
     // Twelve rounds: the boundary's interval at that look is [x_(2), x_(11)], so one round
     // below the edge leaves it confirmed, and resamples that draw that round twice do not.
     let ratios = [
-        8.6, 8.8, 8.85, 8.9, 8.95, 9.0, 8.8, 8.85, 8.9, 8.95, 9.0, 8.9,
+        9.9, 10.1, 10.15, 10.2, 10.25, 10.3, 10.1, 10.15, 10.2, 10.25, 10.3, 10.2,
     ];
     let edge = batch(
         ratios.iter().map(|r| r * 10_000.0).collect(),

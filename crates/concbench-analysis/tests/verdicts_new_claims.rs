@@ -84,28 +84,36 @@ fn print_entry(model: &str, workers: u64, count: u64, placement: &str, s: f64) -
     result("workload.print", "s", &p, around(s, 8))
 }
 
+/// The scale table's worker counts, the time per worker at 1000 workers `per_worker_ratio`
+/// times that at 100 (the counts between on a straight line).
 fn scale_doc(per_worker_ratio: f64) -> ResultDoc {
     let mut r = Vec::new();
     for model in ["process", "thread"] {
-        r.push(print_entry(model, 100, 1000, "same-cpu", 0.04));
-        r.push(print_entry(
-            model,
-            1000,
-            1000,
-            "same-cpu",
-            0.4 * per_worker_ratio,
-        ));
+        for workers in [100u64, 255, 350, 500, 800, 1000] {
+            let growth = 1.0 + (per_worker_ratio - 1.0) * (workers - 100) as f64 / 900.0;
+            let s = 0.0004 * workers as f64 * growth;
+            r.push(print_entry(model, workers, 1000, "same-cpu", s));
+        }
     }
     doc(r)
 }
 
 #[test]
-fn linear_at_1000_workers_confirmed_and_refuted() {
+fn linear_at_every_worker_count_confirmed_and_refuted() {
     let v = verdict(&scale_doc(1.05), "S0.scale.linear");
     assert_eq!(v.verdict, Confirmed, "{}", v.explanation);
-    assert_eq!(v.checks.len(), 2);
+    // Every point of the article's table, each model.
+    assert_eq!(v.checks.len(), 10);
     assert!(v.checks[0].condition.starts_with("process workers"));
-    assert_eq!(decision(&scale_doc(1.6), "S0.scale.linear"), Refuted);
+    assert!(
+        v.checks[0].rule.contains("equal within 16%"),
+        "{}",
+        v.checks[0].rule
+    );
+    // 1.6x per worker at 1000: refuted where the line has strayed past 16%.
+    let v = verdict(&scale_doc(1.6), "S0.scale.linear");
+    assert_eq!(v.verdict, Depends, "{}", v.explanation);
+    assert_eq!(decision(&scale_doc(2.0), "S0.scale.linear"), Refuted);
 }
 
 fn dual_doc(small: f64, large: f64) -> ResultDoc {
@@ -113,10 +121,26 @@ fn dual_doc(small: f64, large: f64) -> ResultDoc {
     for model in ["process", "thread"] {
         for (count, speedup) in [(10, small), (1000, large)] {
             r.push(print_entry(model, 255, count, "same-cpu", 1.0));
-            r.push(print_entry(model, 255, count, "unpinned", 1.0 / speedup));
+            r.push(print_entry(model, 255, count, "cross-cpu", 1.0 / speedup));
         }
     }
     doc(r)
+}
+
+/// Regression: "two cores" was every CPU (unpinned), 1 against 16 on a 16-CPU machine; the
+/// article compared one core with two.
+#[test]
+fn two_cores_are_a_pinned_pair() {
+    let mut r = Vec::new();
+    for model in ["process", "thread"] {
+        for count in [10, 1000] {
+            r.push(print_entry(model, 255, count, "same-cpu", 1.0));
+            r.push(print_entry(model, 255, count, "unpinned", 0.1));
+        }
+    }
+    assert!(concbench_analysis::verdicts::judge(&doc(r))
+        .iter()
+        .all(|v| v.source != "S0.dualcore.speedup"));
 }
 
 #[test]
@@ -143,7 +167,7 @@ fn regression_dualcore_read_half_a_speed_up_with_the_second_cpu_taken_by_other_p
     // of the cores: the check is withheld, with the CPUs the others used.
     let mut d = dual_doc(1.8, 0.5);
     for e in &mut d.results {
-        if e.params.get_str("placement") == Some("unpinned") {
+        if e.params.get_str("placement") == Some("cross-cpu") {
             for r in &mut e.rounds {
                 r.interference = Some(1.1);
             }
@@ -170,7 +194,7 @@ fn regression_dualcore_read_half_a_speed_up_with_the_second_cpu_taken_by_other_p
 }
 
 #[test]
-fn the_stdio_writer_is_a_condition_of_its_own() {
+fn the_stdio_writer_is_a_method_beside_the_write_workload() {
     let mut r = Vec::new();
     for (writer, thread) in [("write", 0.1), ("stdio", 0.13)] {
         for (model, s) in [("process", 0.1), ("thread", thread)] {
@@ -180,19 +204,20 @@ fn the_stdio_writer_is_a_condition_of_its_own() {
                 ("count", json!(1000)),
                 ("line_bytes", json!(12)),
                 ("sink", json!("pipe")),
+                ("placement", json!("same-cpu")),
                 ("writer", json!(writer)),
             ];
             r.push(result("workload.print", "s", &p, around(s, 8)));
         }
     }
-    let v = verdict(&doc(r), "S0.print");
+    let v = verdict(&doc(r), "S0.print.same");
     assert_eq!(v.checks.len(), 2);
     assert!(v.checks[1].condition.contains("printf"));
-    // Another method at the same COUNT, beside the write workload: "no faster" holds either way.
+    // Another method at the same COUNT, beside the write workload: "the same" holds either way.
     assert!(v.checks[1].beside && v.checks[1].decision == Confirmed);
-    // COUNT 1000 alone leaves "threads lead below 1000" unmeasured: partly judged.
+    // The article's fork.c / thread.c not measured: the stand-in decides, partly judged.
     assert!(v.partly_judged(), "{:?}", v.unmeasured);
-    assert_eq!(v.verdict, Inconclusive, "{}", v.explanation);
+    assert_eq!(v.verdict, Confirmed, "{}", v.explanation);
 }
 
 // ---- S1: alternation per switch, and the lock runs.
@@ -225,7 +250,7 @@ fn alternate(ns: f64, switches: f64) -> ResultEntry {
 }
 
 fn lock(threads: u64, ns: f64, switches: f64) -> ResultEntry {
-    counter(
+    let e = counter(
         result(
             "contend.lock",
             "ns",
@@ -238,7 +263,9 @@ fn lock(threads: u64, ns: f64, switches: f64) -> ResultEntry {
         ),
         "voluntary_switches_per_op",
         &[switches; LOCK_ROUNDS],
-    )
+    );
+    // Every switch, as the article counted them: none of them involuntary here.
+    counter(e, "involuntary_switches_per_op", &[0.0; LOCK_ROUNDS])
 }
 
 #[test]
@@ -275,8 +302,16 @@ fn lock_runs_confirmed_depends_refuted() {
     // threads no faster than 2.
     let v = verdict(&lock_doc(30.0, 37.0, 1e-6), "S1.lock");
     assert_eq!(v.verdict, Confirmed, "{}", v.explanation);
-    // One condition per thread count for the first two checks, and the 100-vs-2 check.
-    assert_eq!(v.checks.len(), 5);
+    // One condition per thread count for the first two checks, the article's 94 and 517 beside,
+    // and the 100-vs-2 check.
+    assert_eq!(v.checks.len(), 7);
+    let counts: Vec<_> = v.checks.iter().filter(|c| c.beside).collect();
+    assert_eq!(counts.len(), 2, "{:?}", v.checks);
+    assert!(
+        counts[0].note.contains("the article's 94"),
+        "{}",
+        counts[0].note
+    );
     assert!(v.checks[0].condition.starts_with("2 threads"));
     // A lock that sleeps on every increment: the switch check refutes, the rest holds.
     assert_eq!(decision(&lock_doc(30.0, 37.0, 0.5), "S1.lock"), Depends);
@@ -354,11 +389,7 @@ fn the_articles_systems_are_judged_beside_the_rust_designs() {
     let deciding: Vec<_> = v.checks.iter().filter(|c| !c.beside).collect();
     assert_eq!(deciding.len(), 1, "{:?}", v.checks);
     assert!(deciding[0].condition.contains("PHP Fibers"));
-    let rust = v
-        .checks
-        .iter()
-        .find(|c| c.condition.contains("tokio"))
-        .expect("the Rust designs beside");
+    let rust = check(&v, "tokio");
     assert!(rust.beside && rust.decision == Confirmed);
     assert!(
         rust.note.contains("disagree") && rust.note.contains("PHP Fibers"),
@@ -388,7 +419,7 @@ fn connections(held: f64, per_port: f64) -> ResultDoc {
         result(
             "limits.connections",
             "connections",
-            &[("target", json!(70_000))],
+            &[("target", json!(70_000)), ("side", json!("server"))],
             around(held, 8),
         ),
         "max_per_local_port",
@@ -397,7 +428,7 @@ fn connections(held: f64, per_port: f64) -> ResultDoc {
 }
 
 #[test]
-fn connections_per_local_address_refuted_and_confirmed() {
+fn connections_at_one_server_address_refuted_and_confirmed() {
     let v = verdict(&connections(70_000.0, 3.0), "S2.connections");
     assert_eq!(v.verdict, Refuted, "{}", v.explanation);
     assert!(v.explanation.contains("four"), "{}", v.explanation);
@@ -455,24 +486,56 @@ fn io(model: &str, files: u64, ms: f64, counters: &[(&str, f64)]) -> ResultEntry
     e
 }
 
-fn curve(per_file_growth: f64) -> ResultDoc {
+/// Threads and one thread in turn over 10 to 100 files: each model's time per file grows by
+/// its factor for every doubling of the files.
+fn curve(threads_growth: f64, one_growth: f64) -> ResultDoc {
     let per_file = 40.0;
+    let at = |model: &str, n: u64, growth: f64| {
+        let g = growth.powf((n as f64 / 10.0).log2());
+        io(
+            model,
+            n,
+            per_file * n as f64 * g,
+            &[("reader_cpu_share", 0.1)],
+        )
+    };
     doc([10u64, 20, 50, 100]
         .iter()
-        .map(|&n| {
-            let growth = per_file_growth.powf((n as f64 / 10.0).log2());
-            io("threads", n, per_file * n as f64 * growth, &[])
+        .flat_map(|&n| {
+            [
+                at("threads", n, threads_growth),
+                at("one-thread-sequential", n, one_growth),
+            ]
         })
         .collect())
 }
 
 #[test]
-fn the_thread_curve_confirmed_and_refuted() {
-    let v = verdict(&curve(1.3), "S4.degrade");
+fn the_contrast_of_the_thread_curve_with_one_thread_confirmed_and_refuted() {
+    let v = verdict(&curve(1.3, 1.0), "S4.degrade");
     assert_eq!(v.verdict, Confirmed, "{}", v.explanation);
     assert_eq!(v.checks.len(), 3);
-    assert!(v.checks[2].condition.starts_with("100 threads vs 10"));
-    assert_eq!(decision(&curve(1.0), "S4.degrade"), Refuted);
+    assert!(v.checks[2].condition.starts_with("100 files vs 10"));
+    assert_eq!(decision(&curve(1.0, 1.0), "S4.degrade"), Refuted);
+    // Both slow down alike: more data served slower, not the threads' doing.
+    assert_eq!(decision(&curve(1.3, 1.3), "S4.degrade"), Refuted);
+    // The control itself: one thread's time per file flat, or not.
+    assert_eq!(decision(&curve(1.3, 1.0), "S4.one_thread_flat"), Confirmed);
+    assert_eq!(decision(&curve(1.3, 1.3), "S4.one_thread_flat"), Refuted);
+}
+
+/// Regression: S4.degrade judged the threads alone above 10 files, though the article's claim is
+/// the contrast with one thread (「在单线程情况下,性能没有降低。但多线程情况下,性能降低的很明显」):
+/// without the one-thread control it is not judged at all.
+#[test]
+fn the_thread_curve_without_its_control_is_not_judged() {
+    let d = doc([10u64, 20, 50, 100]
+        .iter()
+        .map(|&n| io("threads", n, 40.0 * n as f64 * 2.0, &[]))
+        .collect());
+    assert!(concbench_analysis::verdicts::judge(&d)
+        .iter()
+        .all(|v| v.source != "S4.degrade"));
 }
 
 #[test]

@@ -28,12 +28,15 @@ fn create_doc(ratios: &[f64]) -> ResultDoc {
 
 #[test]
 fn regression_a_95_percent_interval_at_every_look_decided_a_check_its_min_did_not_clear() {
-    // Six rounds from 8.6 to 11 against a band from 8.7: the interpolated 95% interval starts
-    // at 8.74 and used to confirm; deciding at every look that way errs 10.7% of the time, not
-    // 5%. The boundary at six rounds is [min, max], which reaches below 8.7.
-    let v = verdict(&create_doc(&[8.6, 9.0, 9.5, 10.0, 10.5, 11.0]), "S0.create");
+    // Six rounds from 9.9 to 12.3 against a band from 10: the interpolated 95% interval starts
+    // above 10 and used to confirm; deciding at every look that way errs 10.7% of the time, not
+    // 5%. The boundary at six rounds is [min, max], which reaches below 10.
+    let v = verdict(
+        &create_doc(&[9.9, 10.3, 10.8, 11.3, 11.8, 12.3]),
+        "S0.create",
+    );
     assert_eq!(v.verdict, Inconclusive, "{}", v.explanation);
-    assert_eq!(v.checks[0].boundary, Some([8.6, 11.0]));
+    assert_eq!(v.checks[0].boundary, Some([9.9, 12.3]));
     assert!(
         v.checks[0]
             .note
@@ -50,16 +53,16 @@ fn regression_a_95_percent_interval_at_every_look_decided_a_check_its_min_did_no
 
 #[test]
 fn a_decision_near_its_margin_is_labelled_and_says_a_rerun_may_differ() {
-    // Twelve rounds just above the band's lower end (8.7): the boundary's interval at twelve
-    // rounds is [x_(2), x_(11)] = [8.72, 9.1], confirmed; the median 8.81 is 0.11 from 8.7,
-    // within the half-width 0.19.
+    // Twelve rounds just above the band's lower end (10, 「10多倍」): the boundary's interval at
+    // twelve rounds is [x_(2), x_(11)] = [10.02, 10.4], confirmed; the median 10.11 is 0.11
+    // from 10, within the half-width 0.19.
     let ratios = [
-        8.65, 8.72, 8.74, 8.76, 8.78, 8.8, 8.82, 8.84, 8.9, 9.0, 9.1, 9.3,
+        9.95, 10.02, 10.04, 10.06, 10.08, 10.1, 10.12, 10.14, 10.2, 10.3, 10.4, 10.6,
     ];
     let v = verdict(&create_doc(&ratios), "S0.create");
     assert_eq!(v.verdict, Confirmed, "{}", v.explanation);
     let m = v.checks[0].at_margin.expect("labelled at the margin");
-    assert_eq!(m.margin, 8.7);
+    assert_eq!(m.margin, 10.0);
     assert!(m.distance > 0.0 && m.distance <= m.half_width, "{m:?}");
     assert!(
         v.checks[0].note.contains("at the margin"),

@@ -4,9 +4,16 @@
 mod common;
 
 use concbench_core::Outcome;
+use std::sync::Mutex;
+
+/// Held by the tests that start servers or fork helpers holding sockets: a helper forked by one
+/// test inherits the descriptors another test's server has open at that moment (a listener it
+/// then never accepts on), so they do not run side by side.
+static SOCKETS: Mutex<()> = Mutex::new(());
 
 #[test]
 fn every_experiment_runs_in_smoke_mode() {
+    let _alone = SOCKETS.lock().unwrap_or_else(|e| e.into_inner());
     let scratch = tempfile::tempdir().unwrap();
     let harness = common::smoke_harness(scratch.path());
     let mut failures = Vec::new();
@@ -66,4 +73,28 @@ fn create_fork_records_the_shape_it_forked_from() {
         measured, 3,
         "create.fork from single- and once-threaded parents, and the C loop"
     );
+}
+
+/// Seed S2's 65,535 is about the server's side (「本地」, its next line calls the remote side
+/// the client): every connection is held at one server address and port, from several client
+/// addresses — in smoke mode a few hundred, the full run past 65,535.
+#[test]
+fn the_connections_are_held_at_one_server_address_and_port() {
+    let _alone = SOCKETS.lock().unwrap_or_else(|e| e.into_inner());
+    let scratch = tempfile::tempdir().unwrap();
+    let harness = common::smoke_harness(scratch.path());
+    let mut exp = concbench_experiments::all()
+        .into_iter()
+        .find(|e| e.meta().id == "limits.connections")
+        .unwrap();
+    assert_eq!(exp.params().get_str("side"), Some("server"));
+    let raw = match harness.measure(exp.as_mut(), &mut |_| {}) {
+        Outcome::Measured(raw) => raw,
+        Outcome::Skipped(s) => return eprintln!("skipped: {}", s.reason),
+        Outcome::Failed(f) => panic!("{}", f.error),
+    };
+    let metric = |k: &str| raw.metrics[k][0];
+    assert_eq!(raw.values, [300.0]);
+    assert_eq!(metric("max_per_local_port"), 300.0, "one server port");
+    assert_eq!(metric("client_addresses"), 3.0);
 }

@@ -92,6 +92,7 @@ impl Exporter for Markdown {
         }
         if sections::s0_table_judged(&answer) {
             writeln!(out, "\n## Seed S0's comparison table, re-verified\n")?;
+            writeln!(out, "{}\n", sections::S0_TABLE_OPENING)?;
             table(
                 &mut out,
                 sections::S0_TABLE_HEADER,

@@ -39,6 +39,7 @@ pub fn seeds_text(doc: &ResultDoc, published: &Published, seeds: &[&str]) -> Str
         }
         let in_table = |id: &str| published.dimensions.iter().any(|d| d.claim == id);
         if published.claims_of(seed).any(|c| in_table(&c.id)) {
+            let _ = writeln!(out, "{}", sections::S0_TABLE_OPENING);
             let rows = sections::s0_table_rows(&answer);
             let _ = writeln!(out, "{}", table(sections::S0_TABLE_HEADER, &rows, None));
         }

@@ -654,6 +654,12 @@ pub fn claims_and_s0_table(answer: &Answer<'_>) -> (Vec<ClaimRow>, Vec<Dimension
     (claims, dimensions)
 }
 
+/// What opens S0's table in every renderer: the article's own heading over it, and what the run
+/// does with it.
+pub const S0_TABLE_OPENING: &str = "The article heads this table 「FIXME:需要重新验证」 \
+     (‘FIXME: needs re-verification’). This is that re-verification: each row that a benchmark \
+     can decide is answered by this run's measurements on this machine, with its verdict.";
+
 pub const S0_TABLE_HEADER: [&str; 6] = [
     "dimension",
     "article: processes",

@@ -287,6 +287,15 @@ impl Terminal {
         }
         if sections::s0_table_judged(answer) {
             writeln!(out, "\nSeed S0's comparison table, re-verified:")?;
+            writeln!(
+                out,
+                "{}",
+                wrap(
+                    sections::S0_TABLE_OPENING,
+                    usize::from(self.width.unwrap_or(120))
+                )
+                .join("\n")
+            )?;
             let rows = sections::s0_table_rows(answer);
             writeln!(out, "{}", self.table(sections::S0_TABLE_HEADER, &rows))?;
         }

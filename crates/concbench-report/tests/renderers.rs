@@ -321,3 +321,30 @@ fn html_shows_the_history_section_with_the_modes_and_their_condition() {
         "{md}"
     );
 }
+
+/// Seed S0 heads its table 「FIXME:需要重新验证」; every renderer that shows the table opens it
+/// with that heading and says the run is the re-verification it asks for.
+#[test]
+fn s0s_table_opens_with_the_articles_own_fixme_in_every_renderer() {
+    let doc = fixture::load();
+    let all = Terminal {
+        width: Some(140),
+        all: true,
+        ..Terminal::default()
+    };
+    let html = Html.render(&doc).unwrap();
+    for (name, text) in [
+        ("terminal", all.render(&doc).unwrap()),
+        ("markdown", Markdown.render(&doc).unwrap()),
+        ("html", html),
+    ] {
+        let table = text
+            .find("comparison table, re-verified")
+            .unwrap_or_else(|| panic!("{name}: no S0 table"));
+        let after = &text[table..];
+        let fixme = after.find("FIXME:需要重新验证").unwrap_or(usize::MAX);
+        let first_row = after.find("Data sharing").unwrap_or(usize::MAX);
+        assert!(fixme < first_row, "{name}: the heading must open the table");
+        assert!(after.contains("re-verification"), "{name}");
+    }
+}

@@ -414,14 +414,15 @@ fn regression_a_full_run_left_s4_degrades_100_file_read_at_one_round_priced_with
     // all, with the CPU-bound readers (withheld) among them.
     let r = replay(FULL_29, RunMode::Full);
     let said = r.summary();
-    for condition in [
-        "100 threads vs 10",
-        "50 threads vs 10",
-        "20 threads vs 10, time per file, block",
-    ] {
-        let (rounds, note) = check_rounds(&r, "S4.degrade", condition);
-        assert!(rounds >= 6, "{condition}: {rounds} rounds ({note}); {said}");
-    }
+    // S4.degrade's conditions are the contrast with one thread reading the same files in turn
+    // (issue 43), a control this recording predates: it judges S4.degrade no more, and its
+    // 20- to 100-file thread reads are figures no verdict reads here, so this recording can no
+    // longer show the 100-file read's rounds; the ten-file conditions below still show S4's
+    // cold reads planned past their first round.
+    assert!(
+        !r.out.verdicts.iter().any(|v| v.source == "S4.degrade"),
+        "{said}"
+    );
     for (claim, condition) in [
         (
             "S4.one_thread",

@@ -9,19 +9,23 @@
 //! min_effect = 1.05           # greater / less; margin for equivalent; band = [low, high]
 //!                             # for about; bound for at_least / at_most — always stated
 //! why = "「创建销毁...速度慢」(\"slow to create\"): a plain order, so ..."
-//! article = { values = { fork = 8.684, thread = 0.661 } }   # the article's own figures
+//! article = [                  # every figure the article printed for the check, each named
+//!   { values = { fork = 8.684, thread = 0.661 }, from = "S0's 100,000-unit tables" },
+//! ]
 //! [claim.check.use]
 //! fork = { id = "create.fork", params = { parent = "single-threaded" } }
 //! thread = { id = "create.thread", params = { stack = "default" } }
 //! ```
 //!
 //! Every number of a rule is stated with the check, never defaulted, and `why` argues it from
-//! the article's words, quoted. `article` holds the article's own figures for the check's names:
-//! the rule applied to them must give the article's own conclusion (`expect`, default
-//! confirmed), which a test requires of every claim (`article_figures` on the claim says why a
-//! claim has none). `decides = false` shows a check and its decision beside the verdict without
-//! letting it decide (an absolute time from the article's machine, with this machine's ratio to
-//! it; a figure the article did not draw a conclusion from).
+//! the article's words, quoted. `article` holds the article's own figures for the check's names
+//! — one set, or a list with one set per figure the article printed (a COUNT, a column), each
+//! named by `from` — and the rule applied to each set must give the article's own conclusion
+//! (`expect`, default confirmed), which a test requires of every claim (`article_figures` on the
+//! claim says why a claim has none, or why a printed figure does not apply). `decides = false`
+//! shows a check and its decision beside the verdict without letting it decide (an absolute time
+//! from the article's machine, with this machine's ratio to it; a figure the article did not
+//! draw a conclusion from).
 //!
 //! Two optional parts say how far a check's evidence reaches:
 //! * `facet = "creation"`: checks sharing a facet measure one thing by different methods (the
@@ -85,9 +89,10 @@ pub struct CheckSpec {
     /// Only these values of a `for_each` param make conditions (the rule holds for them).
     #[serde(default)]
     pub for_values: BTreeMap<String, Vec<toml::Value>>,
-    /// The article's own figures for the check's names, and what they give.
-    #[serde(default)]
-    pub article: Option<ArticleFigures>,
+    /// The article's own figures for the check's names, and what they give: one set per figure
+    /// the article printed (written as one table or a list of them).
+    #[serde(default, deserialize_with = "one_or_many")]
+    pub article: Vec<ArticleFigures>,
     /// The article's own figure for a check that shows an absolute time from its machine: the
     /// check says this machine's ratio to it.
     #[serde(default)]
@@ -98,13 +103,27 @@ fn yes() -> bool {
     true
 }
 
-/// The article's own figures for a check (one number per name under `use`), in the check's
-/// unit, and the decision the rule must give on them.
+/// A check's `article`: one set of figures, or a list of them.
+fn one_or_many<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Vec<ArticleFigures>, D::Error> {
+    #[derive(Deserialize)]
+    #[serde(untagged)]
+    enum OneOrMany {
+        One(ArticleFigures),
+        Many(Vec<ArticleFigures>),
+    }
+    Ok(match OneOrMany::deserialize(d)? {
+        OneOrMany::One(a) => vec![a],
+        OneOrMany::Many(v) => v,
+    })
+}
+
+/// One set of the article's own figures for a check (one number per name under `use`), in the
+/// check's unit, and the decision the rule must give on them.
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct ArticleFigures {
     pub values: BTreeMap<String, f64>,
-    /// Where the figures are printed (a table, a column).
+    /// Where the figures are printed (a table and its row or column): the set's name.
     #[serde(default)]
     pub from: Option<String>,
     /// The decision the article's own figures give under the rule (default: confirmed); a
@@ -271,17 +290,24 @@ impl CheckSpec {
         self.uses.values().flat_map(|s| s.alternatives().iter())
     }
 
-    /// The rule applied to the article's own figures: its decision, and the quantity they give.
-    pub fn on_article_figures(&self) -> Option<Result<(f64, concbench_core::VerdictKind)>> {
-        let a = self.article.as_ref()?;
-        Some((|| {
-            let q = self.quantity()?;
-            let at: BTreeMap<&str, f64> = a.values.iter().map(|(k, v)| (k.as_str(), *v)).collect();
-            let v = q
-                .eval(&at)
-                .with_context(|| format!("`{}` on the article's figures", self.quantity))?;
-            Ok((v, super::decide::decide(self.rule()?, Some((v, v)))))
-        })())
+    /// The rule applied to each set of the article's own figures, in order: the set, and its
+    /// quantity and decision.
+    pub fn on_article_figures(
+        &self,
+    ) -> Vec<(&ArticleFigures, Result<(f64, concbench_core::VerdictKind)>)> {
+        self.article
+            .iter()
+            .map(|a| (a, self.on_figures(a)))
+            .collect()
+    }
+
+    fn on_figures(&self, a: &ArticleFigures) -> Result<(f64, concbench_core::VerdictKind)> {
+        let q = self.quantity()?;
+        let at: BTreeMap<&str, f64> = a.values.iter().map(|(k, v)| (k.as_str(), *v)).collect();
+        let v = q
+            .eval(&at)
+            .with_context(|| format!("`{}` on the article's figures", self.quantity))?;
+        Ok((v, super::decide::decide(self.rule()?, Some((v, v)))))
     }
 
     /// Whether the `for_each` values `fixed` are among those the check is stated for.
@@ -301,13 +327,16 @@ impl CheckSpec {
         if self.uses.is_empty() {
             bail!("a check needs at least one result under `use`");
         }
-        if let Some(a) = &self.article {
+        for a in &self.article {
             if let Some(name) = a
                 .values
                 .keys()
                 .find(|n| !self.uses.contains_key(n.as_str()))
             {
                 bail!("article figure `{name}` is not under `use`");
+            }
+            if a.from.as_deref().is_none_or(|f| f.trim().is_empty()) {
+                bail!("a set of the article's figures needs `from`: where it is printed");
             }
         }
         if let Some(k) = self.for_values.keys().find(|k| !self.for_each.contains(k)) {
@@ -347,6 +376,34 @@ mod tests {
         assert!(check(&unknown).validate().is_err());
         let unbounded = ok.replace("at_least = 0.9\n", "");
         assert!(check(&unbounded).validate().is_err());
+    }
+
+    #[test]
+    fn the_articles_figures_are_one_set_or_a_list_each_named_where_printed() {
+        let one = check("article = { values = { a = 2.0 }, from = \"table 1\" }");
+        one.validate().unwrap();
+        assert_eq!(one.article.len(), 1);
+        let many = check(
+            "article = [{ values = { a = 2.0 }, from = \"row 1\" }, \
+             { values = { a = 0.5 }, from = \"row 2\", expect = \"refuted\" }]",
+        );
+        many.validate().unwrap();
+        let decisions: Vec<_> = many
+            .on_article_figures()
+            .into_iter()
+            .map(|(set, on)| (set.from.clone().unwrap(), on.unwrap().1))
+            .collect();
+        use concbench_core::VerdictKind::*;
+        assert_eq!(
+            decisions,
+            [
+                ("row 1".to_string(), Confirmed),
+                ("row 2".to_string(), Refuted)
+            ]
+        );
+        // A set without its name cannot be told from the others.
+        let unnamed = check("article = [{ values = { a = 2.0 } }]");
+        assert!(unnamed.validate().unwrap_err().to_string().contains("from"));
     }
 
     #[test]

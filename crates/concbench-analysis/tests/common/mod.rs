@@ -51,6 +51,14 @@ pub fn verdict(d: &ResultDoc, source: &str) -> Verdict {
         .unwrap_or_else(|| panic!("{source} not judged"))
 }
 
+/// The check of `v` whose condition contains `part`.
+pub fn check<'a>(v: &'a Verdict, part: &str) -> &'a concbench_core::Check {
+    v.checks
+        .iter()
+        .find(|c| c.condition.contains(part))
+        .unwrap_or_else(|| panic!("{}: no check {part:?} in {:?}", v.source, v.checks))
+}
+
 pub fn decision(d: &ResultDoc, source: &str) -> VerdictKind {
     verdict(d, source).verdict
 }

@@ -43,13 +43,14 @@ const JAVA_BUFFER_KIB: u64 = 8;
 const SEED_FILE_MIB: u64 = 50;
 /// The seed's headline: ten files, one thread in turn vs a thread each.
 const SEED_FILES: usize = 10;
-/// The seed's thread counts ("then 10, 20, 50 and 100 threads", a file each) up to 20: no verdict
-/// reads the seed's program past its headline, and at 50 and 100 files one round of its
-/// byte-at-a-time reader takes 13-20 s here; concbench's own byte reader (`io.read`, the same
-/// files and read pattern) carries the sweep to 100 threads.
-const THREAD_FILES: [usize; 2] = [10, 20];
+/// The seed's file counts ("then 10, 20, 50 and 100 threads", a file each) up to 20, each read
+/// by a thread per file and by one thread in turn (S4's contrast: one thread's time per file
+/// does not grow with the files, the threads' does). No further: at 50 and 100 files one round
+/// of its byte-at-a-time reader takes 13-20 s here; concbench's own readers (`io.read`, the
+/// same files) carry the sweep to 100.
+const FILE_COUNTS: [usize; 2] = [SEED_FILES, 20];
 
-/// The configurations: one thread over the seed's ten files, and a thread per file at 10 and 20.
+/// The configurations: one thread in turn and a thread per file, over 10 and 20 files.
 pub fn configs() -> Vec<Config> {
     let point = |model, files| Config {
         model,
@@ -60,8 +61,14 @@ pub fn configs() -> Vec<Config> {
         cache: Cache::Cold,
         quick: false,
     };
-    std::iter::once(point(Model::OneThreadSequential, SEED_FILES))
-        .chain(THREAD_FILES.iter().map(|&n| point(Model::Threads, n)))
+    FILE_COUNTS
+        .iter()
+        .flat_map(|&n| {
+            [
+                point(Model::OneThreadSequential, n),
+                point(Model::Threads, n),
+            ]
+        })
         .collect()
 }
 
@@ -285,17 +292,16 @@ mod tests {
     use super::*;
 
     #[test]
-    fn the_seeds_headline_and_the_start_of_its_thread_sweep() {
+    fn the_seeds_headline_and_the_start_of_its_thread_sweep_with_its_one_thread_control() {
         let c = configs();
-        assert!(c
-            .iter()
-            .any(|c| c.model == Model::OneThreadSequential && c.files == 10));
-        let threads: Vec<usize> = c
-            .iter()
-            .filter(|c| c.model == Model::Threads)
-            .map(|c| c.files)
-            .collect();
-        assert_eq!(threads, [10, 20]);
+        for model in [Model::OneThreadSequential, Model::Threads] {
+            let files: Vec<usize> = c
+                .iter()
+                .filter(|c| c.model == model)
+                .map(|c| c.files)
+                .collect();
+            assert_eq!(files, [10, 20], "{model:?}");
+        }
         assert!(c
             .iter()
             .all(|c| c.reader == Reader::Byte && c.read_kib == 8 && c.file_mib == 50));

@@ -5,7 +5,8 @@
 //!   several rounds (fresh workers), so it keeps the seed's headline point and one beside it; the
 //!   file-count sweep is the full run's.
 //! * Full run: the seed's 50 MiB files at 1, 10, 20, 50 and 100 files, for every model with a
-//!   128 KiB `read(2)` (one thread reading in turn only up to the seed's ten: see `models_at`);
+//!   128 KiB `read(2)` (one thread reading in turn at every count too: S4's contrast,
+//!   「在单线程情况下,性能没有降低。但多线程情况下,性能降低的很明显」, needs its control);
 //!   the seed's own reader (one byte per call behind an 8 KiB buffer) up to 20 files
 //!   (`BYTE_MAX_FILES`); 128 KiB `O_DIRECT` reads past the page cache at up to ten files (one
 //!   thread and a thread per file: what the device delivers at the seed's headline); the buffer
@@ -67,18 +68,6 @@ fn warm(c: Config) -> Config {
     }
 }
 
-/// The models worth measuring over `files` files. One thread reading the files in turn takes
-/// `files` times as long as one file — its time per file does not depend on the count — so past
-/// the seed's ten it only costs minutes (100 files of 50 MiB read a byte per call: 22 s a
-/// round); the concurrent models are what the file-count sweep is about.
-fn models_at(models: &[Model], files: usize) -> Vec<Model> {
-    models
-        .iter()
-        .copied()
-        .filter(|m| files <= SEED_HEADLINE_FILES || *m != Model::OneThreadSequential)
-        .collect()
-}
-
 /// The seed's comparison on one file size: every model with block reads over `files`, and the
 /// seed's byte reader and the direct reader in the seed's models over `seed_files`, then warm
 /// counterparts.
@@ -89,13 +78,15 @@ fn series(
     warm_models: &[Model],
 ) -> Vec<Config> {
     let mut v = Vec::new();
+    // One thread reading the files in turn at every count is S4's control: the article's
+    // contrast is that its time per file does not grow with the files while the threads' does.
     for &n in files {
-        for m in models_at(&Model::ALL, n) {
+        for m in Model::ALL {
             v.push(point(m, n, file_mib, BLOCK_KIB, Reader::Block));
         }
     }
     for &n in seed_files.iter().filter(|&&n| n <= BYTE_MAX_FILES) {
-        for m in models_at(&SEED_MODELS, n) {
+        for m in SEED_MODELS {
             v.push(point(m, n, file_mib, SEED_BUFFER_KIB, Reader::Byte));
         }
     }
@@ -103,7 +94,7 @@ fn series(
     // read slow down as threads grow?) is asked of the seed's reader and of plain block reads,
     // and 100 files read past the cache add half a minute to a full run's every verdict pass.
     for &n in seed_files.iter().filter(|&&n| n <= SEED_HEADLINE_FILES) {
-        for m in models_at(&SEED_MODELS, n) {
+        for m in SEED_MODELS {
             v.push(point(m, n, file_mib, BLOCK_KIB, Reader::Direct));
         }
     }
@@ -203,10 +194,20 @@ mod tests {
         assert!(!all
             .iter()
             .any(|c| c.reader == Reader::Direct && c.files > 10));
-        // One thread reading in turn: its time per file does not depend on the count.
-        assert!(!all
-            .iter()
-            .any(|c| c.model == Model::OneThreadSequential && c.files > 10));
+        // One thread reading in turn beside the threads at every count: S4's control.
+        for n in [20, 50, 100] {
+            assert!(
+                all.contains(&point(
+                    Model::OneThreadSequential,
+                    n,
+                    50,
+                    128,
+                    Reader::Block
+                )),
+                "{n}"
+            );
+        }
+        assert!(all.contains(&point(Model::OneThreadSequential, 20, 50, 8, Reader::Byte)));
         assert!(all
             .iter()
             .filter(|c| c.reader == Reader::Direct)

@@ -7,8 +7,8 @@ use concbench_core::Host;
 
 /// Descriptors a helper keeps for itself (its listener, stdio, the report pipe).
 const FD_MARGIN: u64 = 64;
-/// The share of the ephemeral port range one listener's connections may take (others use ports
-/// too).
+/// The share of the ephemeral port range one client address's connections to the server may
+/// take (others use ports too).
 const PORT_SHARE: f64 = 0.8;
 /// Kernel memory a loopback connection costs here, both sockets, with a wide margin (a socket,
 /// its file and inode are a few KiB each).
@@ -104,7 +104,8 @@ pub fn raise_nofile(to: u64) -> Result<()> {
     Ok(())
 }
 
-/// How the target is held: `helpers` processes, each one listener and its share.
+/// How the target is held: `helpers` processes, each connecting its share from its own client
+/// address to the server's one listener and accepting as many from it.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Plan {
     pub target: u64,

@@ -392,33 +392,53 @@ fn c() -> Vec<Variant> {
             ..v(C, PRINT, "print", &args, SameCpu, one_batch)
         }
     };
-    // fork.c / thread.c at P=255 (the seed's table): COUNT=100 (also in --quick) and 1000.
-    vec![
-        print("process", 100, true),
-        print("thread", 100, true),
-        print("process", 1000, false),
-        print("thread", 1000, false),
-        v(
-            C,
-            PROCESS_100K,
-            "process_100k",
-            &[("batch", Str("100k"))],
-            SameCpu,
-            // Forks cost ~0.1-0.2 ms: 1,000 keep a quick round near a tenth of a second.
-            batch(crate::create::SEED_UNITS_PER_ROUND, 1_000, 100),
-        ),
-        v(
-            C,
-            THREAD_100K,
-            "thread_100k",
-            &[("batch", Str("100k"))],
-            SameCpu,
-            SEED_100K,
-        ),
-        v(C, PIPE_TOKEN, "pipe_token", &[], SameCpu, Calibrated),
-        v(C, RING, "ring", &[], SameCpu, Calibrated),
-    ]
+    // fork.c / thread.c at P=255, every COUNT of the seed's table (S0.print: which model leads
+    // at each end of the sweep; S0.print.same: the same speed at each COUNT), so the article's
+    // own program decides wherever the workload stand-in measures: --quick's 10 to 5000 too.
+    let prints = PRINT_COUNTS.iter().flat_map(|&(count, quick)| {
+        [
+            print("process", count, quick),
+            print("thread", count, quick),
+        ]
+    });
+    prints
+        .chain([
+            v(
+                C,
+                PROCESS_100K,
+                "process_100k",
+                &[("batch", Str("100k"))],
+                SameCpu,
+                // Forks cost ~0.1-0.2 ms: 1,000 keep a quick round near a tenth of a second.
+                batch(crate::create::SEED_UNITS_PER_ROUND, 1_000, 100),
+            ),
+            v(
+                C,
+                THREAD_100K,
+                "thread_100k",
+                &[("batch", Str("100k"))],
+                SameCpu,
+                SEED_100K,
+            ),
+            v(C, PIPE_TOKEN, "pipe_token", &[], SameCpu, Calibrated),
+            v(C, RING, "ring", &[], SameCpu, Calibrated),
+        ])
+        .collect()
 }
+
+/// fork.c / thread.c's COUNTs (the seed's table), and whether `--quick` runs each: the quick
+/// sweep of `workload.print` (10 to 5000). Printing to /dev/null is buffered, so even COUNT
+/// 10000 is a batch of about a tenth of a second: the forks and thread creations dominate.
+const PRINT_COUNTS: [(i64, bool); 8] = [
+    (5, false),
+    (10, true),
+    (50, false),
+    (100, true),
+    (500, false),
+    (1000, true),
+    (5000, true),
+    (10000, false),
+];
 
 /// Seed S1's C# program on Mono. Unpinned, as the article ran it (Windows on a multi-core
 /// machine); `.NET` on Windows is not available here.

@@ -1,7 +1,7 @@
-//! Family `server`: server designs head to head (seeds S0.stevens and S2) — Stevens's nine
-//! designs and today's event loops, under four scenarios: (A) 1000 keep-alive connections,
-//! (B) the same with a 10 ms blocking call per request, (C) Stevens's one connection per
-//! request with server CPU per connection, (X) a worker crashing mid-run.
+//! Family `server`: server designs head to head (seeds Stevens, as S0 reproduces him, and S2) —
+//! Stevens's nine designs and today's event loops, under four scenarios: (A) 1000 keep-alive
+//! connections, (B) the same with a 10 ms blocking call per request, (C) Stevens's one
+//! connection per request with server CPU per connection, (X) a worker crashing mid-run.
 //!
 //! The servers are in `concbench-server`, the load generator in `concbench-load`; each variant
 //! runs in a fresh worker process, its server is a forked child of that worker (dies with it).

@@ -8,13 +8,15 @@
 //! shared; `writer = stdio` writes through libc's line-buffered stream as `printf` did, lock
 //! included (a thread-only cost: forked children each have their own copy of the stream).
 //! Forked children only write and `_exit`; threads get the pthread default stack, set
-//! explicitly.
+//! explicitly. Placement: one CPU (the seed's single core), a pair of CPUs (`cross-cpu`: the
+//! seed's two cores, S0.dualcore — the whole batch may run on both CPUs of the pair, no more),
+//! or unpinned (every CPU).
 
 use super::batch::{self, Batch, Model};
 use super::sink::{line, Sink, Target};
 use super::writer::{self, Writer};
 use crate::support::capacity;
-use anyhow::{ensure, Result};
+use anyhow::{ensure, Context, Result};
 use concbench_core::{
     Experiment, Host, Meta, Params, Placement, Plan, RunContext, RunOutput, SampleTimer, Support,
 };
@@ -110,6 +112,13 @@ impl Experiment for Print {
     }
 
     fn setup(&mut self, ctx: &RunContext) -> Result<()> {
+        // Two CPUs (S0.dualcore's two cores): the harness pinned this thread to the first of
+        // the pair, and every worker inherits this thread's affinity, so it is widened to both
+        // (the harness restores it when the variant ends).
+        if ctx.placement == Placement::CrossCpu {
+            concbench_sys::affinity::set_current_thread(&ctx.cpus)
+                .context("allowing the batch on both CPUs of its pair")?;
+        }
         let name = format!("print-{}.out", std::process::id());
         self.target = Target::open(self.point.sink, &ctx.scratch_dir, &name)?;
         self.line = line(self.point.line_bytes as usize);

@@ -56,6 +56,8 @@ struct Page {
     workloads: Vec<WorkloadAnswer>,
     claims: Vec<sections::ClaimRow>,
     dimensions: Vec<sections::DimensionRow>,
+    /// The article's own heading over S0's table, and what the run answers.
+    s0_opening: &'static str,
     /// The claims judged over this host's compatible runs, when there are any.
     history: Option<history::HistoryView>,
     figures: Vec<charts::Figure>,
@@ -135,6 +137,7 @@ impl From<&ResultDoc> for Page {
             workloads: workload_answers(&answer),
             claims,
             dimensions,
+            s0_opening: sections::S0_TABLE_OPENING,
             history: history::view(doc.history.as_ref()),
             figures: charts::figures(doc),
             anatomy: AnatomyTables::from(doc),
