@@ -14,4 +14,4 @@ pub mod via_libc;
 
 pub use affinity::{allowed_cpus, pin_current_thread, AffinityGuard};
 pub use child::{fork_child, Child};
-pub use tied::{end_group, spawn_tied};
+pub use tied::{end_group, join_cgroup, spawn_tied, spawn_tied_in};
