@@ -48,9 +48,9 @@ impl CpuLimit {
     /// cpuset's size, or every CPU.
     pub fn parallelism(&self, host_cpus: usize) -> usize {
         match self.mode.as_str() {
-            "quota" => self
-                .cpus
-                .map_or(host_cpus, |c| (c.ceil() as usize).clamp(1, host_cpus.max(1))),
+            "quota" => self.cpus.map_or(host_cpus, |c| {
+                (c.ceil() as usize).clamp(1, host_cpus.max(1))
+            }),
             "cpuset" if !self.cpuset.is_empty() => self.cpuset.len(),
             _ => host_cpus,
         }
