@@ -238,6 +238,9 @@ $held = [];
 /** n more Fibers, each started and suspended; the time until the last is suspended. */
 function hold(int $n, array &$held): array
 {
+    if (PHP_VERSION_ID < 80100) {
+        return ['ok' => false, 'error' => 'Fibers need PHP 8.1 or later; this is ' . PHP_VERSION];
+    }
     $stopped = null;
     $created = 0;
     $t0 = hrtime(true);

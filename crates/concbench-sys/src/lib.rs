@@ -7,6 +7,7 @@ pub mod affinity;
 pub mod child;
 pub mod owner;
 pub mod pagecache;
+pub mod reaper;
 pub mod sched;
 pub mod stdio;
 pub mod tied;

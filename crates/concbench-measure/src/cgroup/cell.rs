@@ -553,9 +553,9 @@ fn owner(name: &str) -> Option<(u32, u64)> {
     Some((pid, start))
 }
 
-/// Remove the cells whose owner has ended (a `kill -9`, an out-of-memory kill of concbench
-/// itself): their processes are killed and their directories removed. Returns what was removed.
-pub fn sweep_leftovers(h: &Hierarchy) -> Vec<PathBuf> {
+/// Every cell directory (named `concbench-<pid>-<start>-<purpose>`) beside or above this
+/// process's groups, in every hierarchy, whoever owns it.
+pub fn existing(h: &Hierarchy) -> Vec<(PathBuf, Version)> {
     let mut parents: Vec<(PathBuf, Version)> = Vec::new();
     for c in Controller::ALL {
         if let Some(p) = h.place(c) {
@@ -566,24 +566,39 @@ pub fn sweep_leftovers(h: &Hierarchy) -> Vec<PathBuf> {
             }
         }
     }
-    let mut removed = Vec::new();
+    let mut cells = Vec::new();
     for (parent, version) in parents {
         let Ok(entries) = std::fs::read_dir(&parent) else {
             continue;
         };
         for entry in entries.flatten() {
             let name = entry.file_name().to_string_lossy().into_owned();
-            let Some((pid, start)) = owner(&name) else {
-                continue;
-            };
-            if start_ticks(pid).is_some_and(|s| s == start) {
-                continue;
+            if owner(&name).is_some() {
+                cells.push((entry.path(), version));
             }
-            let dir = entry.path();
-            kill_members(&dir, version);
-            if remove_dir_patiently(&dir).is_ok() {
-                removed.push(dir);
-            }
+        }
+    }
+    cells
+}
+
+/// Remove the cells whose owner has ended (a `kill -9`, an out-of-memory kill of concbench
+/// itself): their processes are killed and their directories removed. Returns what was removed.
+pub fn sweep_leftovers(h: &Hierarchy) -> Vec<PathBuf> {
+    let mut removed = Vec::new();
+    for (dir, version) in existing(h) {
+        let name = dir
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        let Some((pid, start)) = owner(&name) else {
+            continue;
+        };
+        if start_ticks(pid).is_some_and(|s| s == start) {
+            continue;
+        }
+        kill_members(&dir, version);
+        if remove_dir_patiently(&dir).is_ok() {
+            removed.push(dir);
         }
     }
     removed
