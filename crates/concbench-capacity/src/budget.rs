@@ -68,7 +68,7 @@ pub fn choose(asked: Asked, mem_available_kib: u64, flag_given: bool) -> Result<
                 if flag_given { "" } else { " (the default)" }
             ),
         ),
-        Asked::Bytes(b) => (b, "--memory-budget".to_string()),
+        Asked::Bytes(b) => (b, format!("--memory-budget {} MiB", b >> 20)),
     };
     if bytes as f64 > available * MAX_SHARE {
         return Err(format!(

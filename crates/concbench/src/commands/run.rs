@@ -19,6 +19,9 @@ use std::path::Path;
 use std::process::ExitCode;
 
 pub fn run(args: RunArgs) -> Result<ExitCode> {
+    // First: with --cpus, everything below (the host's facts, the CPUs to plan on) is read in
+    // the limited group.
+    let limited = super::limit::enter(&args.cpu)?;
     let mut request = session::request(&args.measure);
     let selected = selection::select(&Builtin, &args.only, &args.where_params, &request)?;
     let variants = selection::prepare(selected, &request);
@@ -42,6 +45,7 @@ pub fn run(args: RunArgs) -> Result<ExitCode> {
     // Released as soon as the measuring ends (also when it failed or was interrupted).
     drop(held);
     let mut doc = measured?;
+    super::limit::finish(limited, &mut doc);
     if !args.alone {
         if let Some(store) = store.as_mut() {
             // The run's own verdicts stand whatever happens here: the history is an addition.
