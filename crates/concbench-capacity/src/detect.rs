@@ -189,7 +189,7 @@ pub fn all(a: &mut Asking<'_>, limit: &CpuLimit, host_cpus: usize) -> Vec<Detect
             runtime: "Go".into(),
             what: "GOMAXPROCS",
             metric: "gomaxprocs",
-            rule: "the affinity mask (NumCPU), lowered to the CPU quota of its group and every parent, rounded up (Go 1.25 and later; before, no quota)",
+            rule: "the affinity mask (NumCPU), lowered to the CPU quota of its group and every parent, rounded up and never below 2 (Go 1.25 and later; before, no quota)",
         },
         go,
         limit,

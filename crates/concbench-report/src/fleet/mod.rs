@@ -165,7 +165,9 @@ fn members(submitted: Vec<Submitted>) -> (Vec<Member>, Vec<String>) {
         }
         let labels = doc.labels();
         let pin = setting_str(&doc, "pin").unwrap_or("auto").to_string();
-        let key = format!("{} {labels:?} {pin}", machine(&doc));
+        // A run under a CPU limit measured a smaller machine: its own member.
+        let limit = doc.host.cpu_limit().unwrap_or_default();
+        let key = format!("{} {labels:?} {pin} {limit}", machine(&doc));
         match by_key.get_mut(&key) {
             Some(m) if !stands_before(&doc, &m.doc) => {
                 m.older += 1;
@@ -198,6 +200,9 @@ fn member(
     parts.extend(labels.iter().map(|(k, v)| format!("{k}={v}")));
     if pin != "auto" {
         parts.push(format!("pin={pin}"));
+    }
+    if let Some(limit) = doc.host.cpu_limit() {
+        parts.push(format!("({limit})"));
     }
     Member {
         name: parts.join(" "),
