@@ -169,7 +169,9 @@ mod tests {
         quota.host.cpu_quota = Some(1.0);
         assert_eq!(
             compatible(&plain, &quota),
-            Err(Exclusion::OtherCpuLimit(Some("a quota of 1.00 CPUs".into())))
+            Err(Exclusion::OtherCpuLimit(Some(
+                "a quota of 1.00 CPUs".into()
+            )))
         );
         let mut cpuset = plain.clone();
         cpuset.host.cpus_allowed = vec![1];
