@@ -251,10 +251,7 @@ fn java_said(runtime: String) -> Said {
 fn swoole_asked(a: &mut Asking<'_>) -> Asked {
     let php = discover(Runtime::Php, a.search).map_err(|e| format!("php probe: {e}"))?;
     let located = swoole::locate(a.search)?;
-    let flag = match swoole::cached_extension(&located)? {
-        Some(so) => Some(format!("extension={}", so.display())),
-        None => None,
-    };
+    let flag = swoole::cached_extension(&located)?.map(|so| format!("extension={}", so.display()));
     let flags: Vec<&str> = match &flag {
         Some(f) => vec!["-d", f.as_str()],
         None => Vec::new(),

@@ -21,15 +21,7 @@ pub const CAPACITY_HEADER: [&str; 6] = [
 
 /// "12,345".
 fn count(n: u64) -> String {
-    let digits = n.to_string();
-    let mut out = String::new();
-    for (i, c) in digits.chars().enumerate() {
-        if i > 0 && (digits.len() - i) % 3 == 0 {
-            out.push(',');
-        }
-        out.push(c);
-    }
-    out
+    answer::thousands(n as f64)
 }
 
 /// What stopped a model, short: "kernel.pid_max 32768 (a margin kept free)", "vm.max_map_count
