@@ -168,19 +168,28 @@ pub fn record(
     runtimes: Vec<Detected>,
     host_cpus: usize,
 ) -> Container {
-    let throttling = cell.cpu_stat().map(|now| {
-        let d = before.map_or(now, |b| now.since(&b));
-        Throttling {
+    let stat = cell
+        .cpu_stat()
+        .map(|now| before.map_or(now, |b| now.since(&b)));
+    record_with(limit_of(cell, set_by), stat, runtimes, host_cpus)
+}
+
+/// The `container` record of `limit`, throttled as `stat` counts.
+pub fn record_with(
+    limit: CpuLimit,
+    stat: Option<CpuStat>,
+    runtimes: Vec<Detected>,
+    host_cpus: usize,
+) -> Container {
+    Container {
+        limit,
+        host_cpus,
+        runtimes,
+        throttling: stat.map(|d| Throttling {
             periods: d.periods,
             throttled_periods: d.throttled_periods,
             throttled_s: d.throttled_us as f64 / 1e6,
-        }
-    });
-    Container {
-        limit: limit_of(cell, set_by),
-        host_cpus,
-        runtimes,
-        throttling,
+        }),
     }
 }
 

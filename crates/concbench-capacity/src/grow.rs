@@ -15,7 +15,7 @@ use anyhow::Result;
 use concbench_core::capacity::{ModelCapacity, Step, Stop, StopKind};
 use concbench_core::CancelToken;
 use concbench_measure::cgroup::{Cell, Controller};
-use concbench_measure::memory::{kernel_task_memory_kib, process_footprint};
+use concbench_measure::memory::process_footprint;
 use concbench_probes::process::ProbeProcess;
 use concbench_probes::protocol::{Request, VERSION};
 use std::path::Path;
@@ -102,15 +102,21 @@ struct Reading {
 }
 
 impl Reading {
-    fn take(root: i32, cell: Option<&Cell>) -> Reading {
-        let pss_kib = concbench_measure::tree::descendants(root)
-            .into_iter()
-            .filter_map(|pid| process_footprint(pid).ok())
-            .map(|f| f.pss_kib)
-            .sum();
+    /// The tree under `root`: PSS summed, and the kernel's part — page tables (each process's
+    /// `VmPTE`) and a kernel stack per task (`stack_kib`) — counted for this tree alone, so that
+    /// other programs starting or ending tasks meanwhile add nothing to it.
+    fn take(root: i32, stack_kib: f64, cell: Option<&Cell>) -> Reading {
+        let (mut pss_kib, mut kernel_kib) = (0.0, 0.0);
+        for pid in concbench_measure::tree::descendants(root) {
+            let (Ok(f), Some((pte, tasks))) = (process_footprint(pid), pte_and_tasks(pid)) else {
+                continue;
+            };
+            pss_kib += f.pss_kib;
+            kernel_kib += pte + tasks * stack_kib;
+        }
         Reading {
             pss_kib,
-            kernel_kib: kernel_task_memory_kib(),
+            kernel_kib: Some(kernel_kib),
             charge_kib: cell
                 .and_then(Cell::memory_charge)
                 .map(|b| b as f64 / 1024.0),
@@ -130,6 +136,29 @@ impl Reading {
             _ => own,
         }
     }
+}
+
+/// A process's page tables (`VmPTE`, KiB) and its threads, from `/proc/<pid>/status`.
+fn pte_and_tasks(pid: i32) -> Option<(f64, f64)> {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).ok()?;
+    let field = |name: &str| -> Option<f64> {
+        status
+            .lines()
+            .find_map(|l| l.strip_prefix(name))?
+            .split_whitespace()
+            .next()?
+            .parse()
+            .ok()
+    };
+    Some((field("VmPTE:")?, field("Threads:")?))
+}
+
+/// The kernel stack one task takes, KiB: the machine's `KernelStack` over its tasks, to the
+/// nearest KiB (16 KiB on x86-64 kernels); `None` when either cannot be read.
+pub fn kernel_stack_kib() -> Option<f64> {
+    let stacks = concbench_measure::memory::kernel_stack_kib()?;
+    let tasks = limits::system_tasks()? as f64;
+    (tasks > 0.0).then(|| (stacks / tasks).round())
 }
 
 /// The holder's memory maps now (what `vm.max_map_count` counts).
@@ -189,7 +218,8 @@ pub fn measure(model: Model, holder: &Holder, ctx: &mut Context<'_>) -> Result<M
         .and_then(|a| a.metrics.get("max_heap_mib").copied());
     let root = probe.pid().unwrap_or(0);
     let oom_before = ctx.cell.as_deref().and_then(Cell::oom_kills).unwrap_or(0);
-    let base = Reading::take(root, ctx.cell.as_deref());
+    let stack_kib = kernel_stack_kib().unwrap_or(0.0);
+    let base = Reading::take(root, stack_kib, ctx.cell.as_deref());
     let mut held = 0u64;
     let mut used_kib = 0.0;
     let mut created_ns = 0.0;
@@ -222,7 +252,7 @@ pub fn measure(model: Model, holder: &Holder, ctx: &mut Context<'_>) -> Result<M
                 held += created;
                 created_ns += a.ns_per_op * created as f64;
                 if created > 0 {
-                    let r = Reading::take(root, ctx.cell.as_deref());
+                    let r = Reading::take(root, stack_kib, ctx.cell.as_deref());
                     out.steps.push(Step {
                         units: held,
                         create_ns_per_unit: a.ns_per_op,
@@ -366,21 +396,32 @@ fn summarize(out: &mut ModelCapacity, base: Reading, created_ns: f64) {
     let charge = fit(at(&|s| s.charge_kib, base.charge_kib));
     out.pss_kib_per_unit = pss.map(|f| f.slope);
     out.kernel_kib_per_unit = kernel.map(|f| f.slope);
-    out.charge_kib_per_unit = charge.map(|f| f.slope);
+    // The group's charge can fall while units are added (pages of what ran before it are
+    // reclaimed): then it says nothing about the units.
+    out.charge_kib_per_unit = charge.map(|f| f.slope).filter(|s| *s > 0.0);
+    if charge.is_some_and(|f| f.slope <= 0.0) {
+        out.warnings.push(
+            "the group's charge fell while units were added (memory of what ran before was \
+             reclaimed meanwhile): no charge per unit"
+                .into(),
+        );
+    }
     if let Some(f) = both.filter(|f| f.slope > 0.0) {
         out.kib_per_unit = Some(f.slope);
         out.kib_per_unit_ci95 = f.ci95.map(|(lo, hi)| [lo, hi]);
         out.per_gib = Some((GIB_KIB / f.slope) as u64);
+    } else if both.is_some() {
+        out.warnings.push(
+            "invalid: the memory held fell as units were added (a slope of zero or less cannot \
+             be a unit's cost): no memory per unit"
+                .into(),
+        );
     } else if out.units > 0 {
         out.warnings.push(
             "too few readings for a memory slope (two steps or more are needed); run with a \
              larger budget or --max-units"
                 .into(),
         );
-    }
-    if out.kernel_kib_per_unit.is_none() && out.units > 0 {
-        out.warnings
-            .push("the kernel's stacks and page tables could not be read: PSS alone".into());
     }
     if out.units > 0 && created_ns > 0.0 {
         out.create_ns_per_unit = Some(created_ns / out.units as f64);

@@ -124,21 +124,31 @@ pub fn run(opts: &Options, say: &mut dyn FnMut(&str)) -> Result<Outcome> {
             )
         }
     };
-    let cpu_before = cell.as_ref().and_then(Cell::cpu_stat);
     let budget_text = budget.source.clone();
     let mut models = Vec::new();
     let mut interrupted = false;
-    for &m in &opts.models {
+    // CPU time the models' cells were throttled, summed (each cell starts at zero).
+    let mut throttled: Option<cgroup::CpuStat> = None;
+    for (i, &m) in opts.models.iter().enumerate() {
         if opts.cancel.is_cancelled() {
             interrupted = true;
             break;
         }
+        // A fresh cell per model: its charge is this model's alone, not what the one before
+        // still has to give back.
+        if i > 0 && cell.is_some() {
+            cell = fresh(cell.take(), &h, &spec);
+        }
         let entry = one_model(m, opts, &mut cell, budget.bytes, &budget_text, say);
+        throttled = add(throttled, cell.as_ref().and_then(Cell::cpu_stat));
         interrupted |= entry
             .stopped_by
             .as_ref()
             .is_some_and(|s| s.kind == concbench_core::capacity::StopKind::Interrupted);
         models.push(entry);
+    }
+    if cell.is_some() && opts.cpu.is_some() {
+        cell = fresh(cell.take(), &h, &spec);
     }
     let container = match (&opts.cpu, &cell, interrupted) {
         (Some((_, set_by)), Some(c), false) => {
@@ -154,8 +164,8 @@ pub fn run(opts: &Options, say: &mut dyn FnMut(&str)) -> Result<Outcome> {
                 say,
             };
             let runtimes = detect::all(&mut asking, &limit, host_cpus);
-            Some(container::record(
-                c, cpu_before, set_by, runtimes, host_cpus,
+            Some(container::record_with(
+                limit, throttled, runtimes, host_cpus,
             ))
         }
         _ => None,
@@ -180,6 +190,25 @@ pub fn run(opts: &Options, say: &mut dyn FnMut(&str)) -> Result<Outcome> {
         container,
         interrupted,
     })
+}
+
+/// The cell `old` is replaced by a new one of `spec` (`None` when that cannot be made now).
+fn fresh(old: Option<Cell>, h: &Hierarchy, spec: &CellSpec) -> Option<Cell> {
+    drop(old);
+    Cell::create(h, spec).ok()
+}
+
+/// Two cells' throttling, summed.
+fn add(a: Option<cgroup::CpuStat>, b: Option<cgroup::CpuStat>) -> Option<cgroup::CpuStat> {
+    match (a, b) {
+        (Some(a), Some(b)) => Some(cgroup::CpuStat {
+            periods: a.periods + b.periods,
+            throttled_periods: a.throttled_periods + b.throttled_periods,
+            throttled_us: a.throttled_us + b.throttled_us,
+            usage_us: a.usage_us.zip(b.usage_us).map(|(x, y)| x + y),
+        }),
+        (a, b) => a.or(b),
+    }
 }
 
 /// One model: its holder, or why it is skipped; its capacity, or the error that ended it.

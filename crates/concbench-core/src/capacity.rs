@@ -98,7 +98,8 @@ pub struct ModelCapacity {
     /// Its PSS part (what the process tree holds, shared pages divided among their sharers).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub pss_kib_per_unit: Option<f64>,
-    /// The kernel's part: kernel stacks and page tables (`/proc/meminfo`, machine-wide).
+    /// The kernel's part: the holder tree's page tables (`VmPTE`) and a kernel stack per task
+    /// (the machine's `KernelStack` per task, 16 KiB on x86-64).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub kernel_kib_per_unit: Option<f64>,
     /// What the cell was charged per unit (pages and, where the kernel accounts it, its own
@@ -180,7 +181,7 @@ pub struct Step {
     pub create_ns_per_unit: f64,
     /// PSS of the holder's process tree, KiB.
     pub pss_kib: f64,
-    /// The kernel's stacks and page tables, machine-wide, KiB.
+    /// The holder tree's page tables and kernel stacks, KiB.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub kernel_kib: Option<f64>,
     /// The cell's memory charge, KiB.

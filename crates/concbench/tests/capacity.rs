@@ -106,8 +106,11 @@ fn capacity_counts_each_model_within_a_small_budget_and_names_what_stopped_it() 
         let kind = m["stopped_by"]["kind"].as_str().unwrap();
         // 400 coroutines or tasks fit 16 MiB; processes (about 150 KiB each here) do not.
         assert!(["cap", "budget"].contains(&kind), "{m}");
-        assert!(m["kib_per_unit"].as_f64().unwrap() > 0.0, "{m}");
-        assert!(m["create_ns_per_unit"].as_f64().unwrap() > 0.0, "{m}");
+        assert!(m["kib_per_unit"].as_f64().is_some_and(|k| k > 0.0), "{m}");
+        assert!(
+            m["create_ns_per_unit"].as_f64().is_some_and(|n| n > 0.0),
+            "{m}"
+        );
     }
     let process = &models[0];
     assert_eq!(process["model"], "process");
