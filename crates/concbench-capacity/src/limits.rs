@@ -47,43 +47,8 @@ fn read_u64(path: &str) -> Option<u64> {
     std::fs::read_to_string(path).ok()?.trim().parse().ok()
 }
 
-fn soft_limit(resource: libc::__rlimit_resource_t) -> Option<u64> {
-    let mut r = libc::rlimit {
-        rlim_cur: 0,
-        rlim_max: 0,
-    };
-    // SAFETY: getrlimit writes one rlimit into the valid pointer.
-    if unsafe { libc::getrlimit(resource, &mut r) } != 0 || r.rlim_cur == libc::RLIM_INFINITY {
-        return None;
-    }
-    Some(r.rlim_cur)
-}
-
-/// Tasks of this real user (RLIMIT_NPROC counts threads too).
-fn user_tasks() -> Option<u64> {
-    // SAFETY: getuid has no preconditions.
-    let uid = unsafe { libc::getuid() };
-    let mut n = 0;
-    for p in procfs::process::all_processes().ok()?.flatten() {
-        if let Ok(s) = p.status() {
-            if s.ruid == uid {
-                n += s.threads;
-            }
-        }
-    }
-    Some(n)
-}
-
-/// Tasks on the machine: the second number of /proc/loadavg's "running/total".
-pub fn system_tasks() -> Option<u64> {
-    let text = std::fs::read_to_string("/proc/loadavg").ok()?;
-    text.split_whitespace()
-        .nth(3)?
-        .split_once('/')?
-        .1
-        .parse()
-        .ok()
-}
+pub use concbench_measure::headroom::system_tasks;
+use concbench_measure::host::soft_limit;
 
 fn meminfo_kib(name: &str) -> Option<u64> {
     let text = std::fs::read_to_string("/proc/meminfo").ok()?;
@@ -107,7 +72,11 @@ impl Readings {
             pid_max: read_u64("/proc/sys/kernel/pid_max"),
             system_tasks: system_tasks(),
             rlimit_nproc: soft_limit(libc::RLIMIT_NPROC),
-            user_tasks: if root { None } else { user_tasks() },
+            user_tasks: if root {
+                None
+            } else {
+                headroom::own_user_tasks()
+            },
             root,
             cgroup_pids: limits::pids(&h)
                 .map(|f| (f.value.max, f.value.current, f.at.display().to_string())),

@@ -21,7 +21,7 @@ fn read_u64(path: &str) -> Option<u64> {
 }
 
 /// Tasks in the whole system (the second number of /proc/loadavg's "running/total").
-fn system_tasks() -> Option<u64> {
+pub fn system_tasks() -> Option<u64> {
     let text = fs::read_to_string("/proc/loadavg").ok()?;
     text.split_whitespace()
         .nth(3)?
@@ -32,7 +32,7 @@ fn system_tasks() -> Option<u64> {
 }
 
 /// Tasks (threads) owned by this real uid: what RLIMIT_NPROC counts.
-fn own_user_tasks() -> Option<u64> {
+pub fn own_user_tasks() -> Option<u64> {
     // SAFETY: getuid has no preconditions.
     let uid = unsafe { libc::getuid() };
     let mut n = 0;

@@ -195,7 +195,8 @@ fn cgroup_cpu_quota() -> Option<f64> {
     crate::cgroup::limits::cpu_quota(&crate::cgroup::Hierarchy::live()).map(|q| q.value.cpus())
 }
 
-fn soft_limit(resource: libc::__rlimit_resource_t) -> Option<u64> {
+/// A resource limit's soft value (`None`: unlimited or unreadable).
+pub fn soft_limit(resource: libc::__rlimit_resource_t) -> Option<u64> {
     let mut r = libc::rlimit {
         rlim_cur: 0,
         rlim_max: 0,

@@ -53,14 +53,24 @@ pub fn capacity_rows(c: &Capacity) -> Vec<[String; 6]> {
     c.models
         .iter()
         .map(|m| {
-            let ran = m.skipped.is_none();
+            if m.skipped.is_some() {
+                let dash = || "-".to_string();
+                return [
+                    m.model.clone(),
+                    dash(),
+                    stop_cell(m),
+                    dash(),
+                    dash(),
+                    dash(),
+                ];
+            }
             let memory = match (m.kib_per_unit, m.kib_per_unit_ci95) {
                 (Some(k), ci) => measured(k, ci, "KiB"),
                 (None, _) => "-".into(),
             };
             [
                 m.model.clone(),
-                if ran { count(m.units) } else { "-".into() },
+                count(m.units),
                 stop_cell(m),
                 memory,
                 m.create_ns_per_unit.map_or("-".into(), nanos),

@@ -206,6 +206,20 @@ fn which(name: &str) -> Option<std::path::PathBuf> {
         .find(|p| p.is_file())
 }
 
+/// A quick run of one variant under a quota of 1 CPU; its document goes to the next argument.
+const LIMITED_RUN: [&str; 10] = [
+    "run",
+    "--quick",
+    "--cpus",
+    "1",
+    "--only",
+    "switch.pipe.thread",
+    "--no-store",
+    "--settle",
+    "0",
+    "--json",
+];
+
 #[test]
 fn an_ordinary_user_is_refused_a_cpu_limit_with_the_reason_and_exit_2() {
     let run = match binary_for_nobody() {
@@ -215,28 +229,13 @@ fn an_ordinary_user_is_refused_a_cpu_limit_with_the_reason_and_exit_2() {
             .arg(format!("CONCBENCH_LOCK={}/lock", dir.path().display()))
             .arg("CI=true")
             .arg(&bin)
-            .args([
-                "run",
-                "--quick",
-                "--cpus",
-                "1",
-                "--only",
-                "switch.pipe.thread",
-            ])
-            .args(["--no-store", "--settle", "0", "--json"])
+            .args(LIMITED_RUN)
             .arg(dir.path().join("out.json"))
             .output()
             .unwrap(),
         None if !is_root() => concbench()
-            .args([
-                "run",
-                "--quick",
-                "--cpus",
-                "1",
-                "--only",
-                "switch.pipe.thread",
-            ])
-            .args(["--no-store", "--settle", "0", "--json", "/dev/null"])
+            .args(LIMITED_RUN)
+            .arg("/dev/null")
             .output()
             .unwrap(),
         None => {

@@ -201,9 +201,6 @@ fn member(
     if pin != "auto" {
         parts.push(format!("pin={pin}"));
     }
-    if let Some(limit) = doc.host.cpu_limit() {
-        parts.push(format!("({limit})"));
-    }
     Member {
         name: parts.join(" "),
         machine: machine(&doc),
@@ -245,6 +242,15 @@ fn partial_note(m: &Member) -> Option<String> {
 
 /// Two machines with the same hostname and labels get their machine id's start appended.
 fn disambiguate(members: &mut [Member]) {
+    // One machine's runs under different CPU limits: told apart by the limit first.
+    let names: Vec<String> = members.iter().map(|m| m.name.clone()).collect();
+    for m in members.iter_mut() {
+        if names.iter().filter(|n| **n == m.name).count() > 1 {
+            if let Some(limit) = m.doc.host.cpu_limit() {
+                m.name = format!("{} ({limit})", m.name);
+            }
+        }
+    }
     let names: Vec<String> = members.iter().map(|m| m.name.clone()).collect();
     for m in members.iter_mut() {
         if names.iter().filter(|n| **n == m.name).count() > 1 {

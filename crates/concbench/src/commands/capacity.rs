@@ -16,7 +16,7 @@ use concbench_capacity::{budget, model::Model, Options};
 use concbench_core::{ResultDoc, UsageError};
 use concbench_measure::{clock, host, signals};
 use concbench_probes::toolchain::Search;
-use concbench_report::{Exporter, Files, Html, Json, Markdown, Terminal};
+use concbench_report::{Exporter, Files, Json, Terminal};
 use std::path::Path;
 use std::process::ExitCode;
 
@@ -125,21 +125,7 @@ fn write_files(doc: &ResultDoc, args: &CapacityArgs) -> Result<Files> {
         )?,
     };
     errln!("concbench: wrote {}", document.display());
-    if let Some(md) = &args.markdown {
-        let written = output::write_or_fallback("--markdown", md, &Markdown.render(doc)?)?;
-        errln!("concbench: wrote {}", written.display());
-    }
-    let page = match &args.html {
-        Some(html) => {
-            let written = output::write_or_fallback("--html", html, &Html.render(doc)?)?;
-            errln!(
-                "concbench: wrote {} (open it in a browser)",
-                written.display()
-            );
-            Some(written)
-        }
-        None => None,
-    };
+    let page = output::write_pages(doc, args.markdown.as_deref(), args.html.as_deref())?;
     Ok(Files {
         document: Some(document),
         page,

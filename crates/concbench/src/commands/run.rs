@@ -12,7 +12,7 @@ use crate::session::{self, Builtin};
 use crate::stdout::{errln, out};
 use anyhow::Result;
 use concbench_core::{ResultDoc, UsageError, HOLD_AWAKE_SETTING, LABELS_SETTING};
-use concbench_report::{Exporter, Files, Html, Markdown, Terminal};
+use concbench_report::{Exporter, Files, Terminal};
 use concbench_session::selection;
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -76,21 +76,7 @@ fn write_files(
     store: Option<&mut concbench_store::Store>,
 ) -> Result<Files> {
     let document = session::keep(doc, &args.measure, store, "run")?;
-    if let Some(md) = &args.markdown {
-        let written = output::write_or_fallback("--markdown", md, &Markdown.render(doc)?)?;
-        errln!("concbench: wrote {}", written.display());
-    }
-    let page = match &args.html {
-        Some(html) => {
-            let written = output::write_or_fallback("--html", html, &Html.render(doc)?)?;
-            errln!(
-                "concbench: wrote {} (open it in a browser)",
-                written.display()
-            );
-            Some(written)
-        }
-        None => None,
-    };
+    let page = output::write_pages(doc, args.markdown.as_deref(), args.html.as_deref())?;
     Ok(Files {
         document: Some(document),
         page,
