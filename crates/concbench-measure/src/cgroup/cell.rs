@@ -622,7 +622,7 @@ mod tests {
     #[test]
     fn a_live_cell_holds_a_started_program_and_leaves_nothing() {
         let spec = CellSpec {
-            purpose: "test".into(),
+            purpose: "test-live".into(),
             cpu: Some(CpuLimit::Quota(0.5)),
             memory_max: Some(256 << 20),
             pids_max: Some(64),
@@ -656,6 +656,38 @@ mod tests {
         assert!(cell.cpu_stat().is_some());
         cell.remove().unwrap();
         assert!(dirs.iter().all(|d| !d.exists()), "{dirs:?}");
+    }
+
+    #[test]
+    fn a_cell_whose_owner_is_gone_is_swept_and_a_living_ones_is_not() {
+        let h = Hierarchy::live();
+        let Some(place) = h.place(Controller::Cpu) else {
+            eprintln!("skipped: no cpu controller here");
+            return;
+        };
+        // pid_max is at most 2^22: no process has this pid.
+        let dead = place.own.join(format!("{PREFIX}{}-1-test", 1 << 23));
+        if std::fs::create_dir(&dead).is_err() {
+            eprintln!("skipped: cannot make control groups here (not root)");
+            return;
+        }
+        let mut alive = Cell::create(
+            &h,
+            &CellSpec {
+                purpose: "test-sweep".into(),
+                cpu: Some(CpuLimit::Unlimited),
+                ..CellSpec::default()
+            },
+        )
+        .unwrap();
+        let removed = sweep_leftovers(&h);
+        assert!(removed.contains(&dead), "{removed:?}");
+        assert!(!dead.exists());
+        assert!(
+            alive.dirs().iter().all(|d| d.exists()),
+            "this process's own cell stays"
+        );
+        alive.remove().unwrap();
     }
 
     #[test]
