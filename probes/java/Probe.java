@@ -269,6 +269,8 @@ public final class Probe {
     static final List<Thread> HELD = new ArrayList<>();
     /** Why the last hold stopped short, for its answer. */
     static String stopped;
+    /** Heap given back when a hold runs out of it, so that its answer can still be written. */
+    static byte[] reserve = new byte[16 << 20];
 
     static Result hold(long n, ThreadFactory f) {
         Runnable idle = () -> {
@@ -285,6 +287,7 @@ public final class Probe {
                 HELD.add(t);
             }
         } catch (OutOfMemoryError | RuntimeException e) {
+            reserve = null;
             stopped = e.getClass().getSimpleName() + ": " + e.getMessage();
         }
         // Until every started thread is parked; one that failed before counting in never will, so

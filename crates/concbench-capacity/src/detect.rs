@@ -206,7 +206,8 @@ pub fn all(a: &mut Asking<'_>, limit: &CpuLimit, host_cpus: usize) -> Vec<Detect
     }
     for tc in &jdks {
         let name = format!("Java {}", tc.java_feature.unwrap_or(0));
-        let asked = ask_probe(&format!("the {name} probe"), tc, Addon::None, &[], a);
+        let flags = crate::model::runtime_flags(Runtime::Java);
+        let asked = ask_probe(&format!("the {name} probe"), tc, Addon::None, flags, a);
         out.push(record(java_said(name), asked, limit, host_cpus));
     }
     let python = discover(Runtime::Python, a.search)

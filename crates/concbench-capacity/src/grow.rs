@@ -221,6 +221,7 @@ pub fn measure(model: Model, holder: &Holder, ctx: &mut Context<'_>) -> Result<M
     let stack_kib = kernel_stack_kib().unwrap_or(0.0);
     let base = Reading::take(root, stack_kib, ctx.cell.as_deref());
     let mut held = 0u64;
+    let mut last_maps = None;
     let mut used_kib = 0.0;
     let mut created_ns = 0.0;
     let stop = loop {
@@ -239,6 +240,9 @@ pub fn measure(model: Model, holder: &Holder, ctx: &mut Context<'_>) -> Result<M
         };
         if ctx.cancel.is_cancelled() {
             break interrupted(held);
+        }
+        if held > 0 {
+            last_maps = maps_of(root).map(|m| (held, m));
         }
         let answer = ask(&mut probe, "hold", n, &holder.args, ctx.cancel);
         let refused = match answer {
@@ -275,6 +279,8 @@ pub fn measure(model: Model, holder: &Holder, ctx: &mut Context<'_>) -> Result<M
         };
         if let Some(mut why) = refused {
             why.maps = maps_of(root);
+            why.last_maps = last_maps;
+            why.asked = n;
             why.heap_mib = heap_mib;
             why.task_room = room.clone();
             if let Some(cell) = ctx.cell.as_deref() {

@@ -200,30 +200,40 @@ fn wait_count(idle: &AtomicU64, target: u64) {
     }
 }
 
-/// `n` more threads of the default stack size, each parked for good once it has counted in.
+/// A held thread's life: count in, then sleep until the process ends.
+extern "C" fn idle_thread(counter: *mut libc::c_void) -> *mut libc::c_void {
+    // SAFETY: `counter` points to the holder's AtomicU64, which is never freed while the
+    // process lives (`Units::release` forgets it).
+    let idle = unsafe { &*(counter as *const AtomicU64) };
+    idle.fetch_add(1, Ordering::SeqCst);
+    loop {
+        // SAFETY: pause has no preconditions; nothing signals a held thread.
+        unsafe { libc::pause() };
+    }
+}
+
+/// `n` more threads with pthread's default attributes — the RLIMIT_STACK-sized stack and one
+/// guard page: two memory maps, as a C or C++ program's thread takes (Rust's `std::thread`
+/// adds a signal stack with its own guard page, two maps more, and aborts the process when it
+/// cannot map it) — each asleep once it has counted in.
 fn spawn_threads(idle: &Arc<AtomicU64>, n: u64) -> Batch {
-    let stack = concbench_measure::host::default_thread_stack() as usize;
     let before = idle.load(Ordering::SeqCst);
+    let counter = Arc::as_ptr(idle) as *mut libc::c_void;
     let start = Instant::now();
     let mut stopped = None;
     let mut spawned = 0;
     for _ in 0..n {
-        let counter = idle.clone();
-        let made = std::thread::Builder::new()
-            .stack_size(stack)
-            .spawn(move || {
-                counter.fetch_add(1, Ordering::SeqCst);
-                loop {
-                    std::thread::park();
-                }
-            });
-        match made {
-            Ok(_) => spawned += 1,
-            Err(e) => {
-                stopped = Some(e.to_string());
-                break;
-            }
+        let mut tid: libc::pthread_t = 0;
+        // SAFETY: a null attribute pointer means the defaults; `idle_thread` only reads the
+        // counter, which outlives every thread (see `idle_thread`).
+        let rc = unsafe { libc::pthread_create(&mut tid, std::ptr::null(), idle_thread, counter) };
+        if rc != 0 {
+            stopped = Some(std::io::Error::from_raw_os_error(rc).to_string());
+            break;
         }
+        // SAFETY: `tid` was just created and is neither joined nor detached elsewhere.
+        unsafe { libc::pthread_detach(tid) };
+        spawned += 1;
     }
     wait_count(idle, before + spawned);
     Batch {

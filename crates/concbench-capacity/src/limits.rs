@@ -261,6 +261,10 @@ pub struct Refused {
     pub died: Option<String>,
     /// Memory maps of the holder process when it refused.
     pub maps: Option<u64>,
+    /// Units and memory maps at the last step that succeeded, and the units the failed step
+    /// asked for: where a holder that died had its maps heading.
+    pub last_maps: Option<(u64, u64)>,
+    pub asked: u64,
     /// The cell's `pids.max` and `pids.current`, when it has them.
     pub cell_pids: Option<(u64, u64)>,
     /// Out-of-memory kills in the cell during the model.
@@ -294,14 +298,26 @@ fn stop(
 /// (concbench's margin under a shared limit), a shared limit left without room, the cell's
 /// memory limit, strict overcommit; otherwise the error itself, unexplained.
 pub fn attribute(held: u64, why: &Refused, after: &Readings) -> Stop {
-    let e = why.error.to_ascii_lowercase();
-    if e.contains("java heap space") || e.contains("gc overhead") {
+    let mut s = attribute_to_limit(held, why, after);
+    if let (Some(died), false) = (&why.died, s.kind == StopKind::Failed) {
+        s.detail = format!("{} (the holder died: {died})", s.detail);
+    }
+    s
+}
+
+fn attribute_to_limit(held: u64, why: &Refused, after: &Readings) -> Stop {
+    let words = format!("{} {}", why.error, why.died.as_deref().unwrap_or_default());
+    let e = words.to_ascii_lowercase();
+    let heap = e.contains("java heap space")
+        || e.contains("gc overhead")
+        || (e.contains("outofmemoryerror") && !e.contains("native thread"));
+    if heap {
         return stop(
             StopKind::Reached,
             "the Java heap",
             why.heap_mib.map(|m| format!("{m:.0} MiB")),
             Some("-Xmx (the JVM's default: a quarter of the memory it sees)"),
-            format!("{}: the heap was full at {held} units", why.error),
+            format!("{}: the heap was full at {held} units", why.error.trim()),
         );
     }
     if let (Some(maps), Some(max)) = (why.maps, after.max_map_count) {
@@ -319,7 +335,26 @@ pub fn attribute(held: u64, why: &Refused, after: &Readings) -> Stop {
             );
         }
     }
-    if let (Some((max, current)), Some(room)) = (why.cell_pids, &why.task_room) {
+    if let (Some((units, maps)), Some(max), Some(_)) =
+        (why.last_maps, after.max_map_count, &why.died)
+    {
+        let per_unit = maps as f64 / units.max(1) as f64;
+        if units > 0 && maps as f64 + per_unit * why.asked as f64 >= max as f64 {
+            return stop(
+                StopKind::Reached,
+                "vm.max_map_count",
+                Some(max.to_string()),
+                Some("/proc/sys/vm/max_map_count"),
+                format!(
+                    "the holder died in a step that needed more memory maps than {max}: it had \
+                     {maps} at {units} units, {per_unit:.1} a unit, and the step asked for {} more \
+                     units",
+                    why.asked
+                ),
+            );
+        }
+    }
+    if let (Some((max, current)), Some(room), None) = (why.cell_pids, &why.task_room, &why.died) {
         if current + 2 >= max {
             return stop(
                 StopKind::Margin,
@@ -523,6 +558,53 @@ mod tests {
         let s = attribute(10, &why, &vm());
         assert_eq!(s.kind, StopKind::Failed);
         assert!(s.detail.contains("Operation not permitted"));
+    }
+
+    #[test]
+    fn a_holder_that_died_heading_past_max_map_count_is_said_to_have_reached_it() {
+        let why = Refused {
+            died: Some("it closed its output (signal: 6 (SIGABRT))".into()),
+            last_maps: Some((8192, 33_000)),
+            asked: 8192,
+            ..Refused::default()
+        };
+        let s = attribute(8192, &why, &vm());
+        assert_eq!(
+            (s.kind, s.limit.as_str()),
+            (StopKind::Reached, "vm.max_map_count")
+        );
+        assert!(s.detail.contains("4.0 a unit"), "{}", s.detail);
+        assert!(
+            s.detail.contains("the holder died: it closed its output"),
+            "{}",
+            s.detail
+        );
+        // A died holder's cell count says nothing: no margin is claimed from it.
+        let why = Refused {
+            died: Some("it closed its output (exit status: 134)".into()),
+            cell_pids: Some((100, 99)),
+            task_room: task_room(&vm()),
+            ..Refused::default()
+        };
+        assert_eq!(attribute(50, &why, &vm()).kind, StopKind::Failed);
+    }
+
+    #[test]
+    fn a_jvm_that_died_of_its_heap_names_the_heap() {
+        let why = Refused {
+            died: Some(
+                "its stderr ends with: Exception: java.lang.OutOfMemoryError thrown from the \
+                 UncaughtExceptionHandler in thread \"main\""
+                    .into(),
+            ),
+            heap_mib: Some(1800.0),
+            ..Refused::default()
+        };
+        let s = attribute(3_145_728, &why, &vm());
+        assert_eq!(
+            (s.kind, s.limit.as_str()),
+            (StopKind::Reached, "the Java heap")
+        );
     }
 
     #[test]

@@ -84,9 +84,8 @@ impl Model {
         match self {
             Model::Process => "a forked process asleep in pause()".into(),
             Model::Thread => format!(
-                "an OS thread parked on a futex, {} KiB stack reserved (the pthread default, \
-                 RLIMIT_STACK)",
-                stack_kib
+                "an OS thread asleep in pause(), pthread's default attributes: {stack_kib} KiB \
+                 stack reserved (RLIMIT_STACK) and a guard page"
             ),
             Model::Coroutine => format!(
                 "a stackful coroutine (corosensei) suspended at its first yield, on a {} KiB \
@@ -139,6 +138,16 @@ impl Model {
     }
 }
 
+/// Flags a holder's runtime starts with: the JVM's own warnings ("Failed to start thread ... -
+/// pthread_create failed (EAGAIN)", which a thread limit makes it print) go to stderr, not to
+/// the protocol's stdout, where unified logging writes them by default.
+pub fn runtime_flags(runtime: Runtime) -> &'static [&'static str] {
+    match runtime {
+        Runtime::Java => &["-Xlog:disable", "-Xlog:all=warning:stderr"],
+        _ => &[],
+    }
+}
+
 /// A probe's holder, built (first use) and ready to start.
 fn probe(
     runtime: Runtime,
@@ -148,7 +157,7 @@ fn probe(
 ) -> Result<Holder, String> {
     let tc = discover(runtime, search).map_err(|why| format!("{} probe: {why}", runtime.name()))?;
     check_version(&tc, &args)?;
-    let built = build::prepare(&build::Recipe::plain(&tc), &[], say)
+    let built = build::prepare(&build::Recipe::plain(&tc), runtime_flags(runtime), say)
         .map_err(|e| format!("{} probe: {e:#}", runtime.name()))?;
     Ok(Holder {
         launch: built.launch,

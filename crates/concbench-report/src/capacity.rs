@@ -43,7 +43,15 @@ pub fn stop_cell(m: &ModelCapacity) -> String {
         StopKind::Margin => format!("{}{value} (a margin kept free)", s.limit),
         StopKind::Budget => format!("{}{value}", s.limit),
         StopKind::Cap => format!("--max-units{value}"),
-        StopKind::Failed => format!("an error: {}", s.detail),
+        StopKind::Failed => {
+            let first: String = s.detail.chars().take(60).collect();
+            let cut = if s.detail.chars().count() > 60 {
+                "…"
+            } else {
+                ""
+            };
+            format!("an error: {first}{cut}")
+        }
         StopKind::Interrupted => "Ctrl-C".into(),
     }
 }
