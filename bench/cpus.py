@@ -82,6 +82,7 @@ def side_by_side(paths):
                        ("throttled_s", "held back (s)")]:
         row(f"  {label}", [fmt((d.get("container", {}).get("throttling") or {}).get(key)) for d in docs])
     print("\nServers (median req/s across rounds; p99 µs):")
+    skipped = set()
     keys = []
     for d in docs:
         for r in d["results"]:
@@ -96,11 +97,19 @@ def side_by_side(paths):
         for d in docs:
             r = next((x for x in d["results"] if x["id"] == rid and json.dumps(x["params"], sort_keys=True) == params), None)
             if r is None:
-                vals.append("-")
+                # A skipped variant's params lack what a run records (the CPU pair's class).
+                why = next((s["reason"] for s in d.get("skipped", []) if s["id"] == rid
+                            and all(s.get("params", {}).get(k) == p.get(k)
+                                    for k in ("design", "placement"))), None)
+                vals.append("skipped" if why else "-")
+                if why:
+                    skipped.add(why)
             else:
                 p99 = r["counters"].get("latency_p99_us")
                 vals.append(f"{fmt(r['median'])} / {fmt(p99)}")
         row(label, vals)
+    for why in sorted(skipped):
+        print(f"  skipped: {why}")
     print("\nHand-over (median per operation, ns):")
     keys = []
     for d in docs:

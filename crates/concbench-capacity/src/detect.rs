@@ -130,11 +130,16 @@ pub fn judge(
         );
     }
     if value > allowed {
+        let share = if limit.mode == "quota" {
+            format!("share {allowed:.0} CPU's worth of time and wait out each period's quota")
+        } else {
+            format!("take turns on {allowed:.0} CPU")
+        };
         (
             true,
             format!(
                 "{runtime} sizes for {v} CPUs but may use {allowed:.0}: {what} = {v} under {}; \
-                 its {v} workers share {allowed:.0} CPU's worth of time and queue behind the quota",
+                 its {v} workers {share}",
                 limit.phrase()
             ),
         )
