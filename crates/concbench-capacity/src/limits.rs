@@ -277,6 +277,31 @@ pub struct Refused {
     pub task_room: Option<TaskRoom>,
 }
 
+/// Why `vm.max_map_count` stopped the holder, when it did: it had (nearly) every map it may
+/// have when creation failed, or it died in a step that, at its maps per unit so far, needed
+/// more than that.
+fn maps_exhausted(why: &Refused, max: Option<u64>) -> Option<String> {
+    let max = max?;
+    if let Some(maps) = why.maps.filter(|m| m + 8 >= max) {
+        return Some(format!(
+            "the holder had {maps} memory maps of {max} when creation failed ({}): each unit's \
+             stack and guard page take two",
+            why.error
+        ));
+    }
+    let (units, maps) = why
+        .last_maps
+        .filter(|(u, _)| *u > 0 && why.died.is_some())?;
+    let per_unit = maps as f64 / units as f64;
+    (maps as f64 + per_unit * why.asked as f64 >= max as f64).then(|| {
+        format!(
+            "the holder died in a step that needed more memory maps than {max}: it had {maps} at \
+             {units} units, {per_unit:.1} a unit, and the step asked for {} more units",
+            why.asked
+        )
+    })
+}
+
 fn stop(
     kind: StopKind,
     limit: &str,
@@ -320,39 +345,15 @@ fn attribute_to_limit(held: u64, why: &Refused, after: &Readings) -> Stop {
             format!("{}: the heap was full at {held} units", why.error.trim()),
         );
     }
-    if let (Some(maps), Some(max)) = (why.maps, after.max_map_count) {
-        if maps + 8 >= max {
-            return stop(
-                StopKind::Reached,
-                "vm.max_map_count",
-                Some(max.to_string()),
-                Some("/proc/sys/vm/max_map_count"),
-                format!(
-                    "the holder had {maps} memory maps of {max} when creation failed ({}): each \
-                     unit's stack and guard page take two",
-                    why.error
-                ),
-            );
-        }
-    }
-    if let (Some((units, maps)), Some(max), Some(_)) =
-        (why.last_maps, after.max_map_count, &why.died)
-    {
-        let per_unit = maps as f64 / units.max(1) as f64;
-        if units > 0 && maps as f64 + per_unit * why.asked as f64 >= max as f64 {
-            return stop(
-                StopKind::Reached,
-                "vm.max_map_count",
-                Some(max.to_string()),
-                Some("/proc/sys/vm/max_map_count"),
-                format!(
-                    "the holder died in a step that needed more memory maps than {max}: it had \
-                     {maps} at {units} units, {per_unit:.1} a unit, and the step asked for {} more \
-                     units",
-                    why.asked
-                ),
-            );
-        }
+    if let Some(detail) = maps_exhausted(why, after.max_map_count) {
+        let max = after.max_map_count.unwrap_or_default();
+        return stop(
+            StopKind::Reached,
+            "vm.max_map_count",
+            Some(max.to_string()),
+            Some("/proc/sys/vm/max_map_count"),
+            detail,
+        );
     }
     if let (Some((max, current)), Some(room), None) = (why.cell_pids, &why.task_room, &why.died) {
         if current + 2 >= max {
@@ -431,6 +432,10 @@ fn attribute_to_limit(held: u64, why: &Refused, after: &Readings) -> Stop {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn assert_stop(s: &Stop, kind: StopKind, limit: &str) {
+        assert_eq!((s.kind, s.limit.as_str()), (kind, limit), "{}", s.detail);
+    }
 
     /// This development VM's numbers.
     fn vm() -> Readings {
@@ -515,31 +520,42 @@ mod tests {
     }
 
     #[test]
-    fn a_coroutine_refused_near_max_map_count_reached_it() {
-        let why = Refused {
-            error: "Cannot allocate memory (os error 12)".into(),
-            maps: Some(65_526),
-            ..Refused::default()
-        };
-        let s = attribute(32_700, &why, &vm());
-        assert_eq!(
-            (s.kind, s.limit.as_str()),
-            (StopKind::Reached, "vm.max_map_count")
-        );
-    }
-
-    #[test]
-    fn a_full_java_heap_names_the_heap() {
-        let why = Refused {
-            error: "OutOfMemoryError: Java heap space".into(),
-            heap_mib: Some(1536.0),
-            ..Refused::default()
-        };
-        let s = attribute(1_000_000, &why, &vm());
-        assert_eq!(
-            (s.kind, s.value.as_deref()),
-            (StopKind::Reached, Some("1536 MiB"))
-        );
+    fn the_holders_own_limits_are_reached_by_what_it_says_or_holds() {
+        let cases = [
+            // A coroutine's stack and guard page: two maps each.
+            (
+                Refused {
+                    error: "Cannot allocate memory (os error 12)".into(),
+                    maps: Some(65_526),
+                    ..Refused::default()
+                },
+                "vm.max_map_count",
+            ),
+            (
+                Refused {
+                    error: "OutOfMemoryError: Java heap space".into(),
+                    heap_mib: Some(1536.0),
+                    ..Refused::default()
+                },
+                "the Java heap",
+            ),
+            // A JVM that could not even answer.
+            (
+                Refused {
+                    died: Some(
+                        "its stderr ends with: Exception: java.lang.OutOfMemoryError thrown \
+                         from the UncaughtExceptionHandler in thread \"main\""
+                            .into(),
+                    ),
+                    heap_mib: Some(1800.0),
+                    ..Refused::default()
+                },
+                "the Java heap",
+            ),
+        ];
+        for (why, limit) in cases {
+            assert_stop(&attribute(32_700, &why, &vm()), StopKind::Reached, limit);
+        }
     }
 
     #[test]
@@ -569,10 +585,7 @@ mod tests {
             ..Refused::default()
         };
         let s = attribute(8192, &why, &vm());
-        assert_eq!(
-            (s.kind, s.limit.as_str()),
-            (StopKind::Reached, "vm.max_map_count")
-        );
+        assert_stop(&s, StopKind::Reached, "vm.max_map_count");
         assert!(s.detail.contains("4.0 a unit"), "{}", s.detail);
         assert!(
             s.detail.contains("the holder died: it closed its output"),
@@ -590,24 +603,6 @@ mod tests {
     }
 
     #[test]
-    fn a_jvm_that_died_of_its_heap_names_the_heap() {
-        let why = Refused {
-            died: Some(
-                "its stderr ends with: Exception: java.lang.OutOfMemoryError thrown from the \
-                 UncaughtExceptionHandler in thread \"main\""
-                    .into(),
-            ),
-            heap_mib: Some(1800.0),
-            ..Refused::default()
-        };
-        let s = attribute(3_145_728, &why, &vm());
-        assert_eq!(
-            (s.kind, s.limit.as_str()),
-            (StopKind::Reached, "the Java heap")
-        );
-    }
-
-    #[test]
     fn a_shared_limit_with_no_room_left_is_reached() {
         let mut r = vm();
         r.system_tasks = Some(32_767);
@@ -615,10 +610,10 @@ mod tests {
             error: "Resource temporarily unavailable (os error 11)".into(),
             ..Refused::default()
         };
-        let s = attribute(31_000, &why, &r);
-        assert_eq!(
-            (s.kind, s.limit.as_str()),
-            (StopKind::Reached, "kernel.pid_max 32768")
+        assert_stop(
+            &attribute(31_000, &why, &r),
+            StopKind::Reached,
+            "kernel.pid_max 32768",
         );
     }
 }
