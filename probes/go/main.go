@@ -9,6 +9,10 @@
 //	memory          N goroutines blocked on a channel: bytes per goroutine, by Go's accounting
 //	serve           start a net/http server and answer its port (serve.go, compiled only into
 //	                the server build so the other experiments' build stays small)
+//	hold            N more goroutines blocked on a channel, kept until the probe exits
+//	                (concbench capacity): time per goroutine until it blocks; metrics created, held
+//	detect          what the runtime sized itself for: GOMAXPROCS (quota-aware since Go 1.25),
+//	                NumCPU (the affinity mask), in metrics
 //
 // Every request may carry args.gomaxprocs; the runtime's setting is restored afterwards.
 package main
@@ -84,10 +88,49 @@ var experiments = map[string]experiment{
 	"pingpong":        ignoreArgs(func(n int64) (result, error) { return pingpong(n, false) }),
 	"pingpong_locked": ignoreArgs(func(n int64) (result, error) { return pingpong(n, true) }),
 	"memory":          ignoreArgs(memory),
+	"hold":            ignoreArgs(hold),
+	"detect":          ignoreArgs(detect),
 }
 
 // names lists the experiments in the greeting, in this order (serve.go adds "serve").
-var names = []string{"create", "pingpong", "pingpong_locked", "memory"}
+var names = []string{"create", "pingpong", "pingpong_locked", "memory", "hold", "detect"}
+
+// held counts the goroutines hold keeps blocked on holdForever, which is never closed: they end
+// with the probe.
+var (
+	held        int64
+	holdForever = make(chan struct{})
+)
+
+// hold: n more goroutines, each blocked on holdForever once it has counted in. The time is until
+// every new one is blocked. A goroutine that cannot be created ends the whole program (the Go
+// runtime has no error for it), which the harness reads as the probe's exit.
+func hold(n int64) (result, error) {
+	var started sync.WaitGroup
+	started.Add(int(n))
+	start := time.Now()
+	for i := int64(0); i < n; i++ {
+		go func() {
+			started.Done()
+			<-holdForever
+		}()
+	}
+	started.Wait()
+	elapsed := time.Since(start)
+	held += n
+	return result{elapsed: elapsed, ops: n, metrics: map[string]float64{
+		"created": float64(n), "held": float64(held),
+	}}, nil
+}
+
+// detect: what the runtime sized itself for. GOMAXPROCS(0) reads without changing it.
+func detect(int64) (result, error) {
+	start := time.Now()
+	procs := runtime.GOMAXPROCS(0)
+	return result{elapsed: time.Since(start), ops: 1, metrics: map[string]float64{
+		"gomaxprocs": float64(procs), "num_cpu": float64(runtime.NumCPU()),
+	}}, nil
+}
 
 func create(n int64) (result, error) {
 	var wg sync.WaitGroup

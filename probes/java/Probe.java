@@ -12,6 +12,11 @@
 //             ("threads"); one op = the whole configuration
 //   serve     start an HTTP server and answer its port (seed S2): args.server "virtual-threads"
 //             (VirtualServe.java) or "netty" (NettyServe.java, built only with Netty's jars)
+//   hold      N more threads parked for good, kept until the probe exits (concbench capacity):
+//             time per thread until it is parked; metrics created, held; "stopped" says why
+//             creation stopped short (OutOfMemoryError: unable to create native thread, heap)
+//   detect    what the JVM sized itself for: availableProcessors() (container-aware), the
+//             common pool's parallelism, the heap it chose and the memory it sees, in metrics
 //
 // args.thread_kind = "platform" | "virtual" chooses the kind of every thread an experiment makes.
 
@@ -256,6 +261,69 @@ public final class Probe {
         }
     }
 
+    // ---- hold: units kept idle until the probe exits (concbench capacity)
+
+    static final java.util.concurrent.atomic.AtomicLong IDLE = new java.util.concurrent.atomic.AtomicLong();
+    /** Every held thread, so none is unreachable (a parked virtual thread nobody references may
+     *  be collected). */
+    static final List<Thread> HELD = new ArrayList<>();
+    /** Why the last hold stopped short, for its answer. */
+    static String stopped;
+    /** Heap given back when a hold runs out of it, so that its answer can still be written. */
+    static byte[] reserve = new byte[16 << 20];
+
+    static Result hold(long n, ThreadFactory f) {
+        Runnable idle = () -> {
+            IDLE.incrementAndGet();
+            while (true) LockSupport.park();
+        };
+        long before = IDLE.get(), created = 0;
+        stopped = null;
+        long start = System.nanoTime();
+        try {
+            for (; created < n; created++) {
+                Thread t = f.newThread(idle);
+                t.start();
+                HELD.add(t);
+            }
+        } catch (OutOfMemoryError | RuntimeException e) {
+            reserve = null;
+            stopped = e.getClass().getSimpleName() + ": " + e.getMessage();
+        }
+        // Until every started thread is parked; one that failed before counting in never will, so
+        // give up after five seconds without progress.
+        long target = before + created, last = IDLE.get(), quiet = System.nanoTime();
+        while (IDLE.get() < target) {
+            LockSupport.parkNanos(100_000);
+            long now = IDLE.get();
+            if (now != last) {
+                last = now;
+                quiet = System.nanoTime();
+            } else if (System.nanoTime() - quiet > 5_000_000_000L) {
+                if (stopped == null) stopped = (target - now) + " started threads never reached park";
+                break;
+            }
+        }
+        long elapsed = System.nanoTime() - start, idleNow = IDLE.get() - before;
+        Map<String, Double> metrics = new LinkedHashMap<>();
+        metrics.put("created", (double) idleNow);
+        metrics.put("held", (double) IDLE.get());
+        return new Result(elapsed, Math.max(idleNow, 1), null, metrics, null);
+    }
+
+    static Result detect() {
+        long start = System.nanoTime();
+        Runtime rt = Runtime.getRuntime();
+        Map<String, Double> metrics = new LinkedHashMap<>();
+        metrics.put("available_processors", (double) rt.availableProcessors());
+        metrics.put("common_pool_parallelism", (double) java.util.concurrent.ForkJoinPool.getCommonPoolParallelism());
+        metrics.put("max_heap_mib", rt.maxMemory() / 1048576.0);
+        if (ManagementFactory.getOperatingSystemMXBean() instanceof com.sun.management.OperatingSystemMXBean os) {
+            metrics.put("memory_seen_mib", os.getTotalMemorySize() / 1048576.0);
+        }
+        return new Result(System.nanoTime() - start, 1, null, metrics, null);
+    }
+
     // ---- read: seed S4's reader, one byte per read() call behind BufferedInputStream's default
     // 8 KiB buffer. The harness made the files and dropped their cached pages before the request.
 
@@ -365,6 +433,8 @@ public final class Probe {
             case "memory": return memory(n, f);
             case "read": return read(args);
             case "serve": return serve(args);
+            case "hold": return hold(n, f);
+            case "detect": return detect();
             default: throw new IllegalArgumentException("unknown experiment '" + id + "'");
         }
     }
@@ -407,6 +477,10 @@ public final class Probe {
         s.append(",\"ns_per_op\":").append((double) r.elapsedNs() / r.ops()).append(",\"ops\":").append(r.ops());
         if (r.port() != 0) s.append(",\"port\":").append(r.port());
         if (r.value() != null) s.append(",\"value\":").append(r.value());
+        if (stopped != null) {
+            s.append(",\"stopped\":").append(Json.quote(stopped));
+            stopped = null;
+        }
         s.append(",\"usage\":{");
         String sep = "";
         for (int i = 0; i < USAGE_KEYS.length; i++) {
@@ -445,7 +519,7 @@ public final class Probe {
         // The protocol channel: the real stdout, written with explicit flushes.
         PrintStream out = new PrintStream(new FileOutputStream(java.io.FileDescriptor.out), false, StandardCharsets.UTF_8);
         out.println("{\"v\":" + PROTOCOL + ",\"hello\":\"concbench-probe\",\"runtime\":\"java\",\"version\":"
-                + Json.quote(version()) + ",\"experiments\":[\"create\",\"pingpong\",\"print\",\"memory\",\"read\",\"serve\"]}");
+                + Json.quote(version()) + ",\"experiments\":[\"create\",\"pingpong\",\"print\",\"memory\",\"read\",\"serve\",\"hold\",\"detect\"]}");
         out.flush();
         java.io.BufferedReader in = new java.io.BufferedReader(new java.io.InputStreamReader(System.in, StandardCharsets.UTF_8));
         for (String line; (line = in.readLine()) != null; ) { // EOF: the harness is done with us

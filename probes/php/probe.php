@@ -10,6 +10,12 @@
 //          closes stdin. args.blocking_ms is the blocking call per request (0: none; scenario B:
 //          10), a Fiber suspension until a timer, the way Swoole's coroutine sleep yields.
 //
+//   hold   args-free: N more Fibers, each suspended at its first Fiber::suspend(), kept until the
+//          probe exits (concbench capacity): time per Fiber until it is suspended; metrics
+//          created, held; "stopped" says why creation stopped short (a stack it could not map)
+//   detect what PHP would size a pool from: swoole_cpu_num() when Swoole is loaded (sysconf's
+//          online CPUs), in metrics
+//
 // Standard PHP 8.1+ CLI only (Fibers, pcntl, posix: all in Debian's php-cli).
 
 const PROTOCOL = 1;
@@ -226,7 +232,48 @@ function serve(array $args, array &$workers): int
     return $port;
 }
 
-function handle(string $line, array &$workers): void
+/** Fibers held suspended until the probe exits. */
+$held = [];
+
+/** n more Fibers, each started and suspended; the time until the last is suspended. */
+function hold(int $n, array &$held): array
+{
+    if (PHP_VERSION_ID < 80100) {
+        return ['ok' => false, 'error' => 'Fibers need PHP 8.1 or later; this is ' . PHP_VERSION];
+    }
+    $stopped = null;
+    $created = 0;
+    $t0 = hrtime(true);
+    try {
+        for (; $created < $n; $created++) {
+            $f = new Fiber(function (): void {
+                Fiber::suspend();
+            });
+            $f->start();
+            $held[] = $f;
+        }
+    } catch (Throwable $e) {
+        $stopped = get_class($e) . ': ' . $e->getMessage();
+    }
+    $a = ['ok' => true, 'ns_per_op' => (hrtime(true) - $t0) / max($created, 1), 'ops' => max($created, 1),
+        'metrics' => ['created' => $created, 'held' => count($held)]];
+    if ($stopped !== null) {
+        $a['stopped'] = $stopped;
+    }
+    return $a;
+}
+
+function detect(): array
+{
+    $t0 = hrtime(true);
+    $metrics = [];
+    if (function_exists('swoole_cpu_num')) {
+        $metrics['swoole_cpu_num'] = swoole_cpu_num();
+    }
+    return ['ok' => true, 'ns_per_op' => hrtime(true) - $t0, 'ops' => 1, 'metrics' => (object) $metrics];
+}
+
+function handle(string $line, array &$workers, array &$held): void
 {
     $req = json_decode($line, true);
     if (!is_array($req)) {
@@ -237,8 +284,18 @@ function handle(string $line, array &$workers): void
         fail('protocol version not supported (this probe speaks ' . PROTOCOL . ')');
         return;
     }
-    if (($req['id'] ?? null) !== 'serve') {
-        fail("unknown experiment '" . ($req['id'] ?? '') . "'");
+    $id = $req['id'] ?? null;
+    $n = $req['iterations'] ?? null;
+    if ($id === 'hold' && is_int($n) && $n >= 1) {
+        answer(hold($n, $held));
+        return;
+    }
+    if ($id === 'detect') {
+        answer(detect());
+        return;
+    }
+    if ($id !== 'serve') {
+        fail("unknown experiment '" . ($id ?? '') . "' or iterations < 1");
         return;
     }
     try {
@@ -252,9 +309,10 @@ function handle(string $line, array &$workers): void
 
 $workers = [];
 answer(['hello' => 'concbench-probe', 'runtime' => 'php',
-    'version' => 'PHP ' . PHP_VERSION . ' (' . PHP_SAPI . ', Fibers over stream_select)', 'experiments' => ['serve']]);
+    'version' => 'PHP ' . PHP_VERSION . ' (' . PHP_SAPI . ', Fibers over stream_select)',
+    'experiments' => ['serve', 'hold', 'detect']]);
 while (($line = fgets(STDIN)) !== false) {
-    handle($line, $workers);
+    handle($line, $workers, $held);
 }
 // End of input: the harness is done with us; end the workers and reap them.
 foreach ($workers as $pid) {

@@ -8,6 +8,9 @@
     cpu       a CPU-bound job split over args.workers threads or processes (args.model): one op is
               one chunk of pure-Python arithmetic. With the GIL, two threads take as long as one;
               two processes take half.
+    detect    what the interpreter sizes pools from: os.cpu_count() (every online CPU, whatever
+              the quota), the affinity mask, os.process_cpu_count() (3.13+), and the worker counts
+              ThreadPoolExecutor and ProcessPoolExecutor pick by default, in metrics
 
 Process partners are forked (the 'fork' start method, stated explicitly because Python 3.14
 changed the default) and ask the kernel to kill them if the probe dies.
@@ -248,7 +251,22 @@ def cpu(n, args):
     return run(shares), n, {}
 
 
-EXPERIMENTS = {"create": create, "pingpong": pingpong, "cpu": cpu}
+def detect(_n, _args):
+    import concurrent.futures as futures
+
+    start = time.perf_counter_ns()
+    metrics = {"cpu_count": os.cpu_count() or 0, "affinity_cpus": len(os.sched_getaffinity(0))}
+    if hasattr(os, "process_cpu_count"):
+        metrics["process_cpu_count"] = os.process_cpu_count() or 0
+    with futures.ThreadPoolExecutor() as pool:
+        metrics["thread_pool_workers"] = pool._max_workers
+    # No worker process starts until a task is submitted.
+    with futures.ProcessPoolExecutor(mp_context=FORK) as pool:
+        metrics["process_pool_workers"] = pool._max_workers
+    return time.perf_counter_ns() - start, 1, metrics
+
+
+EXPERIMENTS = {"create": create, "pingpong": pingpong, "cpu": cpu, "detect": detect}
 
 
 # ---- protocol

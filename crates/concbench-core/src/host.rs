@@ -60,6 +60,21 @@ pub struct Host {
 }
 
 impl Host {
+    /// The CPU limit the run was under, when there was one: "a quota of 1.00 CPUs", "1 of 2
+    /// CPUs allowed" (a cpuset or affinity mask), or both. Runs under different limits measure
+    /// different machines: they are never pooled, and a fleet shows them apart.
+    pub fn cpu_limit(&self) -> Option<String> {
+        let mut parts = Vec::new();
+        if let Some(q) = self.cpu_quota.filter(|q| *q < self.logical_cpus as f64) {
+            parts.push(format!("a quota of {q:.2} CPUs"));
+        }
+        let allowed = self.cpus_allowed.len();
+        if allowed > 0 && allowed < self.logical_cpus {
+            parts.push(format!("{allowed} of {} CPUs allowed", self.logical_cpus));
+        }
+        (!parts.is_empty()).then(|| parts.join(", "))
+    }
+
     /// The confounders worth a warning on every result, as sentences that say what to do.
     pub fn confounder_warnings(&self) -> Vec<String> {
         // No warning from the load average: it is a one-minute mean that still says "busy" a

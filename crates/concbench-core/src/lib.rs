@@ -5,6 +5,8 @@
 //! Experiments implement [`Experiment`]; the harness (in `concbench-measure`) drives them and
 //! produces [`ResultEntry`] values collected into a [`ResultDoc`].
 
+pub mod capacity;
+pub mod container;
 pub mod context;
 pub mod error;
 pub mod experiment;

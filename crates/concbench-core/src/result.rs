@@ -58,6 +58,12 @@ pub struct ResultDoc {
     /// `run --alone`, without a history, or in documents from before it).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub history: Option<crate::pooled::History>,
+    /// What `concbench capacity` found: units per model and the limit that stopped each.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub capacity: Option<crate::capacity::Capacity>,
+    /// The CPU limit the run was under (`--cpus`), what each runtime detected, the throttling.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub container: Option<crate::container::Container>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -478,6 +484,8 @@ impl ResultDoc {
             warnings: Vec::new(),
             interrupted: false,
             history: None,
+            capacity: None,
+            container: None,
         }
     }
 

@@ -21,7 +21,7 @@ fn read_u64(path: &str) -> Option<u64> {
 }
 
 /// Tasks in the whole system (the second number of /proc/loadavg's "running/total").
-fn system_tasks() -> Option<u64> {
+pub fn system_tasks() -> Option<u64> {
     let text = fs::read_to_string("/proc/loadavg").ok()?;
     text.split_whitespace()
         .nth(3)?
@@ -32,7 +32,7 @@ fn system_tasks() -> Option<u64> {
 }
 
 /// Tasks (threads) owned by this real uid: what RLIMIT_NPROC counts.
-fn own_user_tasks() -> Option<u64> {
+pub fn own_user_tasks() -> Option<u64> {
     // SAFETY: getuid has no preconditions.
     let uid = unsafe { libc::getuid() };
     let mut n = 0;
@@ -46,13 +46,11 @@ fn own_user_tasks() -> Option<u64> {
     Some(n)
 }
 
-/// The cgroup v2 pids controller's limit and current count for this process, when set.
-fn cgroup_pids() -> Option<(u64, u64)> {
-    let cg = fs::read_to_string("/proc/self/cgroup").ok()?;
-    let path = cg.lines().find_map(|l| l.strip_prefix("0::"))?;
-    let dir = format!("/sys/fs/cgroup{path}");
-    let max = read_u64(&format!("{dir}/pids.max"))?;
-    Some((max, read_u64(&format!("{dir}/pids.current"))?))
+/// The tightest `pids.max` over this process's groups (v1 or v2), with its count and where it
+/// is set.
+fn cgroup_pids() -> Option<(u64, u64, std::path::PathBuf)> {
+    let found = crate::cgroup::limits::pids(&crate::cgroup::Hierarchy::live())?;
+    Some((found.value.max, found.value.current, found.at))
 }
 
 /// Every task limit that applies, with what it still allows.
@@ -79,9 +77,9 @@ pub fn task_headroom(host: &Host) -> Vec<Headroom> {
             free: max.saturating_sub(used),
         });
     }
-    if let Some((max, used)) = cgroup_pids() {
+    if let Some((max, used, at)) = cgroup_pids() {
         out.push(Headroom {
-            limit: format!("the cgroup's pids.max of {max}"),
+            limit: format!("the cgroup's pids.max of {max} ({})", at.display()),
             free: max.saturating_sub(used),
         });
     }

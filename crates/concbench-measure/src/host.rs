@@ -189,19 +189,14 @@ fn mitigations() -> BTreeMap<String, String> {
     out
 }
 
-/// The cgroup v2 CPU quota of this process, in CPUs, when one is set.
+/// The CPU quota of this process's control groups (v1 or v2, its own or an ancestor's), in
+/// CPUs, when one is set.
 fn cgroup_cpu_quota() -> Option<f64> {
-    let cg = fs::read_to_string("/proc/self/cgroup").ok()?;
-    let path = cg.lines().find_map(|l| l.strip_prefix("0::"))?;
-    let max = read_trim(&format!("/sys/fs/cgroup{path}/cpu.max"))?;
-    let (quota, period) = max.split_once(' ')?;
-    if quota == "max" {
-        return None;
-    }
-    Some(quota.parse::<f64>().ok()? / period.parse::<f64>().ok()?)
+    crate::cgroup::limits::cpu_quota(&crate::cgroup::Hierarchy::live()).map(|q| q.value.cpus())
 }
 
-fn soft_limit(resource: libc::__rlimit_resource_t) -> Option<u64> {
+/// A resource limit's soft value (`None`: unlimited or unreadable).
+pub fn soft_limit(resource: libc::__rlimit_resource_t) -> Option<u64> {
     let mut r = libc::rlimit {
         rlim_cur: 0,
         rlim_max: 0,

@@ -11,6 +11,8 @@
 //!   figures, for `concbench check`.
 //! * [`host`] collects the machine's facts and confounders; [`machine_id`] its stable id.
 //! * [`memory`] reads what a process tree holds (PSS, RSS, commit charge) from `/proc`.
+//! * [`cgroup`] reads this process's control groups (v1 and v2) and the limits they set, and
+//!   makes the cells `run --cpus` and `capacity` run in.
 //! * [`headroom`] says how many more tasks, maps and KiB the limits allow, before big batches.
 //! * [`isolate`] runs each variant in a fresh worker process, so no experiment inherits another's
 //!   threads, heap or children, and a crash is a recorded failure instead of the end of the run.
@@ -22,6 +24,7 @@
 
 pub mod awake;
 pub mod calibrate;
+pub mod cgroup;
 pub mod clock;
 pub mod cpus;
 #[cfg(test)]

@@ -129,6 +129,12 @@ pub fn own_pid() -> i32 {
     std::process::id() as i32
 }
 
+/// The kernel stacks of every task on the machine, KiB (`/proc/meminfo` KernelStack).
+pub fn kernel_stack_kib() -> Option<f64> {
+    let m = procfs::Meminfo::current().ok()?;
+    Some(m.kernel_stack? as f64 / 1024.0)
+}
+
 /// Memory the kernel holds for tasks system-wide, KiB: kernel stacks plus page tables
 /// (`/proc/meminfo` KernelStack + PageTables). PSS cannot see it; it is system-wide, so other
 /// programs starting or ending tasks during a sample add noise.

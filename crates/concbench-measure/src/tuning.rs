@@ -522,54 +522,58 @@ fn hypervisor_setting(virt: Option<String>) -> Setting {
     }
 }
 
-/// The cgroup v2 directory of the reading process, relative to the root.
-fn own_cgroup(root: &Root) -> Option<String> {
-    let cg = root.read("proc/self/cgroup")?;
-    let path = cg.lines().find_map(|l| l.strip_prefix("0::"))?;
-    Some(format!("sys/fs/cgroup{}", path.trim_end_matches('/')))
-}
-
 fn cpu_quota(root: &Root) -> Setting {
+    use crate::cgroup::{limits, Controller, Hierarchy, Version};
     let why = "a CPU quota throttles the whole group for the rest of a period once it is used up, so a sample that crosses the limit stalls for milliseconds";
-    let Some(dir) = own_cgroup(root) else {
-        return Setting::new("cgroup.cpu", "no cgroup v2", Effect::Unknown).why(why);
+    let h = Hierarchy::detect(root);
+    let Some(place) = h.place(Controller::Cpu) else {
+        return Setting::new("cgroup.cpu", "no cpu controller", Effect::Unknown).why(why);
     };
-    match root.read(&format!("{dir}/cpu.max")) {
-        Some(v) if v.starts_with("max") => {
-            Setting::new("cgroup.cpu", "no quota", Effect::Fine).why(why)
+    let Some(q) = limits::cpu_quota(&h) else {
+        return Setting::new("cgroup.cpu", "no quota", Effect::Fine).why(why);
+    };
+    let how = match place.version {
+        Version::V1 => {
+            "run outside the limited group, or raise cpu.cfs_quota_us (systemd: CPUQuota=)"
         }
-        Some(v) => {
-            let cpus = v
-                .split_once(' ')
-                .and_then(|(q, p)| Some(q.parse::<f64>().ok()? / p.parse::<f64>().ok()?));
-            let value = match cpus {
-                Some(c) => format!("{c:.2} CPUs ({v})"),
-                None => v,
-            };
-            Setting::new("cgroup.cpu", value, Effect::Bends)
-                .why(why)
-                .how("run outside the limited group, or raise cpu.max (systemd: CPUQuota=)")
-        }
-        None => Setting::new("cgroup.cpu", "no quota", Effect::Fine).why(why),
-    }
+        Version::V2 => "run outside the limited group, or raise cpu.max (systemd: CPUQuota=)",
+    };
+    Setting::new(
+        "cgroup.cpu",
+        format!(
+            "{:.2} CPUs ({} µs per {} µs, cgroup {}, {})",
+            q.value.cpus(),
+            q.value.quota_us,
+            q.value.period_us,
+            place.version.as_str(),
+            q.at.display()
+        ),
+        Effect::Bends,
+    )
+    .why(why)
+    .how(how)
 }
 
 fn memory_limit(root: &Root) -> Setting {
+    use crate::cgroup::{limits, Controller, Hierarchy};
     let why = "a memory limit bounds how many processes and threads the creation and memory experiments can start before reclaim or the OOM killer";
-    let Some(dir) = own_cgroup(root) else {
-        return Setting::new("cgroup.memory", "no cgroup v2", Effect::Unknown).why(why);
-    };
-    match root.read(&format!("{dir}/memory.max")) {
-        Some(v) if v != "max" => {
-            let mib = v
-                .parse::<u64>()
-                .map(|b| format!("{} MiB", b >> 20))
-                .unwrap_or(v);
-            Setting::new("cgroup.memory", mib, Effect::Limits)
-                .why(why)
-                .how("raise memory.max (systemd: MemoryMax=)")
-        }
-        _ => Setting::new("cgroup.memory", "no limit", Effect::Fine).why(why),
+    let h = Hierarchy::detect(root);
+    if h.place(Controller::Memory).is_none() {
+        return Setting::new("cgroup.memory", "no memory controller", Effect::Unknown).why(why);
+    }
+    match limits::memory_max(&h) {
+        Some(m) => Setting::new(
+            "cgroup.memory",
+            format!("{} MiB", m.value >> 20),
+            Effect::Limits,
+        )
+        .why(why)
+        .how(format!(
+            "raise the limit of {} (v2 memory.max, v1 memory.limit_in_bytes; systemd: \
+                 MemoryMax=)",
+            m.at.display()
+        )),
+        None => Setting::new("cgroup.memory", "no limit", Effect::Fine).why(why),
     }
 }
 

@@ -43,6 +43,20 @@ impl ProbeProcess {
         stderr_path: PathBuf,
         cancel: &CancelToken,
     ) -> Result<Self> {
+        Self::start_in(label, launch, cpus, &[], stderr_path, cancel)
+    }
+
+    /// As [`ProbeProcess::start`], in the control group whose `cgroup.procs` files are
+    /// `cgroup_procs` (joined before the runtime starts, so it sizes itself by the group's
+    /// limits; see `concbench_sys::spawn_tied_in`).
+    pub fn start_in(
+        label: &str,
+        launch: &Launch,
+        cpus: &[usize],
+        cgroup_procs: &[std::ffi::CString],
+        stderr_path: PathBuf,
+        cancel: &CancelToken,
+    ) -> Result<Self> {
         let stderr = std::fs::File::create(&stderr_path)
             .with_context(|| format!("creating {}", stderr_path.display()))?;
         let mut cmd = Command::new(&launch.program);
@@ -55,7 +69,7 @@ impl ProbeProcess {
         if let Some(dir) = &launch.dir {
             cmd.current_dir(dir);
         }
-        let mut child = concbench_sys::spawn_tied(&mut cmd, cpus)
+        let mut child = concbench_sys::spawn_tied_in(&mut cmd, cpus, cgroup_procs)
             .with_context(|| format!("starting {label}"))?;
         let stdin = child.stdin.take();
         let stdout = child.stdout.take().context("the probe's stdout")?;

@@ -76,6 +76,8 @@ pub struct Answer {
     pub metrics: BTreeMap<String, f64>,
     /// Where a server the probe started listens (the `serve` experiment), on loopback.
     pub port: Option<u16>,
+    /// Why a `hold` created fewer units than asked (the runtime's own error), when it did.
+    pub stopped: Option<String>,
 }
 
 #[derive(Deserialize)]
@@ -90,6 +92,7 @@ struct Line {
     #[serde(default)]
     metrics: BTreeMap<String, f64>,
     port: Option<u16>,
+    stopped: Option<String>,
 }
 
 /// The start of `line` for error messages (a garbage line can be long).
@@ -153,6 +156,7 @@ pub fn parse_answer(line: &str) -> Result<Answer> {
         usage: a.usage,
         metrics: a.metrics,
         port: a.port,
+        stopped: a.stopped,
     })
 }
 
@@ -183,6 +187,18 @@ mod tests {
         assert_eq!(a.port, Some(41737));
         assert_eq!(a.ops, 1);
         assert!(parse_answer(r#"{"v":1,"ok":true,"ns_per_op":1,"port":70000}"#).is_err());
+    }
+
+    #[test]
+    fn a_hold_that_stopped_short_says_why() {
+        let a = parse_answer(
+            r#"{"v":1,"ok":true,"ns_per_op":9e4,"ops":10,"metrics":{"created":10,"held":30010},"stopped":"OutOfMemoryError: unable to create native thread"}"#,
+        )
+        .unwrap();
+        assert_eq!(a.metrics["created"], 10.0);
+        assert!(a.stopped.unwrap().contains("native thread"));
+        let plain = parse_answer(r#"{"v":1,"ok":true,"ns_per_op":1}"#).unwrap();
+        assert_eq!(plain.stopped, None);
     }
 
     #[test]

@@ -265,6 +265,23 @@ fn failed_build(root: &Path, located: &Located) -> Option<String> {
     ))
 }
 
+/// The extension as it is now, without building: `Ok(None)` when PHP loads it already,
+/// `Ok(Some(path))` when a build is cached, `Err` saying why there is none yet.
+pub fn cached_extension(located: &Located) -> Result<Option<PathBuf>, String> {
+    let Some(key) = key(located) else {
+        return Ok(None);
+    };
+    let so = cache_root().join(&key).join("swoole.so");
+    if so.is_file() {
+        Ok(Some(so))
+    } else {
+        Err(format!(
+            "swoole is not built yet (a run of its server builds it once into {})",
+            so.display()
+        ))
+    }
+}
+
 /// The extension to load with `-d extension=...` (`None`: PHP loads it already), built now when
 /// it is not cached, telling `say` each step and its time.
 pub fn extension(located: &Located, say: &mut dyn FnMut(&str)) -> Result<Option<PathBuf>> {

@@ -198,6 +198,32 @@ pub fn helper(search: &Search, name: &str, install: &str) -> Result<PathBuf, Str
         .ok_or_else(|| format!("no {name} found ({install})"))
 }
 
+/// One JDK per feature release among the candidates (17, 25, ...), ascending: for questions
+/// asked of every Java on the machine (what each sizes itself for).
+pub fn jdks(search: &Search) -> Vec<Toolchain> {
+    let mut found: Vec<Toolchain> = Vec::new();
+    for home in search.jdk_homes() {
+        if !(is_executable(&home.join("bin/javac")) && is_executable(&home.join("bin/java"))) {
+            continue;
+        }
+        let Some(feature) = jdk_feature(&home) else {
+            continue;
+        };
+        if found.iter().any(|t| t.java_feature == Some(feature)) {
+            continue;
+        }
+        found.push(Toolchain {
+            runtime: Runtime::Java,
+            tool: home.join("bin/javac"),
+            home: Some(home),
+            java_feature: Some(feature),
+            runner: None,
+        });
+    }
+    found.sort_by_key(|t| t.java_feature);
+    found
+}
+
 /// The JDK with the highest feature release among the candidates that have `java` and `javac`.
 fn newest_jdk(search: &Search) -> Result<Toolchain, String> {
     search

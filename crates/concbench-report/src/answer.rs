@@ -259,7 +259,7 @@ fn workload_terms(w: &Workload) -> String {
 }
 
 /// "50,000": a whole number with thousands separators.
-fn thousands(v: f64) -> String {
+pub(crate) fn thousands(v: f64) -> String {
     let digits = format!("{:.0}", v);
     let mut out = String::new();
     for (i, c) in digits.chars().enumerate() {

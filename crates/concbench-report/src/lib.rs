@@ -9,6 +9,7 @@ pub mod anatomy;
 pub mod answer;
 mod bencher;
 mod benchstat;
+pub mod capacity;
 pub mod cjk_font;
 pub mod compare;
 pub mod compare_json;

@@ -44,6 +44,10 @@ impl Exporter for Markdown {
         }
         let answer = Answer::of(doc);
         answer_section(&mut out, &answer)?;
+        capacity_sections(&mut out, doc)?;
+        if doc.capacity.is_some() && doc.results.is_empty() {
+            return Ok(out);
+        }
         let (rows, notes) = sections::result_rows(doc);
         writeln!(out, "## Results\n")?;
         if let Some(line) = concbench_analysis::verdicts::drift::alone_sentence(doc) {
@@ -116,6 +120,44 @@ impl Exporter for Markdown {
         }
         Ok(out)
     }
+}
+
+/// `capacity`'s table, the limits read and each model in full; the CPU limit and what each
+/// runtime sized itself for under it.
+fn capacity_sections(out: &mut String, doc: &ResultDoc) -> std::fmt::Result {
+    use crate::capacity as cap;
+    if let Some(c) = &doc.capacity {
+        writeln!(
+            out,
+            "## How many idle units fit here, and what stops them first\n"
+        )?;
+        table(out, cap::CAPACITY_HEADER, &cap::capacity_rows(c))?;
+        writeln!(out)?;
+        for line in cap::capacity_setting_lines(c) {
+            writeln!(out, "{}\n", cell(&line))?;
+        }
+        writeln!(out, "### The limits read (never raised)\n")?;
+        table(out, cap::LIMIT_HEADER, &cap::limit_rows(c))?;
+        writeln!(out)?;
+        for line in cap::model_lines(c) {
+            writeln!(out, "- {}", cell(&line))?;
+        }
+        writeln!(out)?;
+    }
+    if let Some(k) = &doc.container {
+        writeln!(out, "## Under a CPU limit\n")?;
+        writeln!(out, "{}\n", cell(&cap::limit_line(k)))?;
+        table(out, cap::CONTAINER_HEADER, &cap::container_rows(k))?;
+        let figures = cap::under_limit_lines(doc);
+        if !figures.is_empty() {
+            writeln!(out, "\nUnder this limit:\n")?;
+            for f in figures {
+                writeln!(out, "- {}", cell(&f))?;
+            }
+        }
+        writeln!(out)?;
+    }
+    Ok(())
 }
 
 /// What one unit costs and the cheapest model per typical workload, as the terminal's first

@@ -8,7 +8,7 @@
 
 use crate::layout::{self, columns, text_width};
 pub use crate::layout::{stdout_width, table};
-use crate::{anatomy, answer, runtimes, sections, Exporter};
+use crate::{anatomy, answer, capacity, runtimes, sections, Exporter};
 use comfy_table::Table;
 use concbench_analysis::answer::{Answer, VerdictAnswer};
 use concbench_core::{human, Check, ResultDoc, RunMode, Verdict, VerdictKind};
@@ -43,6 +43,9 @@ impl Terminal {
 impl Exporter for Terminal {
     fn render(&self, doc: &ResultDoc) -> anyhow::Result<String> {
         // The answer is computed once; the tables and the summary only format it.
+        if let (Some(c), true) = (&doc.capacity, doc.results.is_empty()) {
+            return self.capacity_screen(doc, c);
+        }
         let answer = Answer::of(doc);
         let mut out = String::new();
         if self.all {
@@ -71,6 +74,9 @@ impl Terminal {
         let host = columns(&[[short_host_line(doc)]], self.width);
         writeln!(out, "{}", host.trim_start())?;
         out += &self.units(answer, width);
+        if let Some(c) = &doc.container {
+            out += &self.container_brief(c);
+        }
         if !doc.verdicts.is_empty() {
             // Wrapped: the tally grows with the kinds of verdict.
             let heading = format!("Verdicts ({}):", tally(&doc.verdicts));
@@ -299,6 +305,7 @@ impl Terminal {
             let rows = sections::s0_table_rows(answer);
             writeln!(out, "{}", self.table(sections::S0_TABLE_HEADER, &rows))?;
         }
+        out += &self.capacity_detail(doc);
         for s in sections::skipped_lines(doc) {
             writeln!(out, "skipped: {s}")?;
         }
@@ -309,6 +316,111 @@ impl Terminal {
             writeln!(out, "INVALID (not a measurement): {i}")?;
         }
         Ok(out)
+    }
+}
+
+impl Terminal {
+    /// `capacity` alone: its table, the budget and the machine before and after, and the CPU
+    /// limit when there was one; with `all`, every limit read and each model in full first.
+    fn capacity_screen(
+        &self,
+        doc: &ResultDoc,
+        c: &concbench_core::capacity::Capacity,
+    ) -> anyhow::Result<String> {
+        let mut out = String::new();
+        if self.all {
+            out += &self.capacity_detail(doc);
+            writeln!(out)?;
+        }
+        writeln!(
+            out,
+            "concbench {} capacity — {}",
+            doc.tool.version, doc.started_at
+        )?;
+        let host = columns(&[[short_host_line(doc)]], self.width);
+        writeln!(out, "{}", host.trim_start())?;
+        writeln!(
+            out,
+            "\nHow many idle units fit here, and what stops them first:"
+        )?;
+        writeln!(
+            out,
+            "{}",
+            self.table(capacity::CAPACITY_HEADER, &capacity::capacity_rows(c))
+        )?;
+        let lines: Vec<[String; 1]> = capacity::capacity_setting_lines(c)
+            .into_iter()
+            .map(|l| [l])
+            .collect();
+        writeln!(out, "{}", columns(&lines, self.width))?;
+        if let Some(k) = &doc.container {
+            out += &self.container_brief(k);
+        }
+        if doc.interrupted {
+            writeln!(
+                out,
+                "interrupted: the models measured before Ctrl-C are above"
+            )?;
+        }
+        if !self.all {
+            let file = self
+                .files
+                .document
+                .as_ref()
+                .map_or("FILE".into(), |p| p.display().to_string());
+            let line = format!(
+                "Why each stopped, every limit read and each model's readings: `concbench report \
+                 {file} --all`."
+            );
+            writeln!(out, "{}", columns(&[[line]], self.width).trim_start())?;
+        }
+        out += &self.where_files();
+        Ok(out)
+    }
+
+    /// The CPU limit in three lines: the limit and its throttling, what each runtime sized for,
+    /// and the runtimes sizing past it.
+    fn container_brief(&self, c: &concbench_core::container::Container) -> String {
+        let mut rows = vec![[capacity::limit_line(c)], [capacity::sizes_line(c)]];
+        rows.extend(
+            c.runtimes
+                .iter()
+                .filter(|d| d.oversized)
+                .map(|d| [format!(" {}", d.note)]),
+        );
+        format!("\nUnder a CPU limit:\n{}\n", columns(&rows, self.width))
+    }
+
+    /// The capacity and CPU-limit tables in full (`--all`).
+    fn capacity_detail(&self, doc: &ResultDoc) -> String {
+        let mut out = String::new();
+        if let Some(c) = &doc.capacity {
+            let _ = writeln!(out, "\nThe limits read (never raised):");
+            let _ = writeln!(
+                out,
+                "{}",
+                self.table(capacity::LIMIT_HEADER, &capacity::limit_rows(c))
+            );
+            for line in capacity::model_lines(c) {
+                let _ = writeln!(out, "{}", columns(&[[line]], self.width).trim_start());
+            }
+        }
+        if let Some(k) = &doc.container {
+            let _ = writeln!(out, "\n{}:", capacity::limit_line(k));
+            let _ = writeln!(
+                out,
+                "{}",
+                self.table(capacity::CONTAINER_HEADER, &capacity::container_rows(k))
+            );
+            let figures = capacity::under_limit_lines(doc);
+            if !figures.is_empty() {
+                let _ = writeln!(out, "Under this limit:");
+                for f in figures {
+                    let _ = writeln!(out, " {f}");
+                }
+            }
+        }
+        out
     }
 }
 

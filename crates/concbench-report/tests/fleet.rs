@@ -39,6 +39,29 @@ fn each_machine_labels_and_pin_is_one_host_shown_by_its_newest_run() {
 }
 
 #[test]
+fn one_machines_runs_under_different_cpu_limits_are_different_members_named_by_the_limit() {
+    let mut runs = fixture::fleet::runs();
+    let mut limited = runs
+        .iter()
+        .find(|r| r.doc.host.hostname.starts_with("vm-small") && r.source == "run 10")
+        .map(|r| fleet::Submitted {
+            source: "run 99".into(),
+            doc: r.doc.clone(),
+        })
+        .unwrap();
+    limited.doc.host.cpu_quota = Some(1.0);
+    limited.doc.host.logical_cpus = 2;
+    runs.push(limited);
+    let f = Fleet::new(runs);
+    let names: Vec<&str> = f.members.iter().map(|m| m.name.as_str()).collect();
+    assert!(names.contains(&"vm-small instance=small"), "{names:?}");
+    assert!(
+        names.contains(&"vm-small instance=small (a quota of 1.00 CPUs)"),
+        "{names:?}"
+    );
+}
+
+#[test]
 fn the_matrix_has_every_claim_and_each_hosts_own_verdict() {
     let f = fleet();
     let base_claims = fixture::load().verdicts.len();

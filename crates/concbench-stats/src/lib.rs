@@ -19,6 +19,8 @@
 //! * [`sequential_interval`], [`sign_boundary`]: the exact distribution-free boundary that keeps
 //!   the error of decisions taken at every look within 5%; [`hochberg_step_up`] and
 //!   [`holm_step_down`] across a claim's conditions.
+//! * [`linear_fit`]: the slope of a line through points with its interval (what each further
+//!   unit adds, read at several counts).
 
 mod between_runs;
 mod bounded;
@@ -32,6 +34,7 @@ mod outliers;
 mod projection;
 mod sequential;
 mod shift;
+mod slope;
 mod summary;
 
 pub use between_runs::with_run_variation;
@@ -49,4 +52,5 @@ pub use sequential::{
     sequential_interval, sign_boundary, SEQUENTIAL_ALPHA,
 };
 pub use shift::{shift_ratio, Shift};
+pub use slope::{linear_fit, Slope};
 pub use summary::{summarize, Stats};

@@ -7,6 +7,7 @@ pub mod affinity;
 pub mod child;
 pub mod owner;
 pub mod pagecache;
+pub mod reaper;
 pub mod sched;
 pub mod stdio;
 pub mod tied;
@@ -14,4 +15,4 @@ pub mod via_libc;
 
 pub use affinity::{allowed_cpus, pin_current_thread, AffinityGuard};
 pub use child::{fork_child, Child};
-pub use tied::{end_group, spawn_tied};
+pub use tied::{end_group, join_cgroup, spawn_tied, spawn_tied_in};

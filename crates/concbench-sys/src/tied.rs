@@ -8,22 +8,32 @@
 
 use anyhow::{bail, Context, Result};
 use rustix::thread::CpuSet;
+use std::ffi::CString;
 use std::os::unix::process::CommandExt;
 use std::process::{Child, Command, ExitStatus};
 use std::time::{Duration, Instant};
 
 /// Start `cmd` tied to the calling thread, allowed only on `cpus` (inherited when empty).
 pub fn spawn_tied(cmd: &mut Command, cpus: &[usize]) -> Result<Child> {
+    spawn_tied_in(cmd, cpus, &[])
+}
+
+/// As [`spawn_tied`], and moved into a control group before it runs: the child writes `0` (itself)
+/// into each of `cgroup_procs` (the `cgroup.procs` files of a group, one per cgroup v1 hierarchy
+/// or one for v2), so a runtime that sizes itself from its CPU quota or memory limit at start-up
+/// already sees the group's. A write that fails fails the spawn.
+pub fn spawn_tied_in(cmd: &mut Command, cpus: &[usize], cgroup_procs: &[CString]) -> Result<Child> {
     let mut set = CpuSet::new();
     for &c in cpus {
         set.set(c);
     }
     let pin = !cpus.is_empty();
+    let joins: Vec<CString> = cgroup_procs.to_vec();
     // SAFETY: getpid has no preconditions.
     let parent = unsafe { libc::getpid() };
     // SAFETY: the hook runs in the forked child before exec and only makes async-signal-safe
-    // system calls (setpgid, prctl, getppid, sched_setaffinity) on values prepared beforehand; it
-    // allocates nothing.
+    // system calls (setpgid, prctl, getppid, open/write/close, sched_setaffinity) on values
+    // prepared beforehand; it allocates nothing.
     unsafe {
         cmd.pre_exec(move || {
             if libc::setpgid(0, 0) != 0 || libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL) != 0 {
@@ -33,6 +43,9 @@ pub fn spawn_tied(cmd: &mut Command, cpus: &[usize]) -> Result<Child> {
             if libc::getppid() != parent {
                 libc::_exit(1);
             }
+            for procs in &joins {
+                join_cgroup(procs)?;
+            }
             if pin {
                 rustix::thread::sched_setaffinity(None, &set)?;
             }
@@ -41,6 +54,26 @@ pub fn spawn_tied(cmd: &mut Command, cpus: &[usize]) -> Result<Child> {
     }
     cmd.spawn()
         .with_context(|| format!("starting {:?}", cmd.get_program()))
+}
+
+/// Move the calling process into the group whose `cgroup.procs` is `procs` (writing `0` names the
+/// writer, in cgroup v1 and v2 alike). Async-signal-safe: open, write and close on a prepared path.
+pub fn join_cgroup(procs: &CString) -> std::io::Result<()> {
+    // SAFETY: `procs` is a valid NUL-terminated path; open returns a descriptor or -1.
+    let fd = unsafe { libc::open(procs.as_ptr(), libc::O_WRONLY | libc::O_CLOEXEC) };
+    if fd < 0 {
+        return Err(std::io::Error::last_os_error());
+    }
+    // SAFETY: writes one byte from a static buffer to the descriptor opened above.
+    let written = unsafe { libc::write(fd, b"0".as_ptr().cast(), 1) };
+    let err = std::io::Error::last_os_error();
+    // SAFETY: closes the descriptor opened above, once.
+    unsafe { libc::close(fd) };
+    if written == 1 {
+        Ok(())
+    } else {
+        Err(err)
+    }
 }
 
 /// Whether `child` has exited, without reaping it (its pid, and so its group id, stay reserved).

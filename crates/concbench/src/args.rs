@@ -55,9 +55,81 @@ pub enum Command {
     /// perf access, steal, cgroup limits...), with why and how to change it. Exit code 1 when
     /// one does, 0 when none does.
     Check(CheckArgs),
+    /// How many idle units of each model (process, thread, coroutine, tokio task, goroutine,
+    /// Java platform and virtual thread, PHP Fiber) fit here, the limit that stops each, memory
+    /// and creation time per unit — within a memory budget, in a control group of its own.
+    Capacity(CapacityArgs),
     /// Internal: measure one variant for `run` (reads a job on stdin). Not for direct use.
     #[command(name = "__worker", hide = true)]
     Worker,
+    /// Internal: hold idle units for `capacity` (the probe protocol on stdin). Not for direct use.
+    #[command(name = "__holder", hide = true)]
+    Holder,
+}
+
+/// `--cpus N|all` and `--cpus-mode`: what `run` and `capacity` run under.
+#[derive(Debug, Clone, clap::Args)]
+pub struct CpuLimitArgs {
+    /// Run in a control group of its own with N CPUs' worth of time (a quota, as `docker run
+    /// --cpus`; 1.5 is allowed), or with `--cpus-mode cpuset` on N whole CPUs; `all` makes the
+    /// group without a limit (the baseline beside a limited run). Every worker, server and probe
+    /// runs in it; the document records the limit, what each runtime detected and how often the
+    /// quota throttled. Needs root (or a delegated cgroup); refused otherwise, saying why.
+    #[arg(long, value_name = "N|all", value_parser = parse_cpu_count)]
+    pub cpus: Option<CpuCount>,
+    /// How --cpus limits: `quota` (CPU time per 100 ms period on any CPU) or `cpuset` (only the
+    /// last N of the CPUs this process may use).
+    #[arg(long, value_enum, value_name = "MODE", default_value_t = CpusMode::Quota, requires = "cpus")]
+    pub cpus_mode: CpusMode,
+}
+
+/// `--cpus`'s value: CPUs (`Some`) or `all` (`None`).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct CpuCount(pub Option<f64>);
+
+fn parse_cpu_count(s: &str) -> Result<CpuCount, String> {
+    concbench_capacity::container::parse_cpus(s).map(CpuCount)
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum CpusMode {
+    /// CPU time per period (cpu.max, cpu.cfs_quota_us), on any CPU.
+    Quota,
+    /// Only N whole CPUs (cpuset.cpus).
+    Cpuset,
+}
+
+#[derive(Debug, clap::Args)]
+pub struct CapacityArgs {
+    /// Only these models (comma-separated): process, thread, coroutine, tokio-task, goroutine,
+    /// java-platform, java-virtual, php-fiber (default: every one).
+    #[arg(long, value_delimiter = ',', value_name = "MODEL")]
+    pub models: Vec<String>,
+    /// The memory one model's units may hold: a share of MemAvailable (25%, the default) or a
+    /// size (2GiB, 512MiB); at most 90% of MemAvailable.
+    #[arg(long, value_name = "SIZE|PCT")]
+    pub memory_budget: Option<String>,
+    /// Stop each model at N units if nothing stops it before.
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
+    pub max_units: Option<u64>,
+    #[command(flatten)]
+    pub cpu: CpuLimitArgs,
+    /// Where to write the result document (default: `concbench-results/capacity-<time>.json`).
+    #[arg(long, value_name = "FILE")]
+    pub json: Option<PathBuf>,
+    /// Also write the report as markdown.
+    #[arg(long, value_name = "FILE")]
+    pub markdown: Option<PathBuf>,
+    /// Also write the report as one self-contained HTML page.
+    #[arg(long, value_name = "FILE")]
+    pub html: Option<PathBuf>,
+    /// Print every table (each model's readings, every limit read) before the summary.
+    #[arg(long, short = 'v')]
+    pub all: bool,
+    /// Run even when another concbench run is measuring on this machine (thousands of units
+    /// disturb its figures).
+    #[arg(long)]
+    pub allow_concurrent: bool,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -91,13 +163,15 @@ pub struct RunArgs {
     /// same in every round: /dev/cpu_dma_latency at 0 (root, with a cpuidle driver), else a
     /// SCHED_IDLE spinner on each CPU. Released at the end, on errors and on Ctrl-C; recorded
     /// in the document and shown in the header.
-    #[arg(long)]
+    #[arg(long, conflicts_with = "cpus")]
     pub hold_awake: bool,
     /// Judge the claims on this run only. By default they are also judged over this run and the
     /// compatible runs of this machine in the history (same build and mode class, finished; the
     /// newest 20), shown beside this run's own verdicts.
     #[arg(long)]
     pub alone: bool,
+    #[command(flatten)]
+    pub cpu: CpuLimitArgs,
     #[command(flatten)]
     pub measure: MeasureArgs,
 }

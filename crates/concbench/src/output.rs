@@ -29,6 +29,29 @@ pub fn write_output(flag: &str, path: &std::path::Path, text: &str) -> anyhow::R
     Ok(())
 }
 
+/// Write the pages `--markdown` and `--html` ask for (each with the fallback of
+/// [`write_or_fallback`]), saying where each went; returns where the HTML page is.
+pub fn write_pages(
+    doc: &concbench_core::ResultDoc,
+    markdown: Option<&Path>,
+    html: Option<&Path>,
+) -> Result<Option<PathBuf>> {
+    use concbench_report::{Exporter, Html, Markdown};
+    if let Some(md) = markdown {
+        let written = write_or_fallback("--markdown", md, &Markdown.render(doc)?)?;
+        errln!("concbench: wrote {}", written.display());
+    }
+    let Some(html) = html else {
+        return Ok(None);
+    };
+    let written = write_or_fallback("--html", html, &Html.render(doc)?)?;
+    errln!(
+        "concbench: wrote {} (open it in a browser)",
+        written.display()
+    );
+    Ok(Some(written))
+}
+
 /// What names the result document's destination in messages: the flag, or the default folder.
 pub fn document_label(json: Option<&Path>) -> &'static str {
     match json {

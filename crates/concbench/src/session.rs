@@ -144,7 +144,7 @@ fn what_a_full_run_adds(doc: &ResultDoc) -> String {
 }
 
 /// This process as a run's owner: what a refused run names.
-fn this_run() -> run_lock::RunOwner {
+pub(crate) fn this_run() -> run_lock::RunOwner {
     let args: Vec<String> = std::env::args().collect();
     let name = args
         .first()
@@ -267,7 +267,7 @@ pub fn exit_code(doc: &ResultDoc) -> ExitCode {
 }
 
 /// `concbench-results/<command>-<time>.json` in the current directory.
-fn default_json_path(command: &str, started_at: &str) -> PathBuf {
+pub(crate) fn default_json_path(command: &str, started_at: &str) -> PathBuf {
     let stamp: String = started_at
         .chars()
         .filter(|c| c.is_ascii_alphanumeric())

@@ -12,6 +12,8 @@
 //! * **Another mode class**: quick, full or smoke (different sizes, samples per round and caps),
 //!   held awake or not (`--hold-awake` removes the halted-CPU mode that decides wake-up costs),
 //!   and the pinning policy.
+//! * **Another CPU limit**: a run under a CPU quota or a cpuset (`run --cpus`, a container's
+//!   limit, `taskset`) measured a smaller machine than one without (`Host::cpu_limit`).
 //! * **Incomplete**: a run stopped by Ctrl-C measured what it reached, in an order cut short.
 //!
 //! Within compatible runs, a result is pooled only with results of its id and params that hold
@@ -29,6 +31,8 @@ pub enum Exclusion {
     OtherMachine,
     OtherBuild(String),
     OtherMode(String),
+    /// Another CPU limit: the other run's (`None`: it had none).
+    OtherCpuLimit(Option<String>),
     Incomplete,
 }
 
@@ -38,6 +42,8 @@ impl fmt::Display for Exclusion {
             Exclusion::OtherMachine => write!(f, "another machine"),
             Exclusion::OtherBuild(v) => write!(f, "another build (concbench {v})"),
             Exclusion::OtherMode(m) => write!(f, "another mode class ({m})"),
+            Exclusion::OtherCpuLimit(Some(l)) => write!(f, "another CPU limit ({l})"),
+            Exclusion::OtherCpuLimit(None) => write!(f, "another CPU limit (none)"),
             Exclusion::Incomplete => write!(f, "interrupted"),
         }
     }
@@ -54,6 +60,9 @@ pub fn compatible(this: &ResultDoc, other: &ResultDoc) -> Result<(), Exclusion> 
     let (mine, theirs) = (mode_class(this), mode_class(other));
     if mine != theirs {
         return Err(Exclusion::OtherMode(theirs));
+    }
+    if this.host.cpu_limit() != other.host.cpu_limit() {
+        return Err(Exclusion::OtherCpuLimit(other.host.cpu_limit()));
     }
     if other.interrupted {
         return Err(Exclusion::Incomplete);
@@ -239,6 +248,36 @@ mod tests {
              measured, where the newest run holds the difference from a subtracted baseline), not \
              pooled"
         );
+    }
+
+    #[test]
+    fn a_run_under_another_cpu_limit_is_another_machine_for_pooling() {
+        let mut plain = run("m1", true);
+        plain.host.logical_cpus = 2;
+        plain.host.cpus_allowed = vec![0, 1];
+        let mut quota = plain.clone();
+        quota.host.cpu_quota = Some(1.0);
+        assert_eq!(
+            compatible(&plain, &quota),
+            Err(Exclusion::OtherCpuLimit(Some(
+                "a quota of 1.00 CPUs".into()
+            )))
+        );
+        let mut cpuset = plain.clone();
+        cpuset.host.cpus_allowed = vec![1];
+        assert_eq!(
+            compatible(&quota, &cpuset).unwrap_err().to_string(),
+            "another CPU limit (1 of 2 CPUs allowed)"
+        );
+        assert_eq!(
+            compatible(&quota, &plain).unwrap_err().to_string(),
+            "another CPU limit (none)"
+        );
+        // A quota as large as the machine limits nothing.
+        let mut whole = plain.clone();
+        whole.host.cpu_quota = Some(2.0);
+        assert_eq!(compatible(&plain, &whole), Ok(()));
+        assert_eq!(compatible(&quota, &quota.clone()), Ok(()));
     }
 
     #[test]

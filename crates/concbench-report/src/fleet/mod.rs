@@ -178,7 +178,9 @@ fn members(submitted: Vec<Submitted>) -> (Vec<Member>, Vec<String>) {
         }
         let labels = doc.labels();
         let pin = setting_str(&doc, "pin").unwrap_or("auto").to_string();
-        let key = format!("{} {labels:?} {pin}", machine(&doc));
+        // A run under a CPU limit measured a smaller machine: its own member.
+        let limit = doc.host.cpu_limit().unwrap_or_default();
+        let key = format!("{} {labels:?} {pin} {limit}", machine(&doc));
         match by_key.get_mut(&key) {
             Some(m) if !stands_before(&doc, &m.doc) => {
                 m.older += 1;
@@ -253,6 +255,15 @@ fn partial_note(m: &Member) -> Option<String> {
 
 /// Two machines with the same hostname and labels get their machine id's start appended.
 fn disambiguate(members: &mut [Member]) {
+    // One machine's runs under different CPU limits: told apart by the limit first.
+    let names: Vec<String> = members.iter().map(|m| m.name.clone()).collect();
+    for m in members.iter_mut() {
+        if names.iter().filter(|n| **n == m.name).count() > 1 {
+            if let Some(limit) = m.doc.host.cpu_limit() {
+                m.name = format!("{} ({limit})", m.name);
+            }
+        }
+    }
     let names: Vec<String> = members.iter().map(|m| m.name.clone()).collect();
     for m in members.iter_mut() {
         if names.iter().filter(|n| **n == m.name).count() > 1 {

@@ -71,6 +71,52 @@ struct Page {
     failures: Vec<String>,
     invalid: Vec<String>,
     interrupted: bool,
+    /// `concbench capacity`'s table and the limits behind it, when the document has them.
+    capacity: Option<CapacityView>,
+    /// The CPU limit of `--cpus` and what each runtime sized itself for.
+    container: Option<ContainerView>,
+}
+
+#[derive(Serialize)]
+struct CapacityView {
+    header: [&'static str; 6],
+    rows: Vec<[String; 6]>,
+    settings: Vec<String>,
+    limit_header: [&'static str; 5],
+    limits: Vec<[String; 5]>,
+    models: Vec<String>,
+}
+
+#[derive(Serialize)]
+struct ContainerView {
+    limit: String,
+    header: [&'static str; 4],
+    rows: Vec<[String; 4]>,
+    figures: Vec<String>,
+}
+
+fn capacity_view(doc: &ResultDoc) -> Option<CapacityView> {
+    use crate::capacity as cap;
+    let c = doc.capacity.as_ref()?;
+    Some(CapacityView {
+        header: cap::CAPACITY_HEADER,
+        rows: cap::capacity_rows(c),
+        settings: cap::capacity_setting_lines(c),
+        limit_header: cap::LIMIT_HEADER,
+        limits: cap::limit_rows(c),
+        models: cap::model_lines(c),
+    })
+}
+
+fn container_view(doc: &ResultDoc) -> Option<ContainerView> {
+    use crate::capacity as cap;
+    let k = doc.container.as_ref()?;
+    Some(ContainerView {
+        limit: cap::limit_line(k),
+        header: cap::CONTAINER_HEADER,
+        rows: cap::container_rows(k),
+        figures: cap::under_limit_lines(doc),
+    })
 }
 
 /// The anatomy section's tables (the charts are among the figures).
@@ -150,6 +196,8 @@ impl From<&ResultDoc> for Page {
             failures: sections::failure_lines(doc),
             invalid: sections::invalid_lines(doc),
             interrupted: doc.interrupted,
+            capacity: capacity_view(doc),
+            container: container_view(doc),
         }
     }
 }

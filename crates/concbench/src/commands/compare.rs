@@ -180,12 +180,23 @@ fn restrict(docs: &mut [ResultDoc], args: &CompareArgs) -> Result<String> {
     Ok(typed.join(" "))
 }
 
+/// "host, start" and the CPU limit the run was under, if any: runs under different limits
+/// measured different machines, and each side says which.
+fn run_words(doc: &ResultDoc) -> String {
+    let limit = doc
+        .host
+        .cpu_limit()
+        .map(|l| format!(", under {l}"))
+        .unwrap_or_default();
+    format!("{}, {}{limit}", doc.host.hostname, doc.started_at)
+}
+
 /// A file when one exists at that path; otherwise a stored run id.
 fn resolve(arg: &str, side: &str, db: Option<&str>) -> Result<(ResultDoc, String)> {
     let path = Path::new(arg);
     if path.exists() {
         let doc = crate::document::load(path, &format!("compare {side}"))?;
-        let label = format!("{arg} ({}, {})", doc.host.hostname, doc.started_at);
+        let label = format!("{arg} ({})", run_words(&doc));
         return Ok((doc, label));
     }
     let Ok(id) = arg.parse::<i64>() else {
@@ -205,6 +216,6 @@ fn resolve(arg: &str, side: &str, db: Option<&str>) -> Result<(ResultDoc, String
             "compare {side}: no run {id} in {path}; `concbench history` lists the stored runs"
         ))
     })?;
-    let label = format!("run {id} ({}, {})", doc.host.hostname, doc.started_at);
+    let label = format!("run {id} ({})", run_words(&doc));
     Ok((doc, label))
 }

@@ -35,20 +35,7 @@ fn check_against(flag: &str, requested: &[usize], allowed: &[usize]) -> Result<(
 
 /// Ascending CPU numbers as ranges: `0-3, 6, 8-11`.
 fn ranges(cpus: &[usize]) -> String {
-    let mut parts: Vec<String> = Vec::new();
-    let mut i = 0;
-    while i < cpus.len() {
-        let start = cpus[i];
-        while i + 1 < cpus.len() && cpus[i + 1] == cpus[i] + 1 {
-            i += 1;
-        }
-        parts.push(match cpus[i] {
-            end if end == start => start.to_string(),
-            end => format!("{start}-{end}"),
-        });
-        i += 1;
-    }
-    parts.join(", ")
+    concbench_measure::cgroup::files::format_cpu_list(cpus).replace(',', ", ")
 }
 
 #[cfg(test)]

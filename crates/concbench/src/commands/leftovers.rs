@@ -1,7 +1,8 @@
 //! Before measuring, `run` and `replicate` remove what earlier runs left behind when they were
 //! killed (`kill -9`, an out-of-memory kill): their io data and scratch directories, which a
-//! clean end, Ctrl-C or a closed terminal would have removed. Only directories a concbench
-//! process claimed and whose owner has ended are touched (`concbench_sys::owner`).
+//! clean end, Ctrl-C or a closed terminal would have removed, and their control groups. Only
+//! directories a concbench process claimed and whose owner has ended are touched
+//! (`concbench_sys::owner`; a control group's name holds its owner's pid and start time).
 
 use crate::stdout::errln;
 use concbench_sys::owner::{self, Removed};
@@ -20,6 +21,14 @@ pub fn sweep_before_measuring() {
         .collect();
     if let Some(note) = describe(&removed) {
         errln!("concbench: {note}");
+    }
+    // And the control groups of killed `run --cpus` and `capacity` runs (docs/CAPACITY.md).
+    let hierarchy = concbench_measure::cgroup::Hierarchy::live();
+    for cell in concbench_measure::cgroup::cell::sweep_leftovers(&hierarchy) {
+        errln!(
+            "concbench: removed the control group {} left behind by a killed run",
+            cell.display()
+        );
     }
 }
 

@@ -1,13 +1,16 @@
 //! One file per command.
 
 mod advise;
+mod capacity;
 mod check;
 mod compare;
 mod completions;
 pub(crate) mod cpus;
 mod fleet;
 mod history;
+mod holder;
 mod leftovers;
+mod limit;
 mod list;
 mod load;
 mod man;
@@ -39,6 +42,8 @@ pub fn dispatch(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Push(a) => push::push(a),
         Command::Fleet(a) => fleet::fleet(a),
         Command::Check(a) => check::check(a),
+        Command::Capacity(a) => capacity::capacity(a),
         Command::Worker => worker::worker(),
+        Command::Holder => holder::holder(),
     }
 }

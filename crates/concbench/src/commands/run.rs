@@ -12,13 +12,16 @@ use crate::session::{self, Builtin};
 use crate::stdout::{errln, out};
 use anyhow::Result;
 use concbench_core::{ResultDoc, UsageError, HOLD_AWAKE_SETTING, LABELS_SETTING};
-use concbench_report::{Exporter, Files, Html, Markdown, Terminal};
+use concbench_report::{Exporter, Files, Terminal};
 use concbench_session::selection;
 use std::collections::BTreeMap;
 use std::path::Path;
 use std::process::ExitCode;
 
 pub fn run(args: RunArgs) -> Result<ExitCode> {
+    // First: with --cpus, everything below (the host's facts, the CPUs to plan on) is read in
+    // the limited group.
+    let limited = super::limit::enter(&args.cpu)?;
     let mut request = session::request(&args.measure);
     let selected = selection::select(&Builtin, &args.only, &args.where_params, &request)?;
     let variants = selection::prepare(selected, &request);
@@ -42,6 +45,7 @@ pub fn run(args: RunArgs) -> Result<ExitCode> {
     // Released as soon as the measuring ends (also when it failed or was interrupted).
     drop(held);
     let mut doc = measured?;
+    super::limit::finish(limited, &mut doc);
     if !args.alone {
         if let Some(store) = store.as_mut() {
             // The run's own verdicts stand whatever happens here: the history is an addition.
@@ -72,21 +76,7 @@ fn write_files(
     store: Option<&mut concbench_store::Store>,
 ) -> Result<Files> {
     let document = session::keep(doc, &args.measure, store, "run")?;
-    if let Some(md) = &args.markdown {
-        let written = output::write_or_fallback("--markdown", md, &Markdown.render(doc)?)?;
-        errln!("concbench: wrote {}", written.display());
-    }
-    let page = match &args.html {
-        Some(html) => {
-            let written = output::write_or_fallback("--html", html, &Html.render(doc)?)?;
-            errln!(
-                "concbench: wrote {} (open it in a browser)",
-                written.display()
-            );
-            Some(written)
-        }
-        None => None,
-    };
+    let page = output::write_pages(doc, args.markdown.as_deref(), args.html.as_deref())?;
     Ok(Files {
         document: Some(document),
         page,

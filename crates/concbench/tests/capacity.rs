@@ -1,0 +1,314 @@
+//! `concbench capacity` and `run --cpus` end to end, with small budgets (this runs on shared
+//! machines): the document against its schema, every model counted and its stop named, Ctrl-C in
+//! the middle leaving no process and no control group, and a CPU limit refused to an ordinary
+//! user with a reason (exit 2) and honoured for root.
+
+mod common;
+
+use common::{assert_valid, concbench, concbench_process, read_json};
+use concbench_measure::cgroup::{cell, Hierarchy};
+use std::io::{BufRead, BufReader};
+use std::process::Stdio;
+use std::time::{Duration, Instant};
+
+fn is_root() -> bool {
+    // SAFETY: geteuid has no preconditions.
+    unsafe { libc::geteuid() == 0 }
+}
+
+/// The control groups concbench process `pid` made that still exist.
+fn cells_of(pid: u32) -> Vec<std::path::PathBuf> {
+    let prefix = format!("{}{pid}-", cell::PREFIX);
+    cell::existing(&Hierarchy::live())
+        .into_iter()
+        .map(|(dir, _)| dir)
+        .filter(|d| {
+            d.file_name()
+                .is_some_and(|n| n.to_string_lossy().starts_with(&prefix))
+        })
+        .collect()
+}
+
+/// `root` and every process descending from it now.
+fn tree(root: u32) -> Vec<(u32, u64)> {
+    let mut parent_of = Vec::new();
+    for e in std::fs::read_dir("/proc").unwrap().flatten() {
+        let Ok(pid) = e.file_name().to_string_lossy().parse::<u32>() else {
+            continue;
+        };
+        if let Some((ppid, start)) = stat(pid) {
+            parent_of.push((pid, ppid, start));
+        }
+    }
+    let mut out: Vec<(u32, u64)> = parent_of
+        .iter()
+        .filter(|(p, _, _)| *p == root)
+        .map(|(p, _, s)| (*p, *s))
+        .collect();
+    let mut i = 0;
+    while i < out.len() {
+        let parent = out[i].0;
+        out.extend(
+            parent_of
+                .iter()
+                .filter(|(_, pp, _)| *pp == parent)
+                .map(|(p, _, s)| (*p, *s)),
+        );
+        i += 1;
+    }
+    out
+}
+
+/// (parent pid, start time) of a live, non-zombie process.
+fn stat(pid: u32) -> Option<(u32, u64)> {
+    let text = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    let rest = text.rsplit_once(')')?.1;
+    let f: Vec<&str> = rest.split_whitespace().collect();
+    (f.first()? != &"Z").then_some(())?;
+    Some((f.get(1)?.parse().ok()?, f.get(19)?.parse().ok()?))
+}
+
+#[test]
+fn capacity_counts_each_model_within_a_small_budget_and_names_what_stopped_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("capacity.json");
+    let run = concbench()
+        .args([
+            "capacity",
+            "--models",
+            "process,thread,coroutine,tokio-task",
+            "--memory-budget",
+            "16MiB",
+            "--max-units",
+            "400",
+            "--json",
+        ])
+        .arg(&out)
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&run.stdout);
+    assert!(
+        run.status.success(),
+        "{}",
+        String::from_utf8_lossy(&run.stderr)
+    );
+    assert!(stdout.contains("How many idle units fit here"), "{stdout}");
+    let doc = read_json(&out);
+    assert_valid(&doc);
+    assert_eq!(doc["settings"]["command"], "capacity");
+    let c = &doc["capacity"];
+    assert_eq!(c["budget"]["bytes"], 16 << 20);
+    let models = c["models"].as_array().unwrap();
+    assert_eq!(models.len(), 4);
+    for m in models {
+        let units = m["units"].as_u64().unwrap();
+        assert!(units > 0 && units <= 400, "{m}");
+        let kind = m["stopped_by"]["kind"].as_str().unwrap();
+        // 400 coroutines or tasks fit 16 MiB; processes (about 150 KiB each here) do not.
+        assert!(["cap", "budget"].contains(&kind), "{m}");
+        assert!(m["kib_per_unit"].as_f64().is_some_and(|k| k > 0.0), "{m}");
+        assert!(
+            m["create_ns_per_unit"].as_f64().is_some_and(|n| n > 0.0),
+            "{m}"
+        );
+    }
+    let process = &models[0];
+    assert_eq!(process["model"], "process");
+    // A process holds more than a coroutine (its page tables and kernel stack alone do).
+    assert!(
+        process["kib_per_unit"].as_f64().unwrap() > models[2]["kib_per_unit"].as_f64().unwrap(),
+        "{models:?}"
+    );
+    let names: Vec<&str> = c["limits"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|l| l["name"].as_str().unwrap())
+        .collect();
+    assert!(names.contains(&"kernel.pid_max") && names.contains(&"vm.max_map_count"));
+    assert_eq!(c["after"]["cells"], c["before"]["cells"]);
+}
+
+#[test]
+fn ctrl_c_in_the_middle_of_capacity_leaves_no_process_and_no_control_group() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("capacity.json");
+    let mut child = concbench_process()
+        .args([
+            "capacity",
+            "--models",
+            "process,thread,coroutine",
+            "--memory-budget",
+            "256MiB",
+            "--json",
+        ])
+        .arg(&out)
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let pid = child.id();
+    let mut stderr = BufReader::new(child.stderr.take().unwrap());
+    // Measuring: the first model holds units.
+    let mut line = String::new();
+    let deadline = Instant::now() + Duration::from_secs(120);
+    while !line.contains(" held, ") {
+        line.clear();
+        if stderr.read_line(&mut line).unwrap() == 0 || Instant::now() > deadline {
+            let _ = child.kill();
+            panic!("capacity never held a unit");
+        }
+    }
+    let during = tree(pid);
+    assert!(during.len() > 2, "a holder and its units: {during:?}");
+    // SAFETY: kill sends SIGINT to the child this test started.
+    unsafe { libc::kill(pid as i32, libc::SIGINT) };
+    let drain = std::thread::spawn(move || {
+        let mut rest = String::new();
+        let _ = std::io::Read::read_to_string(&mut stderr, &mut rest);
+        rest
+    });
+    let status = child.wait().unwrap();
+    let rest = drain.join().unwrap();
+    assert_eq!(status.code(), Some(130), "{rest}");
+    let doc = read_json(&out);
+    assert_valid(&doc);
+    assert_eq!(doc["interrupted"], true);
+    // Every process of the tree is gone (a pid reused since would have another start time).
+    let left: Vec<(u32, u64)> = during
+        .into_iter()
+        .filter(|(p, s)| stat(*p).is_some_and(|(_, now)| now == *s))
+        .collect();
+    assert!(left.is_empty(), "left behind: {left:?}");
+    assert!(cells_of(pid).is_empty(), "{:?}", cells_of(pid));
+}
+
+/// A copy of the binary an ordinary user can run (the target directory may be closed to them).
+fn binary_for_nobody() -> Option<(tempfile::TempDir, std::path::PathBuf)> {
+    use std::os::unix::fs::PermissionsExt;
+    if !is_root() || which("runuser").is_none() {
+        return None;
+    }
+    let dir = tempfile::Builder::new()
+        .prefix("concbench-nobody-")
+        .tempdir_in("/tmp")
+        .ok()?;
+    std::fs::set_permissions(dir.path(), std::fs::Permissions::from_mode(0o777)).ok()?;
+    let bin = dir.path().join("concbench");
+    std::fs::copy(assert_cmd::cargo::cargo_bin("concbench"), &bin).ok()?;
+    std::fs::set_permissions(&bin, std::fs::Permissions::from_mode(0o755)).ok()?;
+    Some((dir, bin))
+}
+
+fn which(name: &str) -> Option<std::path::PathBuf> {
+    std::env::split_paths(&std::env::var_os("PATH")?)
+        .map(|d| d.join(name))
+        .find(|p| p.is_file())
+}
+
+/// A quick run of one variant under a quota of 1 CPU; its document goes to the next argument.
+const LIMITED_RUN: [&str; 10] = [
+    "run",
+    "--quick",
+    "--cpus",
+    "1",
+    "--only",
+    "switch.pipe.thread",
+    "--no-store",
+    "--settle",
+    "0",
+    "--json",
+];
+
+#[test]
+fn an_ordinary_user_is_refused_a_cpu_limit_with_the_reason_and_exit_2() {
+    let run = match binary_for_nobody() {
+        Some((dir, bin)) => std::process::Command::new("runuser")
+            .args(["-u", "nobody", "--", "env"])
+            .arg(format!("HOME={}", dir.path().display()))
+            .arg(format!("CONCBENCH_LOCK={}/lock", dir.path().display()))
+            .arg("CI=true")
+            .arg(&bin)
+            .args(LIMITED_RUN)
+            .arg(dir.path().join("out.json"))
+            .output()
+            .unwrap(),
+        None if !is_root() => concbench()
+            .args(LIMITED_RUN)
+            .arg("/dev/null")
+            .output()
+            .unwrap(),
+        None => {
+            assert!(
+                std::env::var_os("CI").is_none(),
+                "root without runuser: the refusal to an ordinary user cannot be tested"
+            );
+            eprintln!("skipped: root without runuser");
+            return;
+        }
+    };
+    let stderr = String::from_utf8_lossy(&run.stderr);
+    assert_eq!(run.status.code(), Some(2), "{stderr}");
+    assert!(
+        stderr.contains("--cpus: cannot make a control group here"),
+        "{stderr}"
+    );
+    assert!(stderr.contains("root"), "{stderr}");
+}
+
+#[test]
+fn run_under_a_quota_and_a_cpuset_records_the_limit_and_what_each_runtime_sized_for() {
+    if !is_root() {
+        eprintln!("skipped: a CPU limit needs root here (the refusal is tested above)");
+        return;
+    }
+    for (mode, check) in [("quota", "quota"), ("cpuset", "cpuset")] {
+        let dir = tempfile::tempdir().unwrap();
+        let out = dir.path().join("run.json");
+        let run = concbench()
+            .args(["run", "--quick", "--cpus", "1", "--cpus-mode", mode])
+            .args([
+                "--only",
+                "switch.pipe.thread",
+                "--no-store",
+                "--alone",
+                "--settle",
+                "0",
+            ])
+            .arg("--json")
+            .arg(&out)
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8_lossy(&run.stderr);
+        assert!(run.status.success(), "{mode}: {stderr}");
+        let doc = read_json(&out);
+        assert_valid(&doc);
+        let c = &doc["container"];
+        assert_eq!(c["limit"]["mode"], check, "{c}");
+        let tokio = c["runtimes"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|r| r["runtime"] == "tokio")
+            .unwrap();
+        // std reads the quota and the cpuset alike: one worker.
+        assert_eq!(tokio["value"], 1.0, "{tokio}");
+        match mode {
+            "quota" => {
+                assert_eq!(doc["host"]["cpu_quota"], 1.0);
+                assert!(c["throttling"]["periods"].as_u64().is_some(), "{c}");
+            }
+            _ => assert_eq!(doc["host"]["cpus_allowed"].as_array().unwrap().len(), 1),
+        }
+        let stdout = String::from_utf8_lossy(&run.stdout);
+        assert!(stdout.contains("Under a CPU limit:"), "{stdout}");
+        assert!(
+            c["limit"]["groups"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .all(|g| !std::path::Path::new(g.as_str().unwrap()).exists()),
+            "a group was left: {c}"
+        );
+    }
+}
