@@ -33,7 +33,7 @@ pub use params::Params;
 pub use placement::{CpuPair, PairClass, Placement};
 pub use pooled::{Drift, History, PooledCheck, PooledVerdict};
 pub use raw::{Outcome, RawMeasurement, RoundFacts, RoundRaw};
-pub use result::{usable_rounds, MIN_CLEAN_ROUNDS};
+pub use result::{set_build, usable_rounds, MIN_CLEAN_ROUNDS};
 pub use result::{
     AtMargin, Check, Failure, Invalid, Judged, Mode, Overhead, Quantity, ResultDoc, ResultEntry,
     Round, Skipped, Spread, Summary, Tool, Verdict, VerdictKind, HOLD_AWAKE_SETTING,

@@ -70,6 +70,20 @@ pub struct ResultDoc {
 pub struct Tool {
     pub name: String,
     pub version: String,
+    /// Which build measured: the first 16 hex digits of the SHA-256 of the executable (the
+    /// version is the same for every commit between releases). Absent in older documents and
+    /// where the executable could not be read.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub build: Option<String>,
+}
+
+/// The build id [`ResultDoc::new`] records, set once by the program that measures
+/// ([`set_build`]); this crate never reads the executable itself.
+static BUILD: std::sync::OnceLock<String> = std::sync::OnceLock::new();
+
+/// Records the running build's id for every document made after it (the first call wins).
+pub fn set_build(id: String) {
+    let _ = BUILD.set(id);
 }
 
 /// One measured variant: an id, its params, and the statistics of its samples.
@@ -471,6 +485,7 @@ impl ResultDoc {
             tool: Tool {
                 name: "concbench".into(),
                 version: env!("CARGO_PKG_VERSION").into(),
+                build: BUILD.get().cloned(),
             },
             host,
             started_at,

@@ -23,6 +23,7 @@
 //!   [`cpus`] picks the pairs cross-CPU variants run on.
 
 pub mod awake;
+pub mod build_id;
 pub mod calibrate;
 pub mod cgroup;
 pub mod clock;

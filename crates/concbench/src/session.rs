@@ -86,6 +86,9 @@ pub fn measure(
         .context("creating a scratch directory")?;
     concbench_sys::owner::claim(scratch.path())?;
     let host = host::collect();
+    if let Some(build) = concbench_measure::build_id::this_executable() {
+        concbench_core::set_build(build);
+    }
     let program = std::env::current_exe().context("locating the concbench executable")?;
     let mut runner = WorkerRunner {
         supervisor: request.supervisor(program, vec!["__worker".into()], cancel.clone()),

@@ -6,9 +6,11 @@
 //!
 //! * **Another machine** (the hashed machine id; the host name and CPU model for documents
 //!   without one): pooling two machines would make the "run level" a machine level.
-//! * **Another build** (`tool.version`): experiments and their parameters belong to the build;
-//!   a result is matched to its like by id *and* params, so a renamed or re-parameterised
-//!   variant never pools with the old one, but a changed operation under the same name would.
+//! * **Another build** (`tool.version`, and `tool.build`, the executable's hash, since the
+//!   version is the same for every commit between releases): experiments and their parameters
+//!   belong to the build; a result is matched to its like by id *and* params, so a renamed or
+//!   re-parameterised variant never pools with the old one, but a changed operation under the
+//!   same name would.
 //! * **Another mode class**: quick, full or smoke (different sizes, samples per round and caps),
 //!   held awake or not (`--hold-awake` removes the halted-CPU mode that decides wake-up costs),
 //!   and the pinning policy.
@@ -54,8 +56,8 @@ pub fn compatible(this: &ResultDoc, other: &ResultDoc) -> Result<(), Exclusion> 
     if !same_machine(this, other) {
         return Err(Exclusion::OtherMachine);
     }
-    if other.tool.version != this.tool.version {
-        return Err(Exclusion::OtherBuild(other.tool.version.clone()));
+    if other.tool.version != this.tool.version || other.tool.build != this.tool.build {
+        return Err(Exclusion::OtherBuild(build_label(other)));
     }
     let (mine, theirs) = (mode_class(this), mode_class(other));
     if mine != theirs {
@@ -68,6 +70,14 @@ pub fn compatible(this: &ResultDoc, other: &ResultDoc) -> Result<(), Exclusion> 
         return Err(Exclusion::Incomplete);
     }
     Ok(())
+}
+
+/// "0.1.0, build 1a2b3c4d…" (the version alone for a document without a build id).
+fn build_label(doc: &ResultDoc) -> String {
+    match &doc.tool.build {
+        Some(b) => format!("{}, build {}", doc.tool.version, b.get(..8).unwrap_or(b)),
+        None => format!("{}, no build id", doc.tool.version),
+    }
 }
 
 /// The machine id when both runs have one, else the host name and CPU model.
@@ -184,7 +194,32 @@ mod tests {
         b.tool.version = "0.0.9".into();
         assert_eq!(
             compatible(&run("m1", true), &b),
-            Err(Exclusion::OtherBuild("0.0.9".into()))
+            Err(Exclusion::OtherBuild("0.0.9, no build id".into()))
+        );
+    }
+
+    /// Regression: every commit between two releases is "0.1.0", so a build whose experiment
+    /// changed was pooled with the one before it, and `compare` counted their difference as
+    /// run-to-run variation.
+    #[test]
+    fn another_build_of_the_same_version_is_excluded() {
+        let mut a = run("m1", true);
+        a.tool.build = Some("1111222233334444".into());
+        let mut b = a.clone();
+        assert_eq!(compatible(&a, &b), Ok(()));
+        b.tool.build = Some("aaaabbbbccccdddd".into());
+        let excluded = compatible(&a, &b).unwrap_err();
+        assert_eq!(
+            excluded.to_string(),
+            format!(
+                "another build (concbench {}, build aaaabbbb)",
+                env!("CARGO_PKG_VERSION")
+            )
+        );
+        b.tool.build = None;
+        assert!(
+            compatible(&a, &b).is_err(),
+            "a document without a build id is another build"
         );
     }
 

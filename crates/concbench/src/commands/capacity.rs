@@ -58,6 +58,9 @@ pub fn capacity(args: CapacityArgs) -> Result<ExitCode> {
     };
     let outcome = concbench_capacity::run(&opts, &mut |s| errln!("concbench: {s}"))?;
     drop(lock);
+    if let Some(build) = concbench_measure::build_id::this_executable() {
+        concbench_core::set_build(build);
+    }
     let mut doc = ResultDoc::new(host::collect(), started_at);
     doc.duration_s = began.elapsed().as_secs_f64();
     doc.settings = settings(&args);
