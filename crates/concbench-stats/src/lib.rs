@@ -17,6 +17,8 @@
 //! * [`sequential_interval`], [`sign_boundary`]: the exact distribution-free boundary that keeps
 //!   the error of decisions taken at every look within 5%; [`hochberg_step_up`] and
 //!   [`holm_step_down`] across a claim's conditions.
+//! * [`holds`], [`first_steady`]: whether a server's warm-up series has levelled (its rate and
+//!   its JIT's activity), and where.
 
 mod fdr;
 mod hierarchy;
@@ -28,6 +30,7 @@ mod outliers;
 mod projection;
 mod sequential;
 mod shift;
+mod steady;
 mod summary;
 
 pub use fdr::benjamini_hochberg;
@@ -43,4 +46,5 @@ pub use sequential::{
     sequential_interval, sign_boundary, SEQUENTIAL_ALPHA,
 };
 pub use shift::{shift_ratio, Shift};
+pub use steady::{first_steady, holds, Criterion, NotLevel, Window};
 pub use summary::{summarize, Stats};
