@@ -205,6 +205,7 @@ fn load<'c>(text: &str, clock: &'c Clock) -> (Vec<Variant>, Replayer<'c>, f64) {
             meta,
             params,
             paired: false,
+            rounds_per_setup: 1,
         };
         let skipped = v["skipped"].as_bool().unwrap_or(false);
         recorded.insert(variant.label(), Recorded { rounds, skipped });
