@@ -63,7 +63,8 @@ pub struct Plan<'a> {
     pub epoch: Instant,
     pub warm_end: u64,
     pub end: u64,
-    /// Open loop: mean gap between one connection's requests, ns.
+    /// Open loop: the schedule, and the mean gap between one connection's requests, ns.
+    pub rate: Option<crate::Rate>,
     pub gap_ns: Option<f64>,
 }
 
@@ -255,7 +256,7 @@ impl<'a> Worker<'a> {
 
     fn advance_due(&self, c: &mut Conn) {
         if let Some(gap) = self.plan.gap_ns {
-            let step = match self.plan.cfg.rate {
+            let step = match self.plan.rate {
                 Some(r) if r.poisson => -gap * (1.0 - fastrand::f64()).ln(),
                 _ => gap,
             };

@@ -168,7 +168,7 @@ impl Harness {
         let pin = match AffinityGuard::pin(&placed.ctx.cpus[..placed.ctx.cpus.len().min(1)]) {
             Ok(p) => p,
             Err(e) => {
-                let e = anyhow::Error::from(e).context("pinning the harness thread");
+                let e = e.context("pinning the harness thread");
                 return Err(placed.outcome(exp, Err(e), self.config.target_sample()));
             }
         };
@@ -489,11 +489,14 @@ impl Opened<'_> {
     /// One round's samples on what `setup` prepared. A failed round leaves the variant to be
     /// closed.
     pub fn round(&mut self, on_event: &mut dyn FnMut(HarnessEvent)) -> Outcome {
-        let sampled = guarded(|| self.harness.sample_loop(self.exp, &self.placed.ctx, on_event))
-            .map(|(iterations, mut samples)| {
-                samples.setup_s = self.setup_s.take().unwrap_or(0.0);
-                (iterations, samples)
-            });
+        let sampled = guarded(|| {
+            self.harness
+                .sample_loop(self.exp, &self.placed.ctx, on_event)
+        })
+        .map(|(iterations, mut samples)| {
+            samples.setup_s = self.setup_s.take().unwrap_or(0.0);
+            (iterations, samples)
+        });
         self.placed
             .outcome(self.exp, sampled, self.harness.config.target_sample())
     }

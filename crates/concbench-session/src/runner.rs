@@ -149,7 +149,6 @@ impl WorkerRunner {
             }
         }
     }
-
 }
 
 impl RoundRunner for WorkerRunner {

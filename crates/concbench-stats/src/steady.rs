@@ -136,7 +136,9 @@ pub fn holds(series: &[Window], c: &Criterion) -> Result<(), NotLevel> {
     let last_rates = rates(last);
     let (lo, hi) = last_rates
         .iter()
-        .fold((f64::INFINITY, 0.0f64), |(lo, hi), &r| (lo.min(r), hi.max(r)));
+        .fold((f64::INFINITY, 0.0f64), |(lo, hi), &r| {
+            (lo.min(r), hi.max(r))
+        });
     let spread = hi / lo;
     if spread > band * band {
         return Err(NotLevel::Spread { ratio: spread });
@@ -260,10 +262,7 @@ mod tests {
     fn a_series_that_keeps_rising_never_levels_within_the_cap() {
         let rising: Vec<f64> = (0..80).map(|i| 1000.0 * 1.12f64.powi(i)).collect();
         let s = windows(&rising);
-        assert!(matches!(
-            first_steady(&s, &C),
-            Err(NotLevel::Shift { .. })
-        ));
+        assert!(matches!(first_steady(&s, &C), Err(NotLevel::Shift { .. })));
         // A JIT that never idles, on a flat rate, never levels either.
         let busy: Vec<Window> = windows(&[90e3; 70])
             .into_iter()

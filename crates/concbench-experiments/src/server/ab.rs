@@ -14,12 +14,16 @@
 //! every design.
 
 use super::common;
+use super::runtime::RuntimeWatch;
 use super::system::{ExternalServer, System};
+use super::target::Target;
+use super::warmup;
 use anyhow::{bail, Context, Result};
 use concbench_core::{
     Host, Meta, Params, Placement, Plan, RunContext, RunOutput, SampleTimer, Staged, Stages,
-    Support,
+    Support, Warmup,
 };
+use concbench_load::Session;
 use concbench_measure::tree;
 use concbench_probes::toolchain::{self, Search};
 use std::collections::BTreeMap;
@@ -118,12 +122,14 @@ pub struct Ab {
     runtime_version: Option<String>,
 }
 
-/// What `setup` prepared: the running article system and the ab that loads it.
+/// What `setup` prepared: the running article system (warmed to steady state by concbench's
+/// load generator) and the ab that loads it.
 pub struct State {
     server: ExternalServer,
     ab: PathBuf,
     idle_pss_kib: u64,
     note: Option<String>,
+    warmup: Option<Warmup>,
 }
 
 impl Ab {
@@ -320,12 +326,10 @@ impl Staged for Ab {
             .start(ctx, &common::cpus(ctx).1, self.blocking)?;
         self.runtime_version = Some(server.version().to_string());
         let idle_pss_kib = tree::tree_pss_kib(server.pid());
-        if !ctx.smoke && !ctx.quick {
-            // Untimed, as the steady scenarios warm up (a second, as theirs): a JIT compiles the
-            // request path first.
-            run_ab(ctx, &ab, server.addr().port(), connections, 1, &mut || {})
-                .context("warming up with ab")?;
-        }
+        // Warmed as the steady scenarios warm theirs (its series recorded the same way), by
+        // concbench's load generator: ab reports one figure per run, not windows.
+        let warmup = warm_up(self.system, &server, connections, ctx)?;
+        drain(server.addr(), ctx)?;
         let note = server.note().map(str::to_string);
         Ok(State {
             server,
@@ -335,6 +339,7 @@ impl Staged for Ab {
                 .into_iter()
                 .chain(note)
                 .reduce(|a, b| format!("{a}; {b}")),
+            warmup: Some(warmup),
         })
     }
 
@@ -366,12 +371,18 @@ impl Staged for Ab {
         timer.stop();
         let server = tree::tree_usage(pid).since(&before);
         let per_req = report.complete.max(1) as f64;
+        let warmup = st.warmup.take();
+        let steady = warmup.as_ref().map(Warmup::steady);
         let mut out = RunOutput {
             value: Some(report.requests_per_second),
             operations: Some(report.complete),
             extra_usage: Some(server),
+            warmup,
             ..Default::default()
         };
+        if let Some(steady) = steady {
+            out = out.metric("steady", f64::from(u8::from(steady)));
+        }
         for (pct, name) in [(50, "latency_p50_us"), (99, "latency_p99_us")] {
             if let Some(ms) = report.percentile_ms(pct) {
                 out = out.metric(name, ms * 1e3);
@@ -404,6 +415,22 @@ impl Staged for Ab {
     fn teardown(&mut self, st: State, _ctx: &RunContext) -> Result<()> {
         st.server.stop()
     }
+}
+
+/// Warm `server` to steady state with concbench's closed loop on `connections` connections, as
+/// the steady scenarios do (their criterion, their record).
+fn warm_up(
+    system: System,
+    server: &ExternalServer,
+    connections: usize,
+    ctx: &RunContext,
+) -> Result<Warmup> {
+    let mut session = Session::open(common::load_config(server.addr(), ctx, connections))
+        .context("connecting the clients that warm the server up")?;
+    let mut watch = RuntimeWatch::new(server.pid(), server.is_jvm(), server.jvm_logs());
+    let schedule = warmup::schedule(Target::System(system), ctx, connections);
+    warmup::warm_up(&mut session, &mut watch, &schedule, ctx)
+        .with_context(|| format!("warming {system} up"))
 }
 
 /// What in ab's report makes its figure mean less than it seems.
