@@ -154,6 +154,7 @@ fn every_rule_gives_its_articles_conclusion_on_the_articles_own_figures() {
             "S1.lock",
             "S2.blocking",
             "S2.memory",
+            "S2.response_time",
             "S2.connections",
             "S3.switch",
             "S3.cold",
@@ -273,7 +274,21 @@ fn the_articles_own_program_decides_wherever_it_runs() {
         ),
         (
             "S2.memory",
-            &["server.keepalive[netty]", "server.keepalive[swoole]"],
+            &[
+                "server.keepalive[netty]",
+                "server.keepalive[swoole]",
+                "server.blocking[netty]",
+                "server.blocking[swoole]",
+            ],
+        ),
+        (
+            "S2.response_time",
+            &[
+                "server.keepalive[netty]",
+                "server.keepalive[swoole]",
+                "server.blocking[netty]",
+                "server.blocking[swoole]",
+            ],
         ),
         ("S2.connections", &["limits.connections"]),
         (
@@ -519,46 +534,4 @@ fn unjudged_claims_give_no_verdict_and_say_why() {
         ),
     ]);
     assert!(judge(&d).iter().all(|v| v.source != "S0.table.sharing"));
-}
-
-/// Regression: a quick run (no article servers) decided S2.no_blocking on concbench's tokio
-/// and epoll designs and printed a plain verdict, as if the article's Swoole and Netty had run.
-#[test]
-fn regression_a_claim_decided_by_a_stand_in_for_the_articles_system_is_partly_judged() {
-    let server = |design: &str, rps: f64| {
-        result(
-            "server.keepalive",
-            "req/s",
-            &[("design", json!(design))],
-            vec![rps; 8],
-        )
-    };
-    let d = doc(vec![
-        server("tokio-current", 90_000.0),
-        server("epoll", 91_000.0),
-    ]);
-    let v = judge(&d)
-        .into_iter()
-        .find(|v| v.source == "S2.no_blocking")
-        .expect("judged on concbench's designs");
-    assert_eq!(
-        v.verdict,
-        VerdictKind::Confirmed,
-        "the stand-in still decides"
-    );
-    assert!(v.partly_judged(), "{:?}", v.unmeasured);
-    assert!(
-        v.unmeasured
-            .iter()
-            .any(|u| u.contains("Swoole") && u.contains("decided in its place")),
-        "{:?}",
-        v.unmeasured
-    );
-    // With the article's own systems measured, the claim is judged whole.
-    let whole = doc(vec![server("swoole", 30_000.0), server("netty", 29_000.0)]);
-    let v = judge(&whole)
-        .into_iter()
-        .find(|v| v.source == "S2.no_blocking")
-        .unwrap();
-    assert!(!v.partly_judged(), "{:?}", v.unmeasured);
 }
