@@ -63,6 +63,8 @@ pub struct AbReport {
     pub requests_per_second: f64,
     /// (percent, milliseconds) from ab's "served within a certain time" table.
     pub percentiles: Vec<(u32, f64)>,
+    /// The shortest request, milliseconds (the `Total:` row of ab's connection times).
+    pub min_ms: Option<f64>,
 }
 
 impl AbReport {
@@ -105,7 +107,11 @@ pub fn parse(text: &str) -> Result<AbReport> {
             Some((pct, ms))
         })
         .collect();
+    let min_ms = field("Total:")
+        .and_then(|v| v.split_whitespace().next())
+        .and_then(|v| v.parse().ok());
     Ok(AbReport {
+        min_ms,
         complete: count("Complete requests:"),
         failed: count("Failed requests:"),
         keep_alive: count("Keep-Alive requests:"),
@@ -391,6 +397,9 @@ impl Staged for Ab {
         if let Some(ms) = report.percentile_ms(100) {
             out = out.metric("latency_max_us", ms * 1e3);
         }
+        if let Some(ms) = report.min_ms {
+            out = out.metric("latency_min_us", ms * 1e3);
+        }
         out = out
             .metric("errors", (report.failed + report.non_2xx) as f64)
             .metric("keep_alive_requests", report.keep_alive as f64)
@@ -515,6 +524,7 @@ Percentage of the requests served within a certain time (ms)
         assert_eq!(r.percentile_ms(99), Some(86.0));
         assert_eq!(r.percentile_ms(100), Some(145.0));
         assert_eq!(r.percentiles.len(), 9);
+        assert_eq!(r.min_ms, Some(2.0));
         let w = ab_warnings(&r);
         assert_eq!(w.len(), 1, "{w:?}");
     }

@@ -179,7 +179,8 @@ pub fn require_measured(r: &LoadReport) -> Result<()> {
 /// Latency percentiles (corrected and uncorrected), errors and client load as metrics.
 pub fn load_metrics(out: RunOutput, r: &LoadReport) -> RunOutput {
     let c = &r.latency_corrected;
-    out.metric("latency_p50_us", c.p50_us)
+    out.metric("latency_min_us", c.min_us)
+        .metric("latency_p50_us", c.p50_us)
         .metric("latency_p99_us", c.p99_us)
         .metric("latency_p999_us", c.p999_us)
         .metric("latency_max_us", c.max_us)

@@ -411,12 +411,26 @@ mod tests {
     use std::path::Path;
 
     #[test]
-    fn names_are_unique_and_not_concbench_designs() {
+    fn params_are_unique_and_names_not_concbench_designs() {
         let mut seen = std::collections::HashSet::new();
         for s in System::ALL {
-            assert!(seen.insert(s.name()));
+            assert!(seen.insert(s.params(Params::new().with("design", s.name())).compact()));
             assert!(concbench_server::Design::from_name(s.name()).is_none());
         }
+    }
+
+    #[test]
+    fn netty_runs_at_both_readings_of_the_article() {
+        let loops = |s: System| s.params(Params::new()).get_f64("event_loops");
+        assert_eq!(System::Netty.name(), System::NettyPrinted.name());
+        assert_eq!(loops(System::Netty), Some(2.0), "the prose");
+        assert_eq!(loops(System::NettyPrinted), Some(4.0), "the code: 2 x 2 CPUs");
+        for s in [System::Netty, System::NettyPrinted] {
+            let p = s.params(Params::new());
+            assert_eq!(p.get_f64("boss_loops"), Some(2.0));
+            assert_eq!(p.get_f64("jvm_max_ram_mib"), Some(1024.0));
+        }
+        assert_eq!(System::NettyPrinted.blocking_concurrency(), Some(4));
     }
 
     #[test]
