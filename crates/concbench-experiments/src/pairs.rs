@@ -214,7 +214,8 @@ mod tests {
             crate::server::all()
                 .into_iter()
                 .filter(|e| {
-                    e.meta().id == "server.keepalive" && e.params().get_str("design") == Some("go-net-http")
+                    e.meta().id == "server.keepalive"
+                        && e.params().get_str("design") == Some("go-net-http")
                 })
                 .collect()
         };
@@ -222,7 +223,10 @@ mod tests {
         let inner = servers().remove(0);
         for e in &v {
             assert_eq!(e.cpu_pair().unwrap().cpus, [0, 1]);
-            for mode in [concbench_core::RunMode::Full, concbench_core::RunMode::Quick] {
+            for mode in [
+                concbench_core::RunMode::Full,
+                concbench_core::RunMode::Quick,
+            ] {
                 assert_eq!(e.rounds_per_setup(mode), inner.rounds_per_setup(mode));
             }
             assert_eq!(e.paired(), inner.paired());

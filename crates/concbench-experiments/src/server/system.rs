@@ -424,7 +424,11 @@ mod tests {
         let loops = |s: System| s.params(Params::new()).get_f64("event_loops");
         assert_eq!(System::Netty.name(), System::NettyPrinted.name());
         assert_eq!(loops(System::Netty), Some(2.0), "the prose");
-        assert_eq!(loops(System::NettyPrinted), Some(4.0), "the code: 2 x 2 CPUs");
+        assert_eq!(
+            loops(System::NettyPrinted),
+            Some(4.0),
+            "the code: 2 x 2 CPUs"
+        );
         for s in [System::Netty, System::NettyPrinted] {
             let p = s.params(Params::new());
             assert_eq!(p.get_f64("boss_loops"), Some(2.0));
