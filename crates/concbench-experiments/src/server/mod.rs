@@ -19,7 +19,7 @@ pub mod runtime;
 mod steady;
 mod stevens;
 pub mod system;
-mod target;
+pub mod target;
 pub mod warmup;
 
 use concbench_core::Experiment;

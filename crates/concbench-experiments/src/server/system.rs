@@ -97,6 +97,19 @@ impl System {
         System::PhpFpm,
     ];
 
+    /// The system named `name` (its `params.design`) with `event_loops` worker loops where it
+    /// has a choice (Netty's two readings: 4, the printed code, by default).
+    pub fn find(name: &str, event_loops: Option<u64>) -> Option<System> {
+        let loops = |s: &System| s.params(Params::new()).get_f64("event_loops");
+        System::ALL.into_iter().find(|s| {
+            s.name() == name
+                && match event_loops {
+                    Some(l) => loops(s).is_none_or(|have| have == l as f64),
+                    None => *s != System::Netty,
+                }
+        })
+    }
+
     /// The name in `params.design`.
     pub fn name(self) -> &'static str {
         match self {

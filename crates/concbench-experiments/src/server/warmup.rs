@@ -16,7 +16,8 @@ use super::target::Target;
 use anyhow::{bail, Result};
 use concbench_core::{RunContext, Warmup};
 use concbench_load::Session;
-use concbench_stats::{holds, Criterion, Window};
+pub use concbench_stats::Window;
+use concbench_stats::{first_steady, holds, Criterion, NotLevel};
 use std::time::Duration;
 
 /// How one target warms up in this mode.
@@ -117,19 +118,17 @@ pub fn warm_up(
             series.len() as f64 * schedule.window.as_secs_f64()
         );
     }
-    Ok(record(
-        &series,
-        &activity,
-        schedule,
-        why.map(|w| w.to_string()),
-    ))
+    let steady = why.is_none().then_some(series.len());
+    Ok(record(&series, &activity, schedule, steady, why))
 }
 
+/// The record of `series`: steady after its first `steady` windows, or not (`why`).
 fn record(
     series: &[Window],
     activity: &[Activity],
     schedule: &Schedule,
-    not_steady: Option<String>,
+    steady: Option<usize>,
+    why: Option<NotLevel>,
 ) -> Warmup {
     let window_s = schedule.window.as_secs_f64();
     let each =
@@ -143,17 +142,61 @@ fn record(
         jit_compilations: each_n(|a| a.compilations),
         gc_pauses: each_n(|a| a.gc_pauses),
         gc_pause_ms: each(|a| a.gc_pause_ms),
-        steady_after_s: not_steady
-            .is_none()
-            .then_some(series.len() as f64 * window_s),
+        steady_after_s: steady.map(|n| n as f64 * window_s),
         criterion: schedule.describe(),
-        not_steady: not_steady.map(|why| {
+        not_steady: why.filter(|_| steady.is_none()).map(|why| {
             format!(
                 "not steady after {:.0} s: {why}",
                 series.len() as f64 * window_s
             )
         }),
     }
+}
+
+/// A whole warm-up series for the record, not cut at steady state: `target` started as a run
+/// starts it (on the server CPUs of `ctx`, the load generator on its first CPU, the scenario's
+/// connections), loaded in the schedule's windows from the first request for `span`, and where
+/// the criterion first held in it. `concbench warmup` prints it; bench/server_warmup.py runs it
+/// for the articles' servers.
+pub fn record_series(
+    target: Target,
+    blocking: Option<Duration>,
+    span: Duration,
+    ctx: &RunContext,
+    on_window: &mut dyn FnMut(usize, &Window, &Activity),
+) -> Result<Warmup> {
+    let (connections, _) = super::common::fit_descriptors(super::common::KEEPALIVE_CONNECTIONS);
+    let handler = concbench_server::Handler {
+        blocking,
+        allow_crash: false,
+    };
+    let (server, _) = target.start(ctx, handler)?;
+    let mut session = Session::open(super::common::load_config(server.addr(), ctx, connections))?;
+    let mut watch = RuntimeWatch::new(server.pid(), server.is_jvm(), server.jvm_logs());
+    let schedule = schedule(target, ctx, connections);
+    let windows = (span.as_secs_f64() / schedule.window.as_secs_f64()).ceil() as usize;
+    let mut series = Vec::new();
+    let mut activity = Vec::new();
+    for i in 0..windows.max(1) {
+        ctx.cancel.check()?;
+        let report = session.run_window(Duration::ZERO, schedule.window)?;
+        let a = watch.window(report.duration_s.max(1e-9));
+        let w = Window {
+            rate: report.requests_per_second,
+            requests: report.requests,
+            jit_share: a.jit_share,
+        };
+        on_window(i, &w, &a);
+        series.push(w);
+        activity.push(a);
+    }
+    drop(session);
+    server.stop()?;
+    let (steady, why) = match first_steady(&series, &schedule.criterion) {
+        Ok(n) => (Some(n), None),
+        Err(why) => (None, Some(why)),
+    };
+    Ok(record(&series, &activity, &schedule, steady, why))
 }
 
 /// The rate the server levelled at: the median of the windows the criterion last compared.
@@ -189,7 +232,7 @@ mod tests {
             gc_pauses: Some(1),
             gc_pause_ms: Some(0.5),
         };
-        let levelled = record(&[w(9e4); 6], &[a; 6], &s, None);
+        let levelled = record(&[w(9e4); 6], &[a; 6], &s, Some(6), None);
         assert_eq!(levelled.steady_after_s, Some(6.0));
         assert_eq!(levelled.jit_compilations, vec![2; 6]);
         assert_eq!(steady_rate(&levelled, 3), Some(9e4));
@@ -198,12 +241,21 @@ mod tests {
             "{}",
             levelled.criterion
         );
-        let never = record(&[w(9e4); 60], &[a; 60], &s, Some("a reason".into()));
+        let never = record(
+            &[w(9e4); 60],
+            &[a; 60],
+            &s,
+            None,
+            Some(NotLevel::Spread { ratio: 1.5 }),
+        );
         assert!(!never.steady());
         assert_eq!(
             never.not_steady.as_deref(),
-            Some("not steady after 60 s: a reason")
+            Some("not steady after 60 s: the last windows spread 50%")
         );
+        // A whole series records where it first levelled, past which it went on.
+        let later = record(&[w(9e4); 60], &[a; 60], &s, Some(6), None);
+        assert_eq!((later.steady_after_s, later.rates.len()), (Some(6.0), 60));
     }
 
     #[test]

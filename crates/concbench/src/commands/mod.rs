@@ -18,6 +18,7 @@ mod replicate;
 mod report;
 mod run;
 mod serve;
+mod warmup;
 mod worker;
 
 use crate::args::{Cli, Command};
@@ -34,6 +35,7 @@ pub fn dispatch(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Advise(a) => advise::advise(a),
         Command::Serve(a) => serve::serve(a),
         Command::Load(a) => load::load(a),
+        Command::Warmup(a) => warmup::warmup(a),
         Command::Completions(a) => completions::completions(a),
         Command::Man(a) => man::man(a),
         Command::Push(a) => push::push(a),
