@@ -47,7 +47,14 @@ pub fn warmup(args: WarmupArgs) -> Result<ExitCode> {
             d.as_millis()
         ))
     );
-    outln!("{:>6}  {:>10}  {:>7}  {:>9}  {:>12}", "at s", "req/s", "JIT", "compiled", "GC pauses");
+    outln!(
+        "{:>6}  {:>10}  {:>7}  {:>9}  {:>12}",
+        "at s",
+        "req/s",
+        "JIT",
+        "compiled",
+        "GC pauses"
+    );
     let mut show = |i: usize, w: &Window, a: &Activity| {
         let end = (i + 1) as f64 * window_s(&target);
         outln!("{}", line(end, w, a));
