@@ -1156,6 +1156,42 @@ mod tests {
     }
 
     /// Regression: an unreadable `/proc/stat` counted as a quiet machine, with no word said.
+    /// A Netty server warmed for 20 s serves three rounds of 2 s: each round costs its 2 s and
+    /// a third of the warm-up, whether the planner has seen one round of the life or all three.
+    #[test]
+    fn a_round_on_a_warm_server_costs_its_window_and_a_share_of_the_warm_up() {
+        let meta = concbench_core::Meta {
+            id: "server.keepalive",
+            family: "server",
+            title: "t",
+            op: "o",
+            unit: "req/s",
+            expected_switches_per_op: None,
+        };
+        let round = |wall_s: f64, setup_s: f64| {
+            let mut raw =
+                concbench_core::RawMeasurement::from_values(meta.clone(), Params::new(), vec![1.0]);
+            raw.setup_s = setup_s;
+            RoundRaw {
+                raw,
+                facts: RoundFacts {
+                    wall_s,
+                    ..RoundFacts::default()
+                },
+            }
+        };
+        let slot = |rounds| Slot {
+            rounds,
+            rounds_per_setup: 3,
+            ..Slot::default()
+        };
+        let expected = 2.0 + 20.0 / 3.0;
+        let first = slot(vec![round(22.0, 20.0)]);
+        assert!((first.mean_wall() - expected).abs() < 1e-9);
+        let life = slot(vec![round(22.0, 20.0), round(2.0, 0.0), round(2.0, 0.0)]);
+        assert!((life.mean_wall() - expected).abs() < 1e-9);
+    }
+
     #[test]
     fn regression_an_unreadable_proc_stat_is_said_not_taken_for_quiet() {
         let unknown = Settled {

@@ -7,6 +7,9 @@
 //!   `k` before them (a changepoint between the two halves would show as a shift);
 //! * **no spread**: the last `k` windows lie within `(1 + tolerance)²` of each other (a step
 //!   inside them);
+//! * both bands widened by the counting error of the fewest responses a compared window holds,
+//!   `2 / sqrt(n)`: a window of 10 responses (a blocked loop's 100 a second over 0.1 s) moves by
+//!   one response, 10%, with no change in the server at all;
 //! * **a quiet JIT**: where the runtime compiles, its compiler threads used at most
 //!   `jit_share_max` of one CPU over the last `k` windows together — a plateau reached while
 //!   the JIT still compiles the request path is not the last one (a JVM levels twice);
@@ -129,7 +132,8 @@ pub fn holds(series: &[Window], c: &Criterion) -> Result<(), NotLevel> {
         return Err(NotLevel::Stalled);
     }
     let shift = m_last / m_before;
-    let band = 1.0 + c.tolerance;
+    let fewest = tail.iter().map(|w| w.requests).min().unwrap_or(0).max(1);
+    let band = 1.0 + c.tolerance + 2.0 / (fewest as f64).sqrt();
     if shift > band || shift < 1.0 / band {
         return Err(NotLevel::Shift { ratio: shift });
     }
@@ -290,6 +294,34 @@ mod tests {
                 needed: 1000
             })
         ));
+    }
+
+    #[test]
+    fn a_few_responses_a_window_are_compared_within_their_counting_error() {
+        // A blocked loop: 100 responses a second in 0.1-s windows, 8 to 11 each.
+        let blocked: Vec<Window> = [10, 11, 9, 10, 8, 11]
+            .iter()
+            .map(|&n| Window {
+                rate: n as f64 * 10.0,
+                requests: n,
+                jit_share: None,
+            })
+            .collect();
+        let c = Criterion {
+            min_requests: 50,
+            ..C
+        };
+        assert_eq!(holds(&blocked, &c), Ok(()));
+        // The same spread over 100,000 responses a window is a step.
+        let busy: Vec<Window> = blocked
+            .iter()
+            .map(|w| Window {
+                rate: w.rate * 1e4,
+                requests: w.requests * 1e4 as u64,
+                ..*w
+            })
+            .collect();
+        assert!(matches!(holds(&busy, &c), Err(NotLevel::Spread { .. })));
     }
 
     #[test]

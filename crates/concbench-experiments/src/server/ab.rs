@@ -1,5 +1,5 @@
-//! `server.keepalive.ab` and `server.blocking.ab` — the article's own load generator beside
-//! concbench's: ApacheBench (`ab -k -c 1000`, Debian's apache2-utils) drives each of the
+//! `server.keepalive.ab` and `server.blocking.ab` (opt-in: `--only server.keepalive.ab`) — the
+//! article's own load generator beside concbench's: ApacheBench (`ab -k -c 1000`, Debian's apache2-utils) drives each of the
 //! articles' systems as seed S2 did, so ab's figure can be read next to the same system's
 //! `server.keepalive` / `server.blocking` result (same design, same params).
 //!
@@ -33,8 +33,12 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
+/// The ids, which run only when `--only` names them (`registry::OPT_IN_IDS`).
+pub const KEEPALIVE_ID: &str = "server.keepalive.ab";
+pub const BLOCKING_ID: &str = "server.blocking.ab";
+
 static KEEPALIVE: Meta = Meta {
-    id: "server.keepalive.ab",
+    id: KEEPALIVE_ID,
     family: "server",
     title: "Scenario A driven by ab -k -c 1000, as the article did",
     op: "one request/response on a keep-alive connection, by ApacheBench (value: requests per \
@@ -44,7 +48,7 @@ static KEEPALIVE: Meta = Meta {
 };
 
 static BLOCKING: Meta = Meta {
-    id: "server.blocking.ab",
+    id: BLOCKING_ID,
     family: "server",
     title: "Scenario B driven by ab -k -c 1000, as the article did",
     op: "one request/response with a 10 ms blocking call, by ApacheBench (value: requests per \
