@@ -174,6 +174,8 @@ impl Harness {
         };
         let started = Instant::now();
         if let Err(e) = guarded(|| exp.setup(&placed.ctx).context("setup")) {
+            // As `measure` does: a setup that failed half-way is torn down too.
+            let _ = guarded(|| exp.teardown(&placed.ctx).context("teardown"));
             return Err(placed.outcome(exp, Err(e), self.config.target_sample()));
         }
         Ok(Opened {
@@ -181,6 +183,7 @@ impl Harness {
             setup_s: Some(started.elapsed().as_secs_f64()),
             exp,
             placed,
+            torn_down: false,
             _pin: pin,
         })
     }
@@ -475,13 +478,15 @@ impl Placed {
 }
 
 /// A variant set up once and measured in several rounds ([`Harness::open`]), pinned for its
-/// whole life.
+/// whole life. Dropped without [`Opened::close`] (an early return, a panic), it still tears
+/// down: what setup started (a server) never outlives it.
 pub struct Opened<'a> {
     harness: &'a Harness,
     exp: &'a mut dyn Experiment,
     placed: Placed,
     /// The setup's seconds, until the first round records them.
     setup_s: Option<f64>,
+    torn_down: bool,
     _pin: AffinityGuard,
 }
 
@@ -502,8 +507,21 @@ impl Opened<'_> {
     }
 
     /// Tear down what `setup` prepared.
-    pub fn close(self) -> Result<()> {
+    pub fn close(mut self) -> Result<()> {
+        self.teardown()
+    }
+
+    fn teardown(&mut self) -> Result<()> {
+        self.torn_down = true;
         guarded(|| self.exp.teardown(&self.placed.ctx).context("teardown"))
+    }
+}
+
+impl Drop for Opened<'_> {
+    fn drop(&mut self) {
+        if !self.torn_down {
+            let _ = self.teardown();
+        }
     }
 }
 

@@ -65,29 +65,31 @@ pub fn serve(lookup: fn(usize) -> Option<Box<dyn Experiment>>) -> Result<()> {
         Ok(o) => o,
         Err(outcome) => return send(outcome),
     };
-    loop {
-        let outcome = opened.round(&mut on_event);
-        let measured = matches!(outcome, Outcome::Measured(_));
-        send(outcome)?;
-        if !measured {
-            break;
-        }
-        match jobs.next() {
-            Some(next) => {
-                let next = next.context("reading the next job")?;
-                if next.index != job.index || next.id != job.id {
-                    bail!(
-                        "a resident worker of {} was sent a job for {}",
-                        job.id,
-                        next.id
-                    );
-                }
+    // Rounds until the input closes, a round fails or a job is wrong; then always tear down.
+    let served = (|| -> Result<()> {
+        loop {
+            let outcome = opened.round(&mut on_event);
+            let measured = matches!(outcome, Outcome::Measured(_));
+            send(outcome)?;
+            if !measured {
+                return Ok(());
             }
-            // The coordinator closed the input: this setup's rounds are over.
-            None => break,
+            let Some(next) = jobs.next() else {
+                // The coordinator closed the input: this setup's rounds are over.
+                return Ok(());
+            };
+            let next = next.context("reading the next job")?;
+            if next.index != job.index || next.id != job.id {
+                bail!(
+                    "a resident worker of {} was sent a job for {}",
+                    job.id,
+                    next.id
+                );
+            }
         }
-    }
-    opened.close()
+    })();
+    let closed = opened.close();
+    served.and(closed)
 }
 
 fn check_variant(exp: &dyn Experiment, job: &Job) -> Result<()> {
