@@ -10,7 +10,7 @@
     saturates first.
 Server on one CPU, load generator (one thread) on another; rounds interleaved so drift hits
 all alike. Installs wrk and nginx from Debian if missing (needs root for apt-get).
-Target: generator capacity, concbench load / wrk >= 1 (paired rounds; see verdict.py).
+Target: generator capacity, concbench load / wrk >= 1.2 (paired rounds; see verdict.py; issue 41).
 Usage: bench/fidelity/server.py [ROUNDS] [SECONDS]   (default 6 rounds of 5 s: six are the
 fewest that give a 95% interval)"""
 
@@ -182,4 +182,4 @@ report([
 ])
 check("against nginx (server-bound): concbench load / wrk", ours, theirs, Target.none())
 check(f"generator capacity ({CAPACITY_DESIGN}, client-bound): concbench load / wrk", cap_ours, cap_theirs,
-      Target.at_least(1.0))
+      Target.at_least(1.2))

@@ -1,5 +1,6 @@
 // Seed S2's event-loop server: Netty's HttpHelloWorldServer, the example the article ran, with
-// its set-up — one boss loop accepting, `args.event_loops` worker loops (the article: 2) on
+// its set-up — `args.boss_loops` boss loops accepting (the printed code: 2), `args.event_loops`
+// worker loops (the article's prose: 2; its printed code: Netty's default, 4 on its 2 CPUs) on
 // Java NIO. Compiled only into the Netty build of the Java probe (io.netty:netty-all from Maven
 // Central on the classpath).
 //
@@ -9,6 +10,7 @@
 //                       DefaultEventExecutorGroup of args.pool_threads threads, what a Netty user
 //                       does with blocking work
 //   args.event_loops    worker event loops (2)
+//   args.boss_loops     boss event loops (1)
 //   args.pool_threads   threads of the business pool
 
 import io.netty.bootstrap.ServerBootstrap;
@@ -53,6 +55,7 @@ public final class NettyServe {
     public static Probe.Result start(Map<String, Object> args) throws Exception {
         int blockingMs = Probe.intArg(args, "blocking_ms", 0);
         int loops = Math.max(1, Probe.intArg(args, "event_loops", 2));
+        int bosses = Math.max(1, Probe.intArg(args, "boss_loops", 1));
         Object where = args.getOrDefault("blocking_in", "event-loop");
         EventExecutorGroup pool;
         if ("business-pool".equals(where)) {
@@ -63,7 +66,7 @@ public final class NettyServe {
             throw new IllegalArgumentException("args.blocking_in must be event-loop or business-pool, not " + where);
         }
         long t0 = System.nanoTime();
-        EventLoopGroup boss = new MultiThreadIoEventLoopGroup(1, NioIoHandler.newFactory());
+        EventLoopGroup boss = new MultiThreadIoEventLoopGroup(bosses, NioIoHandler.newFactory());
         EventLoopGroup workers = new MultiThreadIoEventLoopGroup(loops, NioIoHandler.newFactory());
         ServerBootstrap b = new ServerBootstrap()
                 .group(boss, workers)

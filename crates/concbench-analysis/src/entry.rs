@@ -220,6 +220,7 @@ fn round(r: &RoundRaw) -> Round {
         wall_s: r.facts.wall_s,
         prepared_s: raw.prepared_s,
         excluded: r.facts.excluded.clone(),
+        warmup: raw.warmup.clone(),
     }
 }
 

@@ -40,6 +40,7 @@ pub fn entry_with(id: &str, unit: &str, params: Params, samples: &[f64]) -> Resu
                 wall_s: 0.0,
                 prepared_s: 0.0,
                 excluded: None,
+                warmup: None,
             })
             .collect(),
         ..blank(id, unit, params)

@@ -70,6 +70,9 @@ pub struct RunOutput {
     /// (a load run of fixed duration completes as many requests as the server allows). The
     /// harness then divides the sample's resource usage by it instead of by `iterations`.
     pub operations: Option<u64>,
+    /// The warm-up `setup` ran before this sample (a server's series to steady state), handed
+    /// over once, with the first sample after it; the harness records it on the round.
+    pub warmup: Option<crate::Warmup>,
 }
 
 impl RunOutput {
@@ -209,6 +212,21 @@ pub trait Experiment: Send {
     /// 2.6 s for a round that finds them, and was left at one round as if every round cost that.
     fn prepared_for_later(&self) -> bool {
         false
+    }
+
+    /// How many consecutive rounds one `setup` serves in `mode`: the worker stays alive between
+    /// them holding what `setup` prepared, and the round after the last starts a fresh worker
+    /// (and setup) again. 1 (the default): every round is a fresh worker.
+    ///
+    /// Why more than one: a server is measured at steady state, and a JVM's takes tens of
+    /// seconds to reach; warming a fresh one for every round would spend a full run's budget on
+    /// warm-ups. The rounds of one setup are windows on the warm server, interleaved with the
+    /// other variants' rounds as every round is; a fresh setup every few rounds keeps what a
+    /// restart changes (heap layout, JIT decisions, which loop got which connection) in the
+    /// interval, as Georges et al. (OOPSLA 2007) take steady-state figures across VM
+    /// invocations.
+    fn rounds_per_setup(&self, _mode: crate::RunMode) -> usize {
+        1
     }
 
     /// Release everything: kill and reap children, join threads, remove files.

@@ -24,6 +24,7 @@ pub mod unit;
 pub mod usage;
 pub mod verdict_kind;
 pub mod vocab;
+pub mod warmup;
 
 pub use context::{CancelToken, RunContext};
 pub use error::UsageError;
@@ -43,6 +44,7 @@ pub use settings::{RoundCaps, RunMode};
 pub use staged::{Staged, Stages};
 pub use unit::Unit;
 pub use usage::Usage;
+pub use warmup::Warmup;
 
 /// A calibrated sample times at least this many operations, however slow one is: a figure
 /// "per operation" from one or two operations is dominated by whatever surrounds them (the

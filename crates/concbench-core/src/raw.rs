@@ -43,6 +43,15 @@ pub struct RawMeasurement {
     /// harness and left out of what the next round costs; 0 otherwise.
     #[serde(default)]
     pub prepared_s: f64,
+    /// Seconds this round's `setup` took when it ran in this round, for an experiment whose one
+    /// setup serves several rounds ([`crate::Experiment::rounds_per_setup`]); 0 for a round
+    /// taken on what an earlier round set up, and for every other experiment.
+    #[serde(default)]
+    pub setup_s: f64,
+    /// The warm-up that `setup` ran before this round, when it ran one (a server started and
+    /// warmed to steady state).
+    #[serde(default)]
+    pub warmup: Option<crate::Warmup>,
 }
 
 impl RawMeasurement {
@@ -64,6 +73,8 @@ impl RawMeasurement {
             info: BTreeMap::new(),
             calibrated: false,
             prepared_s: 0.0,
+            setup_s: 0.0,
+            warmup: None,
             values,
         }
     }

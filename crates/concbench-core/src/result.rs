@@ -201,6 +201,11 @@ pub struct Round {
     /// should; it is, when enough clean rounds remain (see [`usable_rounds`]).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub excluded: Option<String>,
+    /// The warm-up run before this round when the round started its server (requests/s per
+    /// window from the first request, time to steady state); absent on a round taken on the
+    /// server an earlier round started and warmed ([`crate::Experiment::rounds_per_setup`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub warmup: Option<crate::Warmup>,
 }
 
 /// Whether a figure is zero (left out of the document when it is).

@@ -105,6 +105,10 @@ pub trait Staged: Send {
         false
     }
 
+    fn rounds_per_setup(&self, _mode: crate::RunMode) -> usize {
+        1
+    }
+
     /// Release what `setup` prepared. Called once per successful `setup`, also after a failed
     /// sample or Ctrl-C; dropping the state is the default.
     fn teardown(&mut self, state: Self::State, _ctx: &RunContext) -> Result<()> {
@@ -235,6 +239,10 @@ impl<S: Staged> Experiment for Stages<S> {
 
     fn prepared_for_later(&self) -> bool {
         self.experiment.prepared_for_later()
+    }
+
+    fn rounds_per_setup(&self, mode: crate::RunMode) -> usize {
+        self.experiment.rounds_per_setup(mode)
     }
 
     /// Nothing to release when `setup` failed (it released its own partial work) or never ran.

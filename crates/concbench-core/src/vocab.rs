@@ -40,6 +40,8 @@ pub mod id {
     pub const PROBES_PYTHON_CREATE: &str = "probes.python.create";
     pub const PROBES_PYTHON_PINGPONG: &str = "probes.python.pingpong";
     pub const PROBES_PYTHON_CPU: &str = "probes.python.cpu";
+    pub const SERVER_KEEPALIVE: &str = "server.keepalive";
+    pub const SERVER_BLOCKING: &str = "server.blocking";
     pub const SERVER_STEVENS: &str = "server.stevens";
     pub const SERVER_CRASH: &str = "server.crash";
     pub const SWITCH_RING_THREAD: &str = "switch.ring.thread";
@@ -85,6 +87,8 @@ pub mod id {
         PROBES_PYTHON_CREATE,
         PROBES_PYTHON_PINGPONG,
         PROBES_PYTHON_CPU,
+        SERVER_KEEPALIVE,
+        SERVER_BLOCKING,
         SERVER_STEVENS,
         SERVER_CRASH,
         SWITCH_RING_THREAD,
@@ -116,6 +120,11 @@ pub mod key {
     pub const FILE_MIB: &str = "file_mib";
     pub const THREADS: &str = "threads";
     pub const DESIGN: &str = "design";
+    /// The servers' worker event loops (Netty's two readings of seed S2: 4 and 2).
+    pub const EVENT_LOOPS: &str = "event_loops";
+    /// The runtime an article's system runs on (`java`, `php`, `go`): concbench's own designs
+    /// have none.
+    pub const RUNTIME: &str = "runtime";
     /// `workload.print`: `write` (one write(2) per line) or `stdio` (libc's locked stream).
     pub const WRITER: &str = "writer";
 
@@ -138,6 +147,8 @@ pub mod key {
         FILE_MIB,
         THREADS,
         DESIGN,
+        EVENT_LOOPS,
+        RUNTIME,
         WRITER,
     ];
 }

@@ -85,6 +85,18 @@ impl Experiment for OnPair {
     fn in_quick(&self) -> bool {
         self.inner.in_quick()
     }
+    fn paired(&self) -> bool {
+        self.inner.paired()
+    }
+    fn build_ahead(&self, say: &mut dyn FnMut(&str)) -> anyhow::Result<()> {
+        self.inner.build_ahead(say)
+    }
+    fn prepared_for_later(&self) -> bool {
+        self.inner.prepared_for_later()
+    }
+    fn rounds_per_setup(&self, mode: concbench_core::RunMode) -> usize {
+        self.inner.rounds_per_setup(mode)
+    }
     fn supported(&self, host: &Host) -> Support {
         self.inner.supported(host)
     }
@@ -191,5 +203,35 @@ mod tests {
         let v = per_pair(three_switches, &[]);
         assert_eq!(v.len(), 3);
         assert!(v.iter().all(|e| e.cpu_pair().is_none()));
+    }
+
+    /// Regression: the wrapper forwarded neither `rounds_per_setup` nor `build_ahead`, so every
+    /// article server on a named pair was started (and warmed) afresh every round and built
+    /// inside its first round.
+    #[test]
+    fn regression_a_server_on_a_pair_keeps_its_rounds_per_setup_and_builds_ahead() {
+        let servers = || {
+            crate::server::all()
+                .into_iter()
+                .filter(|e| {
+                    e.meta().id == "server.keepalive"
+                        && e.params().get_str("design") == Some("go-net-http")
+                })
+                .collect()
+        };
+        let v = per_pair(servers, &[pair([0, 1], PairClass::SameLlc)]);
+        let inner = servers().remove(0);
+        for e in &v {
+            assert_eq!(e.cpu_pair().unwrap().cpus, [0, 1]);
+            for mode in [
+                concbench_core::RunMode::Full,
+                concbench_core::RunMode::Quick,
+            ] {
+                assert_eq!(e.rounds_per_setup(mode), inner.rounds_per_setup(mode));
+            }
+            assert_eq!(e.paired(), inner.paired());
+            assert_eq!(e.prepared_for_later(), inner.prepared_for_later());
+        }
+        assert!(v[0].rounds_per_setup(concbench_core::RunMode::Full) > 1);
     }
 }

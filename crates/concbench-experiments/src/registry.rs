@@ -47,6 +47,20 @@ pub fn is_opt_in(family: &str) -> bool {
     OPT_IN.iter().any(|(f, _)| *f == family)
 }
 
+/// Experiments of a default family that run only when `--only` names their id exactly: seed S2's
+/// servers driven by the article's ab. Each round starts its server and warms it to steady
+/// state before ab runs (a JVM's tens of seconds), for a figure no verdict reads; in a default
+/// run they took a full run's budget from the verdicts' rounds.
+pub const OPT_IN_IDS: [&str; 2] = [
+    crate::server::ab::KEEPALIVE_ID,
+    crate::server::ab::BLOCKING_ID,
+];
+
+/// Whether a variant runs without `--only` naming it (see [`OPT_IN`], [`OPT_IN_IDS`]).
+fn by_default(e: &dyn Experiment) -> bool {
+    !is_opt_in(e.meta().family) && !OPT_IN_IDS.contains(&e.meta().id)
+}
+
 /// Family names, in run order, without duplicates.
 pub fn families() -> Vec<&'static str> {
     let mut out: Vec<&'static str> = Vec::new();
@@ -72,7 +86,7 @@ pub fn select(only: &[String]) -> Result<Vec<(usize, Box<dyn Experiment>)>> {
     if only.is_empty() {
         return Ok(every
             .into_iter()
-            .filter(|(_, e)| !is_opt_in(e.meta().family))
+            .filter(|(_, e)| by_default(e.as_ref()))
             .collect());
     }
     for name in only {
@@ -94,7 +108,11 @@ pub fn select(only: &[String]) -> Result<Vec<(usize, Box<dyn Experiment>)>> {
     Ok(every
         .into_iter()
         .filter(|(_, e)| {
-            only.iter().any(|n| matches(e.as_ref(), n)) || inputs.iter().any(|f| f(e.as_ref()))
+            // An opt-in id is selected by its own name only, not by its family or a prefix.
+            let id = e.meta().id;
+            let named =
+                |n: &String| matches(e.as_ref(), n) && (!OPT_IN_IDS.contains(&id) || id == n);
+            only.iter().any(named) || inputs.iter().any(|f| f(e.as_ref()))
         })
         .collect())
 }
@@ -203,6 +221,28 @@ mod tests {
         // Named by id, an opt-in variant runs alone.
         let one = select(&["anatomy.transport".into()]).unwrap();
         assert!(one.iter().all(|(_, e)| e.meta().id == "anatomy.transport"));
+    }
+
+    #[test]
+    fn the_articles_servers_under_ab_run_only_when_named_by_id() {
+        let ids = |only: &[&str]| -> std::collections::BTreeSet<&'static str> {
+            let only: Vec<String> = only.iter().map(|s| s.to_string()).collect();
+            select(&only)
+                .unwrap()
+                .iter()
+                .map(|(_, e)| e.meta().id)
+                .collect()
+        };
+        for opt_in in OPT_IN_IDS {
+            assert!(!ids(&[]).contains(opt_in), "{opt_in} in a default run");
+            assert!(!ids(&["server"]).contains(opt_in), "{opt_in} by its family");
+            assert!(
+                !ids(&["server.keepalive"]).contains(opt_in),
+                "{opt_in} by a prefix"
+            );
+            assert_eq!(ids(&[opt_in]), [opt_in].into(), "named, it runs alone");
+        }
+        assert!(ids(&["server.keepalive"]).contains("server.keepalive"));
     }
 
     #[test]

@@ -5,7 +5,7 @@
 use crate::conn::{classify_connect, Conn};
 use crate::stats::{FaultReport, Latency, LoadReport, ThreadStats, ERROR_KINDS};
 use crate::worker::{Plan, Shared, Worker};
-use crate::LoadConfig;
+use crate::{LoadConfig, Rate};
 use anyhow::{bail, Context, Result};
 use concbench_core::UsageError;
 use concbench_measure::clock;
@@ -66,14 +66,44 @@ impl Session {
         self.run_window(self.cfg.warmup, self.cfg.duration)
     }
 
-    /// One run: `warmup` (not recorded), then `duration` measured.
+    /// One run: `warmup` (not recorded), then `duration` measured, with the configured rate.
     pub fn run_window(&mut self, warmup: Duration, duration: Duration) -> Result<LoadReport> {
+        let rate = self.cfg.rate;
+        self.run_at(warmup, duration, rate)
+    }
+
+    /// One run at `rate` (open loop; `None`: closed loop) instead of the configured one, on the
+    /// same connections: a server's closed-loop maximum, then fractions of it.
+    pub fn run_at(
+        &mut self,
+        warmup: Duration,
+        duration: Duration,
+        rate: Option<Rate>,
+    ) -> Result<LoadReport> {
+        let budget = self.cfg.max_requests;
+        self.run_with(warmup, duration, rate, budget)
+    }
+
+    /// Send nothing new and wait, at most `timeout`, for every request in flight to be answered
+    /// (a closed loop leaves one per connection; an open loop that follows must not inherit
+    /// them). Returns the report of the wait (`unanswered_at_end` is what was still in flight).
+    pub fn drain(&mut self, timeout: Duration) -> Result<LoadReport> {
+        self.run_with(Duration::ZERO, timeout, None, Some(0))
+    }
+
+    fn run_with(
+        &mut self,
+        warmup: Duration,
+        duration: Duration,
+        rate: Option<Rate>,
+        budget: Option<u64>,
+    ) -> Result<LoadReport> {
         check_duration(duration)?;
         let cfg = &self.cfg;
         let shared = Shared::default();
         shared
             .remaining
-            .store(cfg.max_requests.unwrap_or(u64::MAX), Ordering::Relaxed);
+            .store(budget.unwrap_or(u64::MAX), Ordering::Relaxed);
         let total = warmup + duration;
         let seconds = total.as_secs() as usize + 1;
         let plan = Plan {
@@ -84,9 +114,8 @@ impl Session {
             epoch: clock::now(),
             warm_end: warmup.as_nanos() as u64,
             end: total.as_nanos() as u64,
-            gap_ns: cfg
-                .rate
-                .map(|r| cfg.connections as f64 * 1e9 / r.per_second.max(1e-9)),
+            rate,
+            gap_ns: rate.map(|r| cfg.connections as f64 * 1e9 / r.per_second.max(1e-9)),
         };
         let results: Vec<Result<ThreadStats>> = std::thread::scope(|scope| {
             let handles: Vec<_> = self
@@ -118,10 +147,17 @@ impl Session {
         }
         let opened = std::mem::replace(&mut self.opened, ThreadStats::new(1));
         merged.merge(&opened);
-        Ok(self.report(&merged, &shared, warmup, busiest))
+        Ok(self.report(&merged, &shared, warmup, busiest, rate))
     }
 
-    fn report(&self, s: &ThreadStats, shared: &Shared, warmup: Duration, busy: f64) -> LoadReport {
+    fn report(
+        &self,
+        s: &ThreadStats,
+        shared: &Shared,
+        warmup: Duration,
+        busy: f64,
+        rate: Option<Rate>,
+    ) -> LoadReport {
         let cfg = &self.cfg;
         // Not clamped: a window of no length shows as one (see `LoadReport::shortfall`).
         let window_s = (s.wall_ns / 1e9 - warmup.as_secs_f64()).max(0.0);
@@ -142,7 +178,7 @@ impl Session {
             connections: cfg.connections,
             mode: cfg.mode(),
             pipeline: cfg.pipeline,
-            rate: cfg.rate.map(|r| r.per_second),
+            rate: rate.map(|r| r.per_second),
             warmup_s: warmup.as_secs_f64(),
             duration_s: window_s,
             requests: s.completed,

@@ -161,6 +161,7 @@ impl ThreadStats {
 pub struct Latency {
     pub count: u64,
     pub mean_us: f64,
+    pub min_us: f64,
     pub p50_us: f64,
     pub p90_us: f64,
     pub p99_us: f64,
@@ -185,6 +186,7 @@ impl Latency {
         Self {
             count: h.len(),
             mean_us: h.mean() / 1e3,
+            min_us: if h.is_empty() { 0.0 } else { us(h.min()) },
             p50_us: us(h.value_at_quantile(0.5)),
             p90_us: us(h.value_at_quantile(0.9)),
             p99_us: us(h.value_at_quantile(0.99)),

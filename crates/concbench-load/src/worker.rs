@@ -14,6 +14,8 @@ use concbench_measure::{clock, usage};
 use rustix::buffer::spare_capacity;
 use rustix::event::epoll::{self, CreateFlags, Event, EventData, EventFlags};
 use rustix::event::Timespec;
+use rustix::io::Errno;
+use rustix::net::{recv, send, RecvFlags, SendFlags};
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 use std::io::{self, Read, Write};
@@ -40,6 +42,10 @@ pub struct Shared {
 
 impl Shared {
     fn claim(&self) -> bool {
+        // Without a budget (the experiments' windows) no atomic read-modify-write per request.
+        if self.remaining.load(Ordering::Relaxed) == u64::MAX {
+            return true;
+        }
         self.remaining
             .fetch_update(Ordering::Relaxed, Ordering::Relaxed, |r| match r {
                 0 => None,
@@ -63,7 +69,8 @@ pub struct Plan<'a> {
     pub epoch: Instant,
     pub warm_end: u64,
     pub end: u64,
-    /// Open loop: mean gap between one connection's requests, ns.
+    /// Open loop: the schedule, and the mean gap between one connection's requests, ns.
+    pub rate: Option<crate::Rate>,
     pub gap_ns: Option<f64>,
 }
 
@@ -255,7 +262,7 @@ impl<'a> Worker<'a> {
 
     fn advance_due(&self, c: &mut Conn) {
         if let Some(gap) = self.plan.gap_ns {
-            let step = match self.plan.cfg.rate {
+            let step = match self.plan.rate {
                 Some(r) if r.poisson => -gap * (1.0 - fastrand::f64()).ln(),
                 _ => gap,
             };
@@ -310,16 +317,20 @@ impl<'a> Worker<'a> {
 
     fn flush(&mut self, conns: &mut [Conn], i: usize) -> bool {
         let c = &mut conns[i];
-        let Some(sock) = c.sock.as_mut() else {
+        let Some(sock) = c.sock.as_ref() else {
             return false;
         };
         while c.wpos < c.wend {
-            match sock.write(&self.plan.batch[c.wpos..c.wend]) {
+            match send(
+                &*sock,
+                &self.plan.batch[c.wpos..c.wend],
+                SendFlags::NOSIGNAL,
+            ) {
                 Ok(n) => c.wpos += n,
-                Err(e) if e.kind() == io::ErrorKind::WouldBlock => return true,
-                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+                Err(Errno::AGAIN) => return true,
+                Err(Errno::INTR) => {}
                 Err(e) => {
-                    self.fail(conns, i, classify(&e));
+                    self.fail(conns, i, classify(&e.into()));
                     return false;
                 }
             }
@@ -360,9 +371,11 @@ impl<'a> Worker<'a> {
         if i >= conns.len() || conns[i].sock.is_none() {
             return;
         }
-        let now = self.now();
-        if conns[i].connecting && !self.finish_connect(conns, i, now, flags) {
-            return;
+        if conns[i].connecting {
+            let now = self.now();
+            if !self.finish_connect(conns, i, now, flags) {
+                return;
+            }
         }
         if conns[i].wpos < conns[i].wend && !self.flush(conns, i) {
             return;
@@ -409,23 +422,28 @@ impl<'a> Worker<'a> {
         }
     }
 
+    /// Read what `i` has, completing its responses. One clock reading per read call: the
+    /// responses in one read completed together (the clock costs as much as a parse).
     fn read(&mut self, conns: &mut [Conn], i: usize, peer_closed: bool) {
         let mut rbuf = std::mem::take(&mut self.rbuf);
-        while let Some(sock) = conns[i].sock.as_mut() {
-            match sock.read(&mut rbuf) {
-                Ok(0) => {
+        let mut now = None;
+        while let Some(sock) = conns[i].sock.as_ref() {
+            match recv(sock, &mut rbuf[..], RecvFlags::empty()) {
+                Ok((0, _)) => {
                     self.on_eof(conns, i);
                     break;
                 }
-                Ok(n) => {
-                    if !self.feed(conns, i, &rbuf[..n]) || (n < rbuf.len() && !peer_closed) {
+                Ok((n, _)) => {
+                    let at = self.now();
+                    now = Some(at);
+                    if !self.feed(conns, i, &rbuf[..n], at) || (n < rbuf.len() && !peer_closed) {
                         break;
                     }
                 }
-                Err(e) if e.kind() == io::ErrorKind::WouldBlock => break,
-                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+                Err(Errno::AGAIN) => break,
+                Err(Errno::INTR) => {}
                 Err(e) => {
-                    self.fail(conns, i, classify(&e));
+                    self.fail(conns, i, classify(&e.into()));
                     break;
                 }
             }
@@ -433,13 +451,13 @@ impl<'a> Worker<'a> {
         self.rbuf = rbuf;
         let c = &conns[i];
         if !self.plan.cfg.per_request && c.sock.is_some() && !c.connecting {
-            let now = self.now();
+            let now = now.unwrap_or_else(|| self.now());
             self.wake(conns, i, now);
         }
     }
 
-    /// Consume response bytes. False when the connection was closed meanwhile.
-    fn feed(&mut self, conns: &mut [Conn], i: usize, data: &[u8]) -> bool {
+    /// Consume response bytes read at `now`. False when the connection was closed meanwhile.
+    fn feed(&mut self, conns: &mut [Conn], i: usize, data: &[u8], now: u64) -> bool {
         let mut d = data;
         while !d.is_empty() {
             let c = &mut conns[i];
@@ -452,7 +470,7 @@ impl<'a> Worker<'a> {
                 Ok(Step::Complete { used, head }) => {
                     d = &d[used..];
                     c.framing = self.fresh_framing();
-                    if !self.complete(conns, i, head) {
+                    if !self.complete(conns, i, head, now) {
                         return false;
                     }
                 }
@@ -465,9 +483,8 @@ impl<'a> Worker<'a> {
         true
     }
 
-    /// One response is complete. False when the connection closes after it.
-    fn complete(&mut self, conns: &mut [Conn], i: usize, head: Option<Head>) -> bool {
-        let now = self.now();
+    /// One response is complete (read at `now`). False when the connection closes after it.
+    fn complete(&mut self, conns: &mut [Conn], i: usize, head: Option<Head>, now: u64) -> bool {
         let c = &mut conns[i];
         let Some(f) = c.inflight.pop_front() else {
             return true;

@@ -151,6 +151,45 @@ impl Harness {
         exp: &mut dyn Experiment,
         on_event: &mut dyn FnMut(HarnessEvent),
     ) -> Outcome {
+        let placed = match self.place(exp) {
+            Ok(p) => p,
+            Err(skipped) => return skipped,
+        };
+        let measured = self.measure_pinned(exp, &placed.ctx, on_event);
+        placed.outcome(exp, measured, self.config.target_sample())
+    }
+
+    /// Set `exp` up once for several rounds (`Experiment::rounds_per_setup`): checked, placed
+    /// and pinned as [`Harness::measure`] does, set up now; each [`Opened::round`] then takes
+    /// the samples of one round, and [`Opened::close`] tears down. A variant that cannot run
+    /// here, or whose setup fails, is the first round's outcome instead.
+    pub fn open<'a>(&'a self, exp: &'a mut dyn Experiment) -> Result<Opened<'a>, Outcome> {
+        let placed = self.place(exp)?;
+        let pin = match AffinityGuard::pin(&placed.ctx.cpus[..placed.ctx.cpus.len().min(1)]) {
+            Ok(p) => p,
+            Err(e) => {
+                let e = e.context("pinning the harness thread");
+                return Err(placed.outcome(exp, Err(e), self.config.target_sample()));
+            }
+        };
+        let started = Instant::now();
+        if let Err(e) = guarded(|| exp.setup(&placed.ctx).context("setup")) {
+            // As `measure` does: a setup that failed half-way is torn down too.
+            let _ = guarded(|| exp.teardown(&placed.ctx).context("teardown"));
+            return Err(placed.outcome(exp, Err(e), self.config.target_sample()));
+        }
+        Ok(Opened {
+            harness: self,
+            setup_s: Some(started.elapsed().as_secs_f64()),
+            exp,
+            placed,
+            torn_down: false,
+            _pin: pin,
+        })
+    }
+
+    /// Where `exp` runs under this harness, or the outcome that it cannot run here.
+    fn place(&self, exp: &dyn Experiment) -> Result<Placed, Outcome> {
         let meta = exp.meta().clone();
         let allowed = &self.host.cpus_allowed;
         let placement = effective_placement(exp, self.config.pin, allowed);
@@ -163,27 +202,18 @@ impl Harness {
             })
         };
         if let Support::No(reason) = exp.supported(&self.host) {
-            return skipped(reason);
+            return Err(skipped(reason));
         }
         let cpus = match cpus::choose_for(placement, exp.cpu_pair(), &self.host.cpus_allowed) {
             Ok(c) => c,
-            Err(reason) => return skipped(reason),
+            Err(reason) => return Err(skipped(reason)),
         };
-        let ctx = self.context(placement, cpus.clone());
-        let measured = self.measure_pinned(exp, &ctx, on_event);
-        match measured {
-            Ok((iterations, samples)) => {
-                let mut raw =
-                    samples.into_raw(meta, params, cpus, iterations, self.config.target_sample());
-                raw.calibrated = exp.plan(&ctx) == Plan::Calibrated;
-                Outcome::Measured(Box::new(raw))
-            }
-            Err(e) => Outcome::Failed(Failure {
-                id: meta.id.to_string(),
-                params,
-                error: format!("{e:#}"),
-            }),
-        }
+        Ok(Placed {
+            ctx: self.context(placement, cpus.clone()),
+            meta,
+            params,
+            cpus,
+        })
     }
 
     /// Samples for this round: the configured number, capped by the variant (long batches take
@@ -341,6 +371,10 @@ struct Samples {
     /// The seconds `setup` took when [`Experiment::prepared_for_later`] says it made what later
     /// rounds reuse; 0 otherwise.
     prepared_s: f64,
+    /// Seconds of `setup` in this round, for a variant set up once for several rounds.
+    setup_s: f64,
+    /// The warm-up the experiment handed over with a sample.
+    warmup: Option<concbench_core::Warmup>,
 }
 
 impl Samples {
@@ -361,6 +395,9 @@ impl Samples {
             if !self.warnings.contains(&w) {
                 self.warnings.push(w);
             }
+        }
+        if self.warmup.is_none() {
+            self.warmup = t.output.warmup;
         }
     }
 
@@ -398,6 +435,92 @@ impl Samples {
             info: self.info,
             calibrated: false,
             prepared_s: self.prepared_s,
+            setup_s: self.setup_s,
+            warmup: self.warmup,
+        }
+    }
+}
+
+/// A variant checked and placed: its context, and what its outcome records.
+struct Placed {
+    ctx: RunContext,
+    meta: concbench_core::Meta,
+    params: concbench_core::Params,
+    cpus: Vec<usize>,
+}
+
+impl Placed {
+    fn outcome(
+        &self,
+        exp: &dyn Experiment,
+        measured: Result<(u64, Samples)>,
+        target: Duration,
+    ) -> Outcome {
+        match measured {
+            Ok((iterations, samples)) => {
+                let mut raw = samples.into_raw(
+                    self.meta.clone(),
+                    self.params.clone(),
+                    self.cpus.clone(),
+                    iterations,
+                    target,
+                );
+                raw.calibrated = exp.plan(&self.ctx) == Plan::Calibrated;
+                Outcome::Measured(Box::new(raw))
+            }
+            Err(e) => Outcome::Failed(Failure {
+                id: self.meta.id.to_string(),
+                params: self.params.clone(),
+                error: format!("{e:#}"),
+            }),
+        }
+    }
+}
+
+/// A variant set up once and measured in several rounds ([`Harness::open`]), pinned for its
+/// whole life. Dropped without [`Opened::close`] (an early return, a panic), it still tears
+/// down: what setup started (a server) never outlives it.
+pub struct Opened<'a> {
+    harness: &'a Harness,
+    exp: &'a mut dyn Experiment,
+    placed: Placed,
+    /// The setup's seconds, until the first round records them.
+    setup_s: Option<f64>,
+    torn_down: bool,
+    _pin: AffinityGuard,
+}
+
+impl Opened<'_> {
+    /// One round's samples on what `setup` prepared. A failed round leaves the variant to be
+    /// closed.
+    pub fn round(&mut self, on_event: &mut dyn FnMut(HarnessEvent)) -> Outcome {
+        let sampled = guarded(|| {
+            self.harness
+                .sample_loop(self.exp, &self.placed.ctx, on_event)
+        })
+        .map(|(iterations, mut samples)| {
+            samples.setup_s = self.setup_s.take().unwrap_or(0.0);
+            (iterations, samples)
+        });
+        self.placed
+            .outcome(self.exp, sampled, self.harness.config.target_sample())
+    }
+
+    /// Tear down what `setup` prepared.
+    pub fn close(mut self) -> Result<()> {
+        self.teardown()
+    }
+
+    fn teardown(&mut self) -> Result<()> {
+        self.torn_down = true;
+        guarded(|| self.exp.teardown(&self.placed.ctx).context("teardown"))
+    }
+}
+
+impl Drop for Opened<'_> {
+    fn drop(&mut self) {
+        if !self.torn_down {
+            let _ = self.teardown();
         }
     }
 }

@@ -76,6 +76,29 @@ pub fn tree_usage(root: i32) -> Usage {
     total
 }
 
+/// Run time, in nanoseconds, of the threads of the tree under `root` whose name (`comm`, 15
+/// bytes at most) starts with one of `names`: a JVM's JIT compiler threads ("C1 CompilerThre",
+/// "C2 CompilerThre"), say. Read over a window, it is the share of a CPU they took.
+pub fn named_threads_run_ns(root: i32, names: &[&str]) -> f64 {
+    let mut run_ns = 0.0;
+    for pid in descendants(root) {
+        let Ok(tasks) = procfs::process::Process::new(pid).and_then(|p| p.tasks()) else {
+            continue;
+        };
+        for t in tasks.flatten() {
+            let named = t
+                .stat()
+                .is_ok_and(|st| names.iter().any(|n| st.comm.starts_with(n)));
+            if named {
+                if let Ok(ss) = t.schedstat() {
+                    run_ns += ss.sum_exec_runtime as f64;
+                }
+            }
+        }
+    }
+    run_ns
+}
+
 /// Proportional set size of the tree under `root`, KiB: each shared page is split among the
 /// processes that map it, so the sum is the tree's real footprint (RSS would count a prefork
 /// pool's shared pages once per child).

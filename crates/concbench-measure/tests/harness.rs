@@ -34,6 +34,8 @@ struct Fake {
     operations: Option<u64>,
     /// Each operation sleeps this long (a slow operation).
     op_cost: Option<std::time::Duration>,
+    /// Setup sleeps this long (a server warming up).
+    setup_cost: Option<std::time::Duration>,
 }
 
 impl Fake {
@@ -70,6 +72,9 @@ impl Experiment for Fake {
         self.max_reps
     }
     fn setup(&mut self, _ctx: &RunContext) -> Result<()> {
+        if let Some(d) = self.setup_cost {
+            std::thread::sleep(d);
+        }
         self.maybe_fail("setup")
     }
     fn run(
@@ -428,4 +433,89 @@ fn regression_unpinned_on_a_one_cpu_mask_is_recorded_and_pinned_as_same_cpu() {
     assert_eq!(two.get_str("placement"), Some("unpinned"));
     let none = concbench_measure::recorded_params(&unpinned(), PinMode::None, &[3]);
     assert_eq!(none.get_str("placement"), Some("same-cpu"));
+}
+
+/// Rounds of one setup (`Experiment::rounds_per_setup`: a warm server): set up once, a round per
+/// call on what setup prepared, torn down once at the close; the setup's time goes to the first
+/// round only, the one the planner prices the setup from.
+#[test]
+fn an_opened_variant_is_set_up_once_for_its_rounds_and_torn_down_once() {
+    let h = harness(1);
+    let mut f = Fake {
+        plan: Some(Plan::Fixed(1)),
+        setup_cost: Some(std::time::Duration::from_millis(30)),
+        ..Default::default()
+    };
+    let calls = f.calls.clone();
+    let mut opened = h.open(&mut f).expect("set up");
+    let setups: Vec<f64> = (0..3)
+        .map(|_| match opened.round(&mut |_| {}) {
+            Outcome::Measured(raw) => raw.setup_s,
+            other => panic!("{other:?}"),
+        })
+        .collect();
+    opened.close().unwrap();
+    assert!(setups[0] >= 0.03, "{setups:?}");
+    assert_eq!(&setups[1..], &[0.0, 0.0]);
+    let calls = calls.lock().unwrap().clone();
+    assert_eq!(calls, ["setup", "run", "run", "run", "teardown"]);
+}
+
+#[test]
+fn a_failed_round_of_an_opened_variant_is_a_failure_and_it_is_still_torn_down() {
+    let h = harness(1);
+    let mut f = Fake {
+        plan: Some(Plan::Fixed(1)),
+        fail_in: Some("run"),
+        ..Default::default()
+    };
+    let calls = f.calls.clone();
+    let mut opened = h.open(&mut f).expect("set up");
+    let outcome = opened.round(&mut |_| {});
+    assert!(
+        matches!(&outcome, Outcome::Failed(e) if e.error.contains("run broke")),
+        "{outcome:?}"
+    );
+    opened.close().unwrap();
+    assert_eq!(
+        calls.lock().unwrap().last().map(String::as_str),
+        Some("teardown")
+    );
+}
+
+/// A resident worker that returns early (a wrong job, a closed channel) drops what it opened:
+/// the server it set up is still torn down.
+#[test]
+fn an_opened_variant_dropped_without_close_is_torn_down() {
+    let h = harness(1);
+    let mut f = Fake {
+        plan: Some(Plan::Fixed(1)),
+        ..Default::default()
+    };
+    let calls = f.calls.clone();
+    {
+        let mut opened = h.open(&mut f).expect("set up");
+        let _ = opened.round(&mut |_| {});
+    }
+    let calls = calls.lock().unwrap().clone();
+    assert_eq!(calls, ["setup", "run", "teardown"]);
+}
+
+#[test]
+fn opening_a_variant_whose_setup_fails_is_its_first_outcome_and_tears_down() {
+    let h = harness(1);
+    let mut f = Fake {
+        fail_in: Some("setup"),
+        ..Default::default()
+    };
+    let calls = f.calls.clone();
+    let outcome = match h.open(&mut f) {
+        Err(outcome) => outcome,
+        Ok(_) => panic!("a failed setup opened"),
+    };
+    assert!(
+        matches!(&outcome, Outcome::Failed(e) if e.error.contains("setup broke")),
+        "{outcome:?}"
+    );
+    assert_eq!(*calls.lock().unwrap(), ["setup", "teardown"]);
 }

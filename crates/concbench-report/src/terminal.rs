@@ -108,6 +108,11 @@ impl Terminal {
                 writeln!(out, "{}", columns(&rows, self.width))?;
             }
         }
+        // Where the servers ran and when each levelled: the warm-up is evidence, said up front.
+        let servers = [crate::s2::cpu_split_line(doc), crate::s2::warmup_line(doc)];
+        for line in servers.into_iter().flatten() {
+            writeln!(out, "\n{}", columns(&[[line]], self.width).trim_start())?;
+        }
         writeln!(out)?;
         // Wrapped like the tables above: a long warning is still read on an 80-column screen.
         let warnings: Vec<[String; 2]> = doc
@@ -285,6 +290,9 @@ impl Terminal {
                 "{}",
                 self.table(sections::REPLICATION_HEADER, &replication)
             )?;
+        }
+        if let Some(t) = crate::s2::s2_table_text(doc, self.width) {
+            writeln!(out, "\n{t}")?;
         }
         let verdicts = sections::verdict_rows(answer);
         if !verdicts.is_empty() {

@@ -53,11 +53,18 @@ pub struct Monitor {
 impl Monitor {
     /// Take a snapshot now (call at the start of the run and after every round).
     pub fn mark(&mut self, m: &dyn Machine) {
+        self.mark_with(m, 0.0);
+    }
+
+    /// Take a snapshot now, counting as this run's own `resident` CPU seconds that live
+    /// processes of the run have used beyond `Machine::own_cpu` (workers kept between rounds,
+    /// not reaped yet, and what they started).
+    pub fn mark_with(&mut self, m: &dyn Machine, resident: f64) {
         let Some(cpu) = m.cpu() else { return };
         let s = Snapshot {
             at: m.now(),
             cpu,
-            own: m.own_cpu(),
+            own: m.own_cpu() + resident,
         };
         self.first.get_or_insert(s);
         self.snapshots.push(s);

@@ -99,6 +99,7 @@ pub fn variants(chosen: &[Chosen], request: &RunRequest) -> Vec<Variant> {
             meta: e.meta().clone(),
             params: request.params_of(e.as_ref()),
             paired: e.paired(),
+            rounds_per_setup: e.rounds_per_setup(request.mode).max(1),
         })
         .collect()
 }

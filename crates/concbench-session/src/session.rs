@@ -69,6 +69,8 @@ struct Slot {
     /// Swoole, and a round of it is not cheap): it keeps its first round, and its rounds go to
     /// checks that can decide.
     withheld: bool,
+    /// Rounds one setup serves (`Variant::rounds_per_setup`; 0 is taken as 1).
+    rounds_per_setup: usize,
 }
 
 impl Slot {
@@ -83,10 +85,23 @@ impl Slot {
     /// Why less: the io data files are created by whichever round needs them first; a full run
     /// (2026-11-27) priced its 100-file read at the 16.6 s of the round that created 4.5 GB of
     /// them, not the 2.6 s of one that finds them, and left S4.degrade's check at one round.
+    ///
+    /// A variant whose setup serves several rounds (a server warmed to steady state) pays its
+    /// setup once per life: a round costs its own wall less the setup it ran, plus the mean
+    /// setup shared over the rounds of a life. Why: priced at its first round, a Netty
+    /// server's 20-s warm-up made every further round look like 22 s instead of 5.
     fn mean_wall(&self) -> f64 {
         let n = self.rounds.len().max(1) as f64;
-        let cost = |r: &RoundRaw| (r.facts.wall_s - r.raw.prepared_s).max(0.0);
-        self.rounds.iter().map(cost).sum::<f64>() / n
+        let cost = |r: &RoundRaw| (r.facts.wall_s - r.raw.prepared_s - r.raw.setup_s).max(0.0);
+        let setups: Vec<f64> = (self.rounds.iter())
+            .map(|r| r.raw.setup_s)
+            .filter(|s| *s > 0.0)
+            .collect();
+        let shared = match setups.len() {
+            0 => 0.0,
+            k => setups.iter().sum::<f64>() / k as f64 / self.rounds_per_setup.max(1) as f64,
+        };
+        self.rounds.iter().map(cost).sum::<f64>() / n + shared
     }
 }
 
@@ -212,7 +227,12 @@ pub fn run(
     let keys: Vec<(&str, &Params)> = variants.iter().map(|v| (v.meta.id, &v.params)).collect();
     let links = verdicts::check_variants(&published, &keys);
     let priorities = check_priorities(&published, &links);
-    let mut slots: Vec<Slot> = variants.iter().map(|_| Slot::default()).collect();
+    let mut slots: Vec<Slot> = (variants.iter())
+        .map(|v| Slot {
+            rounds_per_setup: v.rounds_per_setup,
+            ..Slot::default()
+        })
+        .collect();
     for i in links.iter().flatten() {
         slots[*i].judged = true;
     }
@@ -765,7 +785,8 @@ impl Run<'_> {
         let observer = &mut *self.observer;
         let outcome = self.runner.run(variant, &mut |e| observer.harness_event(e));
         let wall_s = (self.machine.now() - begun).as_secs_f64();
-        self.monitor.mark(self.machine);
+        let resident = self.runner.resident_cpu_s();
+        self.monitor.mark_with(self.machine, resident);
         let load = self.monitor.recent();
         match outcome {
             Outcome::Measured(raw) => {
@@ -894,6 +915,8 @@ impl Run<'_> {
     }
 
     fn finish(self, settled: Option<Settled>) -> SessionOutput {
+        // Resident servers end before the judging, not after the document is written.
+        self.runner.end();
         let measured = self.measured();
         let (results, invalid) = assemble(&measured, self.host);
         let doc = self.doc(results.clone());
@@ -1135,6 +1158,42 @@ mod tests {
     }
 
     /// Regression: an unreadable `/proc/stat` counted as a quiet machine, with no word said.
+    /// A Netty server warmed for 20 s serves three rounds of 2 s: each round costs its 2 s and
+    /// a third of the warm-up, whether the planner has seen one round of the life or all three.
+    #[test]
+    fn a_round_on_a_warm_server_costs_its_window_and_a_share_of_the_warm_up() {
+        let meta = concbench_core::Meta {
+            id: "server.keepalive",
+            family: "server",
+            title: "t",
+            op: "o",
+            unit: "req/s",
+            expected_switches_per_op: None,
+        };
+        let round = |wall_s: f64, setup_s: f64| {
+            let mut raw =
+                concbench_core::RawMeasurement::from_values(meta.clone(), Params::new(), vec![1.0]);
+            raw.setup_s = setup_s;
+            RoundRaw {
+                raw,
+                facts: RoundFacts {
+                    wall_s,
+                    ..RoundFacts::default()
+                },
+            }
+        };
+        let slot = |rounds| Slot {
+            rounds,
+            rounds_per_setup: 3,
+            ..Slot::default()
+        };
+        let expected = 2.0 + 20.0 / 3.0;
+        let first = slot(vec![round(22.0, 20.0)]);
+        assert!((first.mean_wall() - expected).abs() < 1e-9);
+        let life = slot(vec![round(22.0, 20.0), round(2.0, 0.0), round(2.0, 0.0)]);
+        assert!((life.mean_wall() - expected).abs() < 1e-9);
+    }
+
     #[test]
     fn regression_an_unreadable_proc_stat_is_said_not_taken_for_quiet() {
         let unknown = Settled {

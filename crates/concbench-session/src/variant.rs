@@ -12,6 +12,10 @@ pub struct Variant {
     /// What is read from it is a difference with other variants, pass by pass
     /// (`Experiment::paired`): every variant of the run then gets a verdict's rounds.
     pub paired: bool,
+    /// Consecutive rounds one setup serves (`Experiment::rounds_per_setup`): a server started
+    /// once, warmed to steady state and measured in that many rounds before a fresh one. 1:
+    /// every round is a fresh worker.
+    pub rounds_per_setup: usize,
 }
 
 impl Variant {

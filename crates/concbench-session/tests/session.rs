@@ -154,18 +154,21 @@ fn variants() -> Vec<Variant> {
             meta: FORK,
             params: p("parent", "single-threaded"),
             paired: false,
+            rounds_per_setup: 1,
         },
         Variant {
             index: 1,
             meta: OTHER,
             params: Params::new().with("placement", "same-cpu"),
             paired: false,
+            rounds_per_setup: 1,
         },
         Variant {
             index: 2,
             meta: THREAD,
             params: p("stack", "default"),
             paired: false,
+            rounds_per_setup: 1,
         },
     ]
 }
@@ -366,6 +369,7 @@ fn regression_anatomy_levels_share_their_passes_so_each_layer_has_an_interval() 
         meta: ANATOMY,
         params: Params::new().with("placement", "same-cpu"),
         paired: true,
+        rounds_per_setup: 1,
     });
     r.base.insert(vs[3].label(), 500.0);
     let out = quick_run(&vs, &mut r, &m);
@@ -683,6 +687,7 @@ fn regression_a_full_run_spent_618_s_of_its_540_s_budget_on_base_rounds() {
             meta,
             params: Params::new().with("placement", "same-cpu"),
             paired: false,
+            rounds_per_setup: 1,
         };
         r.base.insert(v.label(), 1e5);
         r.costs.insert(v.label(), 50.0);

@@ -21,6 +21,8 @@
 //!   [`holm_step_down`] across a claim's conditions.
 //! * [`linear_fit`]: the slope of a line through points with its interval (what each further
 //!   unit adds, read at several counts).
+//! * [`holds`], [`first_steady`]: whether a server's warm-up series has levelled (its rate and
+//!   its JIT's activity), and where.
 
 mod between_runs;
 mod bounded;
@@ -35,6 +37,7 @@ mod projection;
 mod sequential;
 mod shift;
 mod slope;
+mod steady;
 mod summary;
 
 pub use between_runs::with_run_variation;
@@ -53,4 +56,5 @@ pub use sequential::{
 };
 pub use shift::{shift_ratio, Shift};
 pub use slope::{linear_fit, Slope};
+pub use steady::{first_steady, holds, Criterion, NotLevel, Window};
 pub use summary::{summarize, Stats};

@@ -180,6 +180,33 @@ proptest! {
             prop_assert!(q >= p && *q <= 1.0);
         }
     }
+
+    #[test]
+    fn steady_state_ignores_the_scale_and_never_holds_before_two_halves(
+        rates in prop::collection::vec(1.0f64..1e6, 0..40),
+        shares in prop::collection::vec(0.0f64..0.05, 40),
+        k in 1usize..6,
+        scale in -8i32..8,
+    ) {
+        let c = Criterion { k, tolerance: 0.1, jit_share_max: 0.01, min_requests: 100, cap: 60 };
+        let series: Vec<Window> = rates
+            .iter()
+            .zip(&shares)
+            .map(|(&rate, &s)| Window { rate, requests: 50, jit_share: Some(s) })
+            .collect();
+        // A power of two scales every rate exactly, so no ratio moves by a rounding.
+        let factor = 2f64.powi(scale);
+        let scaled: Vec<Window> = series.iter().map(|w| Window { rate: w.rate * factor, ..*w }).collect();
+        let (a, b) = (first_steady(&series, &c), first_steady(&scaled, &c));
+        prop_assert_eq!(a.is_ok(), b.is_ok());
+        if let (Ok(x), Ok(y)) = (a, b) {
+            prop_assert_eq!(x, y);
+            prop_assert!(x >= 2 * k);
+        }
+        for n in 0..series.len().min(2 * k) {
+            prop_assert!(holds(&series[..n], &c).is_err());
+        }
+    }
 }
 
 proptest! {

@@ -38,6 +38,9 @@ pub enum Command {
     Serve(ServeArgs),
     /// Send load to a server and report requests/s, latency (corrected and not), errors.
     Load(LoadArgs),
+    /// A server's warm-up from its first request: requests/s per window for --seconds, its JIT's
+    /// activity and GC pauses, and where it levelled by the steady-state criterion a run uses.
+    Warmup(WarmupArgs),
     /// Print a shell completion script on stdout, e.g. `concbench completions bash >
     /// ~/.local/share/bash-completion/completions/concbench`.
     #[command(hide = true)]
@@ -515,6 +518,27 @@ pub struct ServeArgs {
     /// Honour the crash request (`GET /crash` or `crash\n`): the worker that reads it faults.
     #[arg(long)]
     pub allow_crash: bool,
+}
+
+#[derive(Debug, clap::Args)]
+pub struct WarmupArgs {
+    /// The server: an article's system (netty, swoole, php-fpm, netty-business-pool,
+    /// go-net-http, java-virtual-threads, php-fibers) or one of concbench's designs (see
+    /// `concbench serve --help`).
+    pub server: String,
+    /// Netty's worker event loops: 4 (the article's printed code, Netty's default for its 2
+    /// CPUs) or 2 (its prose).
+    #[arg(long, value_name = "N")]
+    pub event_loops: Option<u64>,
+    /// A blocking call of N milliseconds before each response (seed S2's scenario B: 10).
+    #[arg(long, value_name = "N", default_value_t = 0)]
+    pub blocking_ms: u64,
+    /// How long to load it from the first request, in whole seconds.
+    #[arg(long, value_name = "N", default_value_t = 60, value_parser = clap::value_parser!(u64).range(1..=3600))]
+    pub seconds: u64,
+    /// Also write the series (the warm-up record a run keeps) as JSON.
+    #[arg(long, value_name = "FILE")]
+    pub json: Option<std::path::PathBuf>,
 }
 
 #[derive(Debug, clap::Args)]

@@ -90,13 +90,13 @@ pub fn measure(
         concbench_core::set_build(build);
     }
     let program = std::env::current_exe().context("locating the concbench executable")?;
-    let mut runner = WorkerRunner {
-        supervisor: request.supervisor(program, vec!["__worker".into()], cancel.clone()),
-        config: request.config(),
-        host: host.clone(),
-        scratch_dir: scratch.path().to_path_buf(),
+    let mut runner = WorkerRunner::new(
+        request.supervisor(program, vec!["__worker".into()], cancel.clone()),
+        request.config(),
+        host.clone(),
+        scratch.path().to_path_buf(),
         options,
-    };
+    );
     let machine = SystemMachine::default();
     let mut progress = Progress::new();
     let rig = Rig {

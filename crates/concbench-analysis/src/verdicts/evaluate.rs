@@ -272,17 +272,22 @@ fn set_beside(checked: &mut [Checked<'_>]) {
 /// A counter's median over the rounds the result's statistics use (the result's own counter
 /// for documents without rounds).
 fn counter_median(entry: &ResultEntry, counter: &str) -> Option<f64> {
+    let values = counter_rounds(entry, counter);
+    if values.is_empty() {
+        return entry.counters.get(counter).copied();
+    }
+    Some(median(&values))
+}
+
+/// A counter's value in each round the result's statistics use.
+fn counter_rounds(entry: &ResultEntry, counter: &str) -> Vec<f64> {
     let sel = super::spec::Selector {
         id: entry.id.clone(),
         params: Default::default(),
         counter: Some(super::spec::Counter::One(counter.to_string())),
         take: Default::default(),
     };
-    let values: Vec<f64> = super::series::per_pass(entry, &sel).into_values().collect();
-    if values.is_empty() {
-        return entry.counters.get(counter).copied();
-    }
-    Some(median(&values))
+    super::series::per_pass(entry, &sel).into_values().collect()
 }
 
 /// How a facet decided by concbench's stand-in for the article's program is listed among a
@@ -398,7 +403,15 @@ pub(super) fn apply_guards(check: &mut Check, spec: &CheckSpec, instance: &Insta
         let Some(value) = counter_median(entry, &g.counter) else {
             continue;
         };
-        if g.holds(value) {
+        let holds = if g.every_round {
+            counter_rounds(entry, &g.counter)
+                .iter()
+                .all(|v| g.holds(*v))
+                && g.holds(value)
+        } else {
+            g.holds(value)
+        };
+        if holds {
             continue;
         }
         let sentence = g.say.replace("{value}", &num(value));

@@ -35,7 +35,9 @@
 //! * `[[claim.check.guard]]`: a counter of a named result that must lie within a bound for the
 //!   check to mean what it says (device reads for a "cold" read). Outside it, `effect =
 //!   "withhold"` makes the check inconclusive with the guard's sentence; `"qualify"` keeps the
-//!   decision and adds the sentence (`{value}` is the counter's median).
+//!   decision and adds the sentence (`{value}` is the counter's median). `every_round = true`:
+//!   the bound must hold in every round (a server that levelled in every start), not only for
+//!   the median.
 
 use super::decide::Rule;
 use super::expr::Expr;
@@ -157,6 +159,11 @@ pub struct Guard {
     pub effect: GuardEffect,
     /// The sentence said when the counter is outside the bound; `{value}` is its median.
     pub say: String,
+    /// The bound must hold in every round the result's statistics use, not only for the
+    /// median: a server that did not level in one of its starts makes the check mean something
+    /// else, however many starts did.
+    #[serde(default)]
+    pub every_round: bool,
 }
 
 impl Guard {

@@ -1,5 +1,5 @@
-//! `server.keepalive.ab` and `server.blocking.ab` — the article's own load generator beside
-//! concbench's: ApacheBench (`ab -k -c 1000`, Debian's apache2-utils) drives each of the
+//! `server.keepalive.ab` and `server.blocking.ab` (opt-in: `--only server.keepalive.ab`) — the
+//! article's own load generator beside concbench's: ApacheBench (`ab -k -c 1000`, Debian's apache2-utils) drives each of the
 //! articles' systems as seed S2 did, so ab's figure can be read next to the same system's
 //! `server.keepalive` / `server.blocking` result (same design, same params).
 //!
@@ -14,12 +14,16 @@
 //! every design.
 
 use super::common;
+use super::runtime::RuntimeWatch;
 use super::system::{ExternalServer, System};
+use super::target::Target;
+use super::warmup;
 use anyhow::{bail, Context, Result};
 use concbench_core::{
     Host, Meta, Params, Placement, Plan, RunContext, RunOutput, SampleTimer, Staged, Stages,
-    Support,
+    Support, Warmup,
 };
+use concbench_load::Session;
 use concbench_measure::tree;
 use concbench_probes::toolchain::{self, Search};
 use std::collections::BTreeMap;
@@ -29,8 +33,12 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
+/// The ids, which run only when `--only` names them (`registry::OPT_IN_IDS`).
+pub const KEEPALIVE_ID: &str = "server.keepalive.ab";
+pub const BLOCKING_ID: &str = "server.blocking.ab";
+
 static KEEPALIVE: Meta = Meta {
-    id: "server.keepalive.ab",
+    id: KEEPALIVE_ID,
     family: "server",
     title: "Scenario A driven by ab -k -c 1000, as the article did",
     op: "one request/response on a keep-alive connection, by ApacheBench (value: requests per \
@@ -40,7 +48,7 @@ static KEEPALIVE: Meta = Meta {
 };
 
 static BLOCKING: Meta = Meta {
-    id: "server.blocking.ab",
+    id: BLOCKING_ID,
     family: "server",
     title: "Scenario B driven by ab -k -c 1000, as the article did",
     op: "one request/response with a 10 ms blocking call, by ApacheBench (value: requests per \
@@ -59,6 +67,8 @@ pub struct AbReport {
     pub requests_per_second: f64,
     /// (percent, milliseconds) from ab's "served within a certain time" table.
     pub percentiles: Vec<(u32, f64)>,
+    /// The shortest request, milliseconds (the `Total:` row of ab's connection times).
+    pub min_ms: Option<f64>,
 }
 
 impl AbReport {
@@ -101,7 +111,11 @@ pub fn parse(text: &str) -> Result<AbReport> {
             Some((pct, ms))
         })
         .collect();
+    let min_ms = field("Total:")
+        .and_then(|v| v.split_whitespace().next())
+        .and_then(|v| v.parse().ok());
     Ok(AbReport {
+        min_ms,
         complete: count("Complete requests:"),
         failed: count("Failed requests:"),
         keep_alive: count("Keep-Alive requests:"),
@@ -118,12 +132,14 @@ pub struct Ab {
     runtime_version: Option<String>,
 }
 
-/// What `setup` prepared: the running article system and the ab that loads it.
+/// What `setup` prepared: the running article system (warmed to steady state by concbench's
+/// load generator) and the ab that loads it.
 pub struct State {
     server: ExternalServer,
     ab: PathBuf,
     idle_pss_kib: u64,
     note: Option<String>,
+    warmup: Option<Warmup>,
 }
 
 impl Ab {
@@ -320,12 +336,10 @@ impl Staged for Ab {
             .start(ctx, &common::cpus(ctx).1, self.blocking)?;
         self.runtime_version = Some(server.version().to_string());
         let idle_pss_kib = tree::tree_pss_kib(server.pid());
-        if !ctx.smoke && !ctx.quick {
-            // Untimed, as the steady scenarios warm up (a second, as theirs): a JIT compiles the
-            // request path first.
-            run_ab(ctx, &ab, server.addr().port(), connections, 1, &mut || {})
-                .context("warming up with ab")?;
-        }
+        // Warmed as the steady scenarios warm theirs (its series recorded the same way), by
+        // concbench's load generator: ab reports one figure per run, not windows.
+        let warmup = warm_up(self.system, &server, connections, ctx)?;
+        drain(server.addr(), ctx)?;
         let note = server.note().map(str::to_string);
         Ok(State {
             server,
@@ -335,6 +349,7 @@ impl Staged for Ab {
                 .into_iter()
                 .chain(note)
                 .reduce(|a, b| format!("{a}; {b}")),
+            warmup: Some(warmup),
         })
     }
 
@@ -366,12 +381,18 @@ impl Staged for Ab {
         timer.stop();
         let server = tree::tree_usage(pid).since(&before);
         let per_req = report.complete.max(1) as f64;
+        let warmup = st.warmup.take();
+        let steady = warmup.as_ref().map(Warmup::steady);
         let mut out = RunOutput {
             value: Some(report.requests_per_second),
             operations: Some(report.complete),
             extra_usage: Some(server),
+            warmup,
             ..Default::default()
         };
+        if let Some(steady) = steady {
+            out = out.metric("steady", f64::from(u8::from(steady)));
+        }
         for (pct, name) in [(50, "latency_p50_us"), (99, "latency_p99_us")] {
             if let Some(ms) = report.percentile_ms(pct) {
                 out = out.metric(name, ms * 1e3);
@@ -379,6 +400,9 @@ impl Staged for Ab {
         }
         if let Some(ms) = report.percentile_ms(100) {
             out = out.metric("latency_max_us", ms * 1e3);
+        }
+        if let Some(ms) = report.min_ms {
+            out = out.metric("latency_min_us", ms * 1e3);
         }
         out = out
             .metric("errors", (report.failed + report.non_2xx) as f64)
@@ -404,6 +428,22 @@ impl Staged for Ab {
     fn teardown(&mut self, st: State, _ctx: &RunContext) -> Result<()> {
         st.server.stop()
     }
+}
+
+/// Warm `server` to steady state with concbench's closed loop on `connections` connections, as
+/// the steady scenarios do (their criterion, their record).
+fn warm_up(
+    system: System,
+    server: &ExternalServer,
+    connections: usize,
+    ctx: &RunContext,
+) -> Result<Warmup> {
+    let mut session = Session::open(common::load_config(server.addr(), ctx, connections))
+        .context("connecting the clients that warm the server up")?;
+    let mut watch = RuntimeWatch::new(server.pid(), server.is_jvm(), server.jvm_logs());
+    let schedule = warmup::schedule(Target::System(system), ctx, connections);
+    warmup::warm_up(&mut session, &mut watch, &schedule, ctx)
+        .with_context(|| format!("warming {system} up"))
 }
 
 /// What in ab's report makes its figure mean less than it seems.
@@ -488,6 +528,7 @@ Percentage of the requests served within a certain time (ms)
         assert_eq!(r.percentile_ms(99), Some(86.0));
         assert_eq!(r.percentile_ms(100), Some(145.0));
         assert_eq!(r.percentiles.len(), 9);
+        assert_eq!(r.min_ms, Some(2.0));
         let w = ab_warnings(&r);
         assert_eq!(w.len(), 1, "{w:?}");
     }

@@ -3,9 +3,9 @@
 //! metrics and warnings — or into a failed sample when it measured nothing.
 //!
 //! Placement: the load generator runs on the variant's primary CPU (where the harness pinned
-//! the worker) and the server on every other allowed CPU — one CPU on the 2-CPU machines this
-//! was developed on — so they never compete for a CPU; a client that saturates its CPU is
-//! flagged (client-bound).
+//! the worker) and the server on the other allowed CPUs, two at most — one CPU on the 2-CPU
+//! machines this was developed on, two (as the article gave each server) on four or more — so
+//! they never compete for a CPU; a client that saturates its CPU is flagged (client-bound).
 
 use anyhow::{Context, Result};
 use concbench_core::{Placement, RunContext, RunOutput};
@@ -92,18 +92,24 @@ pub enum Scenario {
     Crash,
 }
 
-/// (client CPUs, server CPUs) for this variant's placement.
+/// The most CPUs a server gets: seed S2 gave each of its servers a 2-CPU container.
+pub const SERVER_CPUS_MAX: usize = 2;
+
+/// (client CPUs, server CPUs) for this variant's placement: the server on the allowed CPUs other
+/// than the client's, [`SERVER_CPUS_MAX`] at most — the partner CPU the harness chose first.
 pub fn cpus(ctx: &RunContext) -> (Vec<usize>, Vec<usize>) {
     match (ctx.placement, ctx.primary_cpu()) {
         (Placement::Unpinned, _) | (_, None) => (Vec::new(), Vec::new()),
         (_, Some(client)) => {
-            let server: Vec<usize> = ctx
+            let others = ctx
                 .host
                 .cpus_allowed
                 .iter()
                 .copied()
-                .filter(|&c| c != client)
-                .collect();
+                .filter(|&c| c != client);
+            let mut server: Vec<usize> = ctx.cpus.iter().copied().skip(1).collect();
+            server.extend(others.filter(|c| !ctx.cpus.contains(c)));
+            server.truncate(SERVER_CPUS_MAX);
             (vec![client], server)
         }
     }
@@ -179,7 +185,8 @@ pub fn require_measured(r: &LoadReport) -> Result<()> {
 /// Latency percentiles (corrected and uncorrected), errors and client load as metrics.
 pub fn load_metrics(out: RunOutput, r: &LoadReport) -> RunOutput {
     let c = &r.latency_corrected;
-    out.metric("latency_p50_us", c.p50_us)
+    out.metric("latency_min_us", c.min_us)
+        .metric("latency_p50_us", c.p50_us)
         .metric("latency_p99_us", c.p99_us)
         .metric("latency_p999_us", c.p999_us)
         .metric("latency_max_us", c.max_us)
@@ -212,6 +219,32 @@ pub fn load_warnings(r: &LoadReport) -> Vec<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn on(allowed: Vec<usize>, pair: Vec<usize>) -> RunContext {
+        RunContext {
+            quick: false,
+            smoke: false,
+            placement: Placement::CrossCpu,
+            cpus: pair,
+            cancel: concbench_core::CancelToken::new(),
+            host: std::sync::Arc::new(concbench_core::Host {
+                cpus_allowed: allowed,
+                ..Default::default()
+            }),
+            scratch_dir: std::env::temp_dir(),
+            options: Default::default(),
+        }
+    }
+
+    #[test]
+    fn the_server_gets_the_other_cpu_of_two_and_two_of_four_or_more() {
+        assert_eq!(cpus(&on(vec![0, 1], vec![1, 0])), (vec![1], vec![0]));
+        let (client, server) = cpus(&on((0..8).collect(), vec![7, 3]));
+        assert_eq!(client, vec![7]);
+        assert_eq!(server.len(), 2);
+        assert_eq!(server[0], 3, "the harness's partner first");
+        assert!(!server.contains(&7));
+    }
 
     /// Load against a port nobody listens on: the sample fails with the reason instead of
     /// reporting 0 requests/s.

@@ -15,10 +15,12 @@ mod blocking;
 mod common;
 pub mod crash;
 mod keepalive;
+pub mod runtime;
 mod steady;
 mod stevens;
 pub mod system;
-mod target;
+pub mod target;
+pub mod warmup;
 
 use concbench_core::Experiment;
 use concbench_server::Design;

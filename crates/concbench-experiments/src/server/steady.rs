@@ -1,35 +1,46 @@
 //! Scenarios A and B's shared measurement: C keep-alive connections in a closed loop against a
-//! design — concbench's own or an article's system ([`Target`]) — in samples of a fixed window
-//! on the same connections (established once in setup).
+//! design — concbench's own or an article's system ([`Target`]) — measured at steady state.
 //!
-//! Per sample: requests/s (the value), latency percentiles, the server tree's CPU time and
-//! context switches per request (from `/proc`, taken before and after the window), its PSS per
-//! connection (measured loaded, minus the idle tree's PSS from setup), and the connections that
-//! got no response at all (a pool of 15 under keep-alive serves 15 connections; the other 985
-//! wait in the accept queue: starvation).
+//! Setup starts the server once, connects the clients and warms the server up in windows from
+//! the first request until the steady-state criterion holds or its cap passes
+//! ([`super::warmup`]); the series is the warm-up's record, handed to the first round. Each round
+//! (one sample) is then a window on the warm server; an article's system keeps its server for
+//! [`ROUNDS_PER_SERVER`] rounds of a full run (`Experiment::rounds_per_setup`), so its rounds
+//! span several server starts.
+//!
+//! Per round: requests/s (the value); latency — minimum, median, 99th percentile and maximum from
+//! each request's intended send time; the server tree's CPU time and context switches per request
+//! (from `/proc`, before and after the window); its PSS under load (read halfway through the
+//! window) and per connection (less the idle tree's from setup); the connections that got no
+//! response at all; whether its server levelled and when; for a JVM, its JIT's share of a CPU,
+//! compilations and GC pauses during the window. The first round of each start of an article's
+//! system also drives it in an open loop at 50% and 90% of the rate it levelled at, and records
+//! the 99th percentile of latency from each request's scheduled time (coordinated omission
+//! corrected, as wrk2 and oha).
 
 use super::common::{self, Sizes};
+use super::runtime::{Activity, RuntimeWatch};
 use super::target::{Running, Target};
+use super::warmup::{self, Schedule};
 use anyhow::{Context, Result};
 use concbench_core::{
-    Host, Meta, Params, Placement, Plan, RunContext, RunOutput, SampleTimer, Staged, Stages,
-    Support,
+    Host, Meta, Params, Placement, Plan, RunContext, RunMode, RunOutput, SampleTimer, Staged,
+    Stages, Support, Warmup,
 };
-use concbench_load::{LoadReport, Session};
+use concbench_load::{LoadReport, Rate, Session};
 use concbench_measure::tree;
 use concbench_server::{Design, Handler};
 use std::collections::BTreeMap;
 use std::time::Duration;
 
-/// The untimed warm-up of an article system in a full run: long enough for a JVM's JIT to have
-/// compiled the request path (tens of thousands of requests: C2 compiles a method after about
-/// ten thousand calls) before the first sample.
-const SYSTEM_WARMUP: Duration = Duration::from_secs(1);
-/// The shortest warm-up and window of an article system even in smoke runs: a fresh JVM loads
-/// classes and compiles on the first requests, and a 40 ms smoke window can pass without an
-/// answer.
-const SYSTEM_WARMUP_MIN: Duration = Duration::from_secs(1);
-const SYSTEM_WINDOW_MIN: Duration = Duration::from_millis(300);
+/// Rounds an article system's server serves in a full run before a fresh one is started (and
+/// warmed): a verdict's six rounds span two server starts, its adaptive rounds more. Why three:
+/// a Netty server takes 10-25 s to level here, a round about 2 s; two starts in six rounds keep
+/// what a restart changes in the interval at a cost the run's budget allows.
+pub const ROUNDS_PER_SERVER: usize = 3;
+
+/// The open loop's rates, as shares of the rate the server levelled at.
+pub const OPEN_LOOP_SHARES: [(f64, &str); 2] = [(0.5, "open50"), (0.9, "open90")];
 
 pub struct Steady {
     meta: &'static Meta,
@@ -38,13 +49,18 @@ pub struct Steady {
     runtime_version: Option<String>,
 }
 
-/// What `setup` prepared: the running server and the connected, warmed-up clients.
+/// What `setup` prepared: the running server, the connected clients, the warm-up.
 pub struct State {
     server: Running,
     session: Session,
     sizes: Sizes,
     idle_pss_kib: u64,
     warnings: Vec<String>,
+    watch: RuntimeWatch,
+    schedule: Schedule,
+    warmup: Warmup,
+    /// Rounds measured on this server.
+    rounds: usize,
 }
 
 impl Steady {
@@ -58,47 +74,14 @@ impl Steady {
     }
 }
 
-/// How long an article system may take to answer its first requests (a cold JVM on a busy
-/// machine takes seconds) before setup gives up.
-const SYSTEM_FIRST_ANSWER: Duration = Duration::from_secs(60);
-
-/// Run the untimed warm-up; an article system's goes on, a window at a time, until a window saw
-/// answers (its runtime has loaded and compiled the request path).
-fn warm_up(
-    target: Target,
-    session: &mut Session,
-    window: Duration,
-    ctx: &RunContext,
-) -> Result<()> {
-    let started = std::time::Instant::now();
-    loop {
-        let report = session.run_window(Duration::ZERO, window)?;
-        if matches!(target, Target::Design(_)) || report.requests > 0 {
-            return Ok(());
-        }
-        ctx.cancel.check()?;
-        if started.elapsed() > SYSTEM_FIRST_ANSWER {
-            anyhow::bail!(
-                "{target} answered no request within {} s of warming up",
-                SYSTEM_FIRST_ANSWER.as_secs()
-            );
-        }
-    }
-}
-
-/// The scenario's sizes for `target`: concbench's designs as the mode says, article systems
-/// with room for their runtime to warm up.
+/// The scenario's sizes for `target`: concbench's designs as the mode says, article systems with
+/// one-second windows (their rounds are few and each one a window on a warm server).
 fn sizes(target: Target, ctx: &RunContext) -> Sizes {
     let s = common::sizes(ctx);
     match target {
         Target::Design(_) => s,
-        Target::System(_) if !ctx.smoke && !ctx.quick => Sizes {
-            warmup: s.warmup.max(SYSTEM_WARMUP),
-            ..s
-        },
         Target::System(_) => Sizes {
-            warmup: s.warmup.max(SYSTEM_WARMUP_MIN),
-            window: s.window.max(SYSTEM_WINDOW_MIN),
+            window: warmup::schedule(target, ctx, s.connections).window,
             ..s
         },
     }
@@ -155,6 +138,15 @@ impl Staged for Steady {
         Plan::Once
     }
 
+    /// An article system's server, warmed to steady state, serves several rounds of a full run;
+    /// concbench's designs level in a second and start afresh every round.
+    fn rounds_per_setup(&self, mode: RunMode) -> usize {
+        match (self.target, mode) {
+            (Target::System(_), RunMode::Full) => ROUNDS_PER_SERVER,
+            _ => 1,
+        }
+    }
+
     /// A failed step drops what the earlier ones started (the server's `Drop` stops it).
     fn setup(&mut self, ctx: &RunContext) -> Result<State> {
         let sizes = sizes(self.target, ctx);
@@ -168,7 +160,10 @@ impl Staged for Steady {
         let idle_pss_kib = tree::tree_pss_kib(server.pid());
         let mut session = Session::open(common::load_config(server.addr(), ctx, connections))
             .context("connecting the clients")?;
-        warm_up(self.target, &mut session, sizes.warmup, ctx)?;
+        let mut watch = RuntimeWatch::new(server.pid(), server.is_jvm(), server.jvm_logs());
+        let schedule = warmup::schedule(self.target, ctx, connections);
+        let warmup = warmup::warm_up(&mut session, &mut watch, &schedule, ctx)
+            .with_context(|| format!("warming {} up", self.target))?;
         Ok(State {
             server,
             session,
@@ -178,6 +173,10 @@ impl Staged for Steady {
             },
             idle_pss_kib,
             warnings: cap.into_iter().chain(note).collect(),
+            watch,
+            schedule,
+            warmup,
+            rounds: 0,
         })
     }
 
@@ -189,13 +188,24 @@ impl Staged for Steady {
         timer: &mut dyn SampleTimer,
     ) -> Result<RunOutput> {
         ctx.cancel.check()?;
-        let pid = st.server.pid();
-        let (report, server, empty) = measured_window(st, timer)?;
-        let pss = tree::tree_pss_kib(pid);
+        let first = st.rounds == 0;
+        st.rounds += 1;
+        // The articles' systems only: the S2 table's response times. A pool design never answers
+        // the connections it starves, so its drain would wait out its whole timeout.
+        let open = if first && matches!(self.target, Target::System(_)) {
+            open_loop(st, ctx)?
+        } else {
+            Vec::new()
+        };
+        // The runtime's activity from here on is the measured window's.
+        st.watch.window(1.0);
+        let (report, server, empty, pss) = measured_window(st, timer)?;
+        let activity = st.watch.window(report.duration_s.max(1e-9));
         let mut out = RunOutput {
             value: Some(report.requests_per_second),
             operations: Some(report.requests),
             extra_usage: Some(server),
+            warmup: first.then(|| st.warmup.clone()),
             ..Default::default()
         };
         let per_req = report.requests.max(1) as f64;
@@ -217,8 +227,15 @@ impl Staged for Steady {
                 pss.saturating_sub(st.idle_pss_kib) as f64 / established,
             )
             .metric("connections_established", established)
-            .metric("connections_unserved", report.connections_unserved as f64);
+            .metric("connections_unserved", report.connections_unserved as f64)
+            .metric("server_cpus", common::cpus(ctx).1.len() as f64);
+        out = steady_metrics(out, &st.warmup);
+        out = runtime_metrics(out, &activity);
+        for (name, value) in open {
+            out = out.metric(&name, value);
+        }
         out.warnings = st.warnings.clone();
+        out.warnings.extend(st.warmup.not_steady.clone());
         if empty > 0 {
             out.warnings.push(format!(
                 "{empty} window(s) of {} ms completed no request at all and were measured again \
@@ -256,6 +273,78 @@ impl Staged for Steady {
     }
 }
 
+/// Whether the server levelled (1 or 0) and after how long, on every round of its life: a guard
+/// withholds every check reading a server that did not.
+fn steady_metrics(out: RunOutput, w: &Warmup) -> RunOutput {
+    let out = out.metric("steady", f64::from(u8::from(w.steady())));
+    match w.steady_after_s {
+        Some(s) => out.metric("time_to_steady_s", s),
+        None => out,
+    }
+}
+
+/// The runtime's activity over the measured window: the JIT's share of a CPU (the guard's
+/// reading), compilations and GC pauses.
+fn runtime_metrics(mut out: RunOutput, a: &Activity) -> RunOutput {
+    for (name, v) in [
+        ("jit_cpu_share", a.jit_share),
+        ("jit_compilations", a.compilations.map(|n| n as f64)),
+        ("gc_pauses", a.gc_pauses.map(|n| n as f64)),
+        ("gc_pause_ms", a.gc_pause_ms),
+    ] {
+        if let Some(v) = v {
+            out = out.metric(name, v);
+        }
+    }
+    out
+}
+
+/// How long the open loop may wait for the closed loop's requests in flight to be answered (a
+/// blocked event loop works off 1000 of them at 200 a second).
+const DRAIN_TIMEOUT: Duration = Duration::from_secs(30);
+/// Responses an open-loop window should hold for its 99th percentile (the third largest of 300):
+/// its window grows, up to [`OPEN_WINDOW_MAX`], until the rate times the window reaches this. A
+/// blocked Netty loop at half its 200 req/s needs 3 s for them.
+const OPEN_MIN_RESPONSES: f64 = 300.0;
+const OPEN_WINDOW_MAX: Duration = Duration::from_secs(3);
+
+/// The open loop at each share of the rate the server levelled at: its corrected 99th
+/// percentile and median of latency, and the rate achieved, as metrics `{name}_p99_us`,
+/// `{name}_p50_us`, `{name}_rps`. Nothing when the warm-up has no rate to take shares of.
+fn open_loop(st: &mut State, ctx: &RunContext) -> Result<Vec<(String, f64)>> {
+    let Some(level) = warmup::steady_rate(&st.warmup, st.schedule.criterion.k) else {
+        return Ok(Vec::new());
+    };
+    st.session.drain(DRAIN_TIMEOUT)?;
+    let mut out = Vec::new();
+    for (share, name) in OPEN_LOOP_SHARES {
+        ctx.cancel.check()?;
+        let rate = level * share;
+        if rate <= 0.0 {
+            continue;
+        }
+        let window = st
+            .sizes
+            .window
+            .max(Duration::from_secs_f64(OPEN_MIN_RESPONSES / rate))
+            .min(OPEN_WINDOW_MAX);
+        let r = st.session.run_at(
+            st.sizes.sample_warmup,
+            window,
+            Some(Rate {
+                per_second: rate,
+                poisson: false,
+            }),
+        )?;
+        out.push((format!("{name}_p99_us"), r.latency_corrected.p99_us));
+        out.push((format!("{name}_p50_us"), r.latency_corrected.p50_us));
+        out.push((format!("{name}_rps"), r.requests_per_second));
+        // What the open loop left in flight is answered before the closed loop measures.
+        st.session.drain(DRAIN_TIMEOUT)?;
+    }
+    Ok(out)
+}
+
 /// Windows one sample may take when a window completes no request at all.
 const WINDOW_ATTEMPTS: usize = 3;
 
@@ -264,22 +353,33 @@ const WINDOW_ATTEMPTS: usize = 3;
 /// in which the server or the client got no CPU (a loaded machine; on two CPUs, another
 /// program's real-time thread), not the design's throughput: it is measured again, at most
 /// [`WINDOW_ATTEMPTS`] windows in all, and then the sample fails with the reason rather than
-/// report 0 req/s. Quick and full windows (150 ms, 2 s) hold thousands of requests, so only
-/// the short smoke windows come near this.
+/// report 0 req/s. Quick and full windows hold thousands of requests, so only the short smoke
+/// windows come near this.
 fn measured_window(
     st: &mut State,
     timer: &mut dyn SampleTimer,
-) -> Result<(LoadReport, concbench_core::Usage, usize)> {
+) -> Result<(LoadReport, concbench_core::Usage, usize, u64)> {
     let pid = st.server.pid();
-    until_measured(|| {
+    let halfway = st.sizes.sample_warmup + st.sizes.window / 2;
+    let (report, (usage, pss), empty) = until_measured(|| {
         let before = tree::tree_usage(pid);
         timer.restart();
-        let report = st
-            .session
-            .run_window(st.sizes.sample_warmup, st.sizes.window)?;
+        // The PSS under load: read halfway through the window, by a thread of its own.
+        let (report, pss) = std::thread::scope(|scope| {
+            let reader = scope.spawn(move || {
+                std::thread::sleep(halfway);
+                tree::tree_pss_kib(pid)
+            });
+            let report = st
+                .session
+                .run_window(st.sizes.sample_warmup, st.sizes.window);
+            (report, reader.join().unwrap_or(0))
+        });
+        let report = report?;
         timer.stop();
-        Ok((report, tree::tree_usage(pid).since(&before)))
-    })
+        Ok((report, (tree::tree_usage(pid).since(&before), pss)))
+    })?;
+    Ok((report, usage, empty, pss))
 }
 
 /// Take `window` until one completes a request, at most [`WINDOW_ATTEMPTS`] times; with the
@@ -325,7 +425,9 @@ pub fn littles_law(target: Target, connections: usize, delay: Duration) -> (f64,
     let ceiling = n as f64 / delay.as_secs_f64();
     let who = match (concurrency, target) {
         (Some(1), _) => "1 blocked loop".to_string(),
-        (Some(k), Target::System(super::system::System::Netty)) => {
+        (Some(k), Target::System(s))
+            if s.name() == "netty" && s != super::system::System::NettyBusinessPool =>
+        {
             format!("{k} blocked event loops")
         }
         (Some(k), _) => format!("{k} workers"),

@@ -10,6 +10,7 @@
 //! with its worker (docs/PROBE_PROTOCOL.md), so the same `/proc` counters (CPU time, switches,
 //! PSS of the whole tree) are read as for concbench's own designs.
 
+use super::runtime::JvmLogs;
 use anyhow::{Context, Result};
 use concbench_core::{Params, RunContext};
 use concbench_probes::build::{self, Addon, Recipe};
@@ -22,8 +23,21 @@ use std::net::{Ipv4Addr, SocketAddr};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
 
-/// The article's Netty set-up: 2 worker event loops ("two workers, for two CPUs").
+/// The CPUs the article gave each server ("1G内存+2核CPU", `cpus: 2` in its compose file).
+pub const ARTICLE_CPUS: u64 = 2;
+/// Netty's worker event loops as the article's prose has them: "两个服务均只开启两个work进程"
+/// (both services start only two workers).
 pub const NETTY_EVENT_LOOPS: u64 = 2;
+/// Netty's worker event loops as the article's printed code has them: `new NioEventLoopGroup()`,
+/// whose default is 2 x the CPUs the JVM sees — 4 in the article's 2-CPU container. Fixed here,
+/// not taken from this machine, so that the result means the same in every run.
+pub const NETTY_DEFAULT_EVENT_LOOPS: u64 = 2 * ARTICLE_CPUS;
+/// The boss (accepting) loops of the printed code: `new NioEventLoopGroup(2)`; with one listening
+/// channel only one of them ever accepts.
+pub const NETTY_BOSS_LOOPS: u64 = 2;
+/// The heap policy of every JVM server: the JVM sizes itself as in the article's 1 GB container
+/// (`-XX:MaxRAM=1g`: a maximum heap of a quarter, 256 MB, and the collector a 1 GB machine gets).
+pub const JVM_MAX_RAM_MIB: u64 = 1024;
 /// The business pool of the Netty variant that hands the blocking call off (Tomcat's default
 /// thread count, a common size for such pools).
 pub const NETTY_POOL_THREADS: u64 = 200;
@@ -49,9 +63,12 @@ pub const NGINX_WORKERS: u64 = NETTY_EVENT_LOOPS;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum System {
-    /// Netty's HttpHelloWorldServer on 2 worker loops; the handler and its blocking call run on
-    /// the event loop (what the article measured).
+    /// Netty's HttpHelloWorldServer as the article's prose has it, on 2 worker loops; the
+    /// handler and its blocking call run on the event loop (what the article measured).
     Netty,
+    /// The same as the article's printed code has it: Netty's default worker group, 4 loops for
+    /// the article's 2 CPUs.
+    NettyPrinted,
     /// The same, with the handler on a `DefaultEventExecutorGroup` business pool.
     NettyBusinessPool,
     /// Go `net/http`: a goroutine per connection, `time.Sleep` for the blocking call.
@@ -69,8 +86,9 @@ pub enum System {
 }
 
 impl System {
-    pub const ALL: [System; 7] = [
+    pub const ALL: [System; 8] = [
         System::Netty,
+        System::NettyPrinted,
         System::NettyBusinessPool,
         System::GoNetHttp,
         System::JavaVirtualThreads,
@@ -79,10 +97,23 @@ impl System {
         System::PhpFpm,
     ];
 
+    /// The system named `name` (its `params.design`) with `event_loops` worker loops where it
+    /// has a choice (Netty's two readings: 4, the printed code, by default).
+    pub fn find(name: &str, event_loops: Option<u64>) -> Option<System> {
+        let loops = |s: &System| s.params(Params::new()).get_f64("event_loops");
+        System::ALL.into_iter().find(|s| {
+            s.name() == name
+                && match event_loops {
+                    Some(l) => loops(s).is_none_or(|have| have == l as f64),
+                    None => *s != System::Netty,
+                }
+        })
+    }
+
     /// The name in `params.design`.
     pub fn name(self) -> &'static str {
         match self {
-            System::Netty => "netty",
+            System::Netty | System::NettyPrinted => "netty",
             System::NettyBusinessPool => "netty-business-pool",
             System::GoNetHttp => "go-net-http",
             System::JavaVirtualThreads => "java-virtual-threads",
@@ -94,7 +125,10 @@ impl System {
 
     fn runtime(self) -> Runtime {
         match self {
-            System::Netty | System::NettyBusinessPool | System::JavaVirtualThreads => Runtime::Java,
+            System::Netty
+            | System::NettyPrinted
+            | System::NettyBusinessPool
+            | System::JavaVirtualThreads => Runtime::Java,
             System::GoNetHttp => Runtime::Go,
             System::PhpFibers | System::Swoole | System::PhpFpm => Runtime::Php,
         }
@@ -102,7 +136,7 @@ impl System {
 
     fn addon(self) -> Addon {
         match self {
-            System::Netty | System::NettyBusinessPool => Addon::Netty,
+            System::Netty | System::NettyPrinted | System::NettyBusinessPool => Addon::Netty,
             System::GoNetHttp => Addon::NetHttp,
             System::Swoole => Addon::Swoole,
             System::PhpFpm => Addon::PhpFpm,
@@ -118,6 +152,12 @@ impl System {
             System::Netty | System::NettyBusinessPool => {
                 v.push(("server", "netty".into()));
                 v.push(("event_loops", NETTY_EVENT_LOOPS.into()));
+                v.push(("boss_loops", NETTY_BOSS_LOOPS.into()));
+            }
+            System::NettyPrinted => {
+                v.push(("server", "netty".into()));
+                v.push(("event_loops", NETTY_DEFAULT_EVENT_LOOPS.into()));
+                v.push(("boss_loops", NETTY_BOSS_LOOPS.into()));
             }
             System::JavaVirtualThreads => v.push(("server", "virtual-threads".into())),
             System::PhpFibers => v.push(("workers", PHP_WORKERS.into())),
@@ -131,8 +171,11 @@ impl System {
             }
             _ => {}
         }
+        if self.runtime() == Runtime::Java {
+            v.push(("jvm_max_ram_mib", JVM_MAX_RAM_MIB.into()));
+        }
         match self {
-            System::Netty => v.push(("blocking_in", "event-loop".into())),
+            System::Netty | System::NettyPrinted => v.push(("blocking_in", "event-loop".into())),
             System::NettyBusinessPool => {
                 v.push(("blocking_in", "business-pool".into()));
                 v.push(("pool_threads", NETTY_POOL_THREADS.into()));
@@ -155,6 +198,7 @@ impl System {
     pub fn blocking_concurrency(self) -> Option<usize> {
         match self {
             System::Netty => Some(NETTY_EVENT_LOOPS as usize),
+            System::NettyPrinted => Some(NETTY_DEFAULT_EVENT_LOOPS as usize),
             System::NettyBusinessPool => Some(NETTY_POOL_THREADS as usize),
             System::PhpFpm => Some(PHP_FPM_CHILDREN as usize),
             _ => None,
@@ -204,11 +248,17 @@ impl System {
 
     /// Build it now if its build is not cached (see `Experiment::build_ahead`).
     pub fn build_ahead(self, say: &mut dyn FnMut(&str)) -> Result<()> {
-        self.prepare(say).map(|_| ())
+        self.prepare(say, &[]).map(|_| ())
     }
 
-    /// Its build (made now on first use, `say` told before), and how to start it.
-    fn prepare(self, say: &mut dyn FnMut(&str)) -> Result<build::Prepared> {
+    /// Whether it runs on a JVM (a JIT to watch, a heap policy, unified logs).
+    pub fn is_jvm(self) -> bool {
+        self.runtime() == Runtime::Java
+    }
+
+    /// Its build (made now on first use, `say` told before), and how to start it with the
+    /// runtime flags `extra` beside its own.
+    fn prepare(self, say: &mut dyn FnMut(&str), extra: &[String]) -> Result<build::Prepared> {
         let search = Search::from_env();
         let (tc, maven) = self.recipe_parts(&search).map_err(anyhow::Error::msg)?;
         let recipe = Recipe {
@@ -224,6 +274,10 @@ impl System {
                 flags.push(format!("extension={}", so.display()));
             }
         }
+        if self.is_jvm() {
+            flags.push(format!("-XX:MaxRAM={JVM_MAX_RAM_MIB}m"));
+        }
+        flags.extend(extra.iter().cloned());
         let flags: Vec<&str> = flags.iter().map(String::as_str).collect();
         build::prepare(&recipe, &flags, say)
     }
@@ -235,13 +289,21 @@ impl System {
         cpus: &[usize],
         blocking: Option<Duration>,
     ) -> Result<ExternalServer> {
-        let built = self.prepare(&mut |_| {})?;
+        let tag = file_tag(self);
+        let logs = self
+            .is_jvm()
+            .then(|| JvmLogs::in_dir(&ctx.scratch_dir, &tag));
+        let built = self.prepare(
+            &mut |_| {},
+            &logs.as_ref().map(JvmLogs::flags).unwrap_or_default(),
+        )?;
         let label = format!("the {} server", self.name());
-        let stderr = ctx.scratch_dir.join(stderr_name(self));
+        let stderr = ctx.scratch_dir.join(format!("{tag}.stderr"));
         let mut probe = ProbeProcess::start(&label, &built.launch, cpus, stderr, &ctx.cancel)?;
         let mut args: serde_json::Map<String, Value> = self
             .settings()
             .into_iter()
+            .filter(|(k, _)| *k != "jvm_max_ram_mib")
             .map(|(k, v)| (k.to_string(), v))
             .collect();
         if self == System::PhpFpm {
@@ -268,6 +330,7 @@ impl System {
             version: probe.hello.version.clone(),
             pid: probe.pid().context("the server probe is not running")?,
             probe: Some(probe),
+            logs,
             note: built.note,
         })
     }
@@ -298,16 +361,18 @@ fn fpm_programs(search: &Search) -> Result<(std::path::PathBuf, std::path::PathB
     Ok((fpm, nginx))
 }
 
-/// A name for the server's stderr file, unique within this process.
-fn stderr_name(system: System) -> String {
+/// A name for the server's files (stderr, a JVM's logs), unique within this process.
+fn file_tag(system: System) -> String {
     static NEXT: AtomicU64 = AtomicU64::new(0);
     let n = NEXT.fetch_add(1, Ordering::Relaxed);
-    format!("server-{}-{}-{n}.stderr", system.name(), std::process::id())
+    format!("server-{}-{}-{n}", system.name(), std::process::id())
 }
 
 /// A running article server. Dropping it ends its whole process group.
 pub struct ExternalServer {
     probe: Option<ProbeProcess>,
+    /// A JVM's unified logs (JIT compilations, GC pauses).
+    logs: Option<JvmLogs>,
     addr: SocketAddr,
     pid: i32,
     version: String,
@@ -327,6 +392,16 @@ impl ExternalServer {
     /// The runtime's own description (`go1.26.8 linux/amd64`, `25.0.3 ... + Netty 4.2.18.Final`).
     pub fn version(&self) -> &str {
         &self.version
+    }
+
+    /// A JVM's unified logs, when it is one.
+    pub fn jvm_logs(&self) -> Option<&JvmLogs> {
+        self.logs.as_ref()
+    }
+
+    /// Whether it is a JVM.
+    pub fn is_jvm(&self) -> bool {
+        self.logs.is_some()
     }
 
     /// What the build wants the user to know (a probe cache that had to move).
@@ -349,12 +424,30 @@ mod tests {
     use std::path::Path;
 
     #[test]
-    fn names_are_unique_and_not_concbench_designs() {
+    fn params_are_unique_and_names_not_concbench_designs() {
         let mut seen = std::collections::HashSet::new();
         for s in System::ALL {
-            assert!(seen.insert(s.name()));
+            assert!(seen.insert(s.params(Params::new().with("design", s.name())).compact()));
             assert!(concbench_server::Design::from_name(s.name()).is_none());
         }
+    }
+
+    #[test]
+    fn netty_runs_at_both_readings_of_the_article() {
+        let loops = |s: System| s.params(Params::new()).get_f64("event_loops");
+        assert_eq!(System::Netty.name(), System::NettyPrinted.name());
+        assert_eq!(loops(System::Netty), Some(2.0), "the prose");
+        assert_eq!(
+            loops(System::NettyPrinted),
+            Some(4.0),
+            "the code: 2 x 2 CPUs"
+        );
+        for s in [System::Netty, System::NettyPrinted] {
+            let p = s.params(Params::new());
+            assert_eq!(p.get_f64("boss_loops"), Some(2.0));
+            assert_eq!(p.get_f64("jvm_max_ram_mib"), Some(1024.0));
+        }
+        assert_eq!(System::NettyPrinted.blocking_concurrency(), Some(4));
     }
 
     #[test]

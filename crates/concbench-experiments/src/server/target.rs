@@ -116,6 +116,19 @@ impl Running {
         }
     }
 
+    /// Whether it runs on a JVM (its JIT and GC are watched).
+    pub fn is_jvm(&self) -> bool {
+        matches!(self, Running::System(s) if s.is_jvm())
+    }
+
+    /// A JVM's unified logs (JIT compilations, GC pauses), when it writes them.
+    pub fn jvm_logs(&self) -> Option<&super::runtime::JvmLogs> {
+        match self {
+            Running::Design(_) => None,
+            Running::System(s) => s.jvm_logs(),
+        }
+    }
+
     /// Whether a design fell back to something else (io_uring refused: epoll).
     pub fn fell_back(&self) -> bool {
         matches!(self, Running::Design(s) if s.note().contains("fell back"))

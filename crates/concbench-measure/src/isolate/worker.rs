@@ -1,15 +1,19 @@
-//! The worker side: read one [`Job`], measure it with the harness, report on the protocol channel.
+//! The worker side: read a [`Job`], measure it with the harness, report on the protocol channel.
+//! A variant whose one setup serves several rounds (`Experiment::rounds_per_setup`) keeps its
+//! worker: after each round the worker reads the next job (the same variant) and measures it on
+//! what it set up, until its input closes; then it tears down and exits.
 
 use super::{Job, WorkerMessage};
 use crate::{signals, Harness};
 use anyhow::{anyhow, bail, Context, Result};
-use concbench_core::Experiment;
+use concbench_core::{Experiment, Outcome, RunMode};
 use std::fs::File;
 use std::io::Write;
 use std::os::fd::{FromRawFd, OwnedFd};
 use std::sync::Arc;
 
-/// Serve one job. `lookup(index)` returns the registry's variant at that index.
+/// Serve one job, or the rounds of one setup. `lookup(index)` returns the registry's variant at
+/// that index.
 ///
 /// The protocol channel is the worker's original stdout; fd 1 is then pointed at stderr so that
 /// nothing an experiment or its children print can corrupt the protocol.
@@ -19,15 +23,76 @@ use std::sync::Arc;
 /// and not in the binary that calls it, which the release profile builds at opt-level 0
 /// (docs/BUILD.md).
 pub fn serve(lookup: fn(usize) -> Option<Box<dyn Experiment>>) -> Result<()> {
-    let mut channel = take_stdout()?;
+    let channel = std::cell::RefCell::new(take_stdout()?);
     // Die with the coordinator: a worker must never outlive it. Its own children die with it in
     // turn (concbench-sys::child), so nothing is left running.
     // SAFETY: prctl(PR_SET_PDEATHSIG) takes a signal number and affects only this process.
     unsafe { libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL) };
     let cancel = signals::install_cancel_handler()?;
-    let job: Job = serde_json::from_reader(std::io::stdin().lock()).context("reading the job")?;
+    let stdin = std::io::stdin().lock();
+    let mut jobs = serde_json::Deserializer::from_reader(stdin).into_iter::<Job>();
+    let job: Job = jobs
+        .next()
+        .context("reading the job: the input ended before it")?
+        .context("reading the job")?;
     let mut exp =
         lookup(job.index).ok_or_else(|| anyhow!("no experiment at index {}", job.index))?;
+    check_variant(exp.as_ref(), &job)?;
+    let mode = RunMode::from_flags(job.config.quick, job.config.smoke);
+    let rounds_per_setup = exp.rounds_per_setup(mode);
+    let harness = Harness {
+        config: job.config,
+        host: Arc::new(job.host),
+        cancel,
+        scratch_dir: job.scratch_dir,
+        options: job.options,
+    };
+    let write = |msg: &WorkerMessage| -> Result<()> {
+        let line = serde_json::to_string(msg)?;
+        let mut channel = channel.borrow_mut();
+        writeln!(channel, "{line}")?;
+        channel.flush()?;
+        Ok(())
+    };
+    let send = |outcome: Outcome| write(&WorkerMessage::Outcome { outcome });
+    let mut on_event = |event| {
+        let _ = write(&WorkerMessage::Progress { event });
+    };
+    if rounds_per_setup <= 1 {
+        return send(harness.measure(exp.as_mut(), &mut on_event));
+    }
+    let mut opened = match harness.open(exp.as_mut()) {
+        Ok(o) => o,
+        Err(outcome) => return send(outcome),
+    };
+    // Rounds until the input closes, a round fails or a job is wrong; then always tear down.
+    let served = (|| -> Result<()> {
+        loop {
+            let outcome = opened.round(&mut on_event);
+            let measured = matches!(outcome, Outcome::Measured(_));
+            send(outcome)?;
+            if !measured {
+                return Ok(());
+            }
+            let Some(next) = jobs.next() else {
+                // The coordinator closed the input: this setup's rounds are over.
+                return Ok(());
+            };
+            let next = next.context("reading the next job")?;
+            if next.index != job.index || next.id != job.id {
+                bail!(
+                    "a resident worker of {} was sent a job for {}",
+                    job.id,
+                    next.id
+                );
+            }
+        }
+    })();
+    let closed = opened.close();
+    served.and(closed)
+}
+
+fn check_variant(exp: &dyn Experiment, job: &Job) -> Result<()> {
     if exp.meta().id != job.id {
         bail!(
             "registry mismatch: index {} is {}, not {}",
@@ -36,23 +101,7 @@ pub fn serve(lookup: fn(usize) -> Option<Box<dyn Experiment>>) -> Result<()> {
             job.id
         );
     }
-    let harness = Harness {
-        config: job.config,
-        host: Arc::new(job.host),
-        cancel,
-        scratch_dir: job.scratch_dir,
-        options: job.options,
-    };
-    let mut send = |msg: &WorkerMessage| -> Result<()> {
-        let line = serde_json::to_string(msg)?;
-        writeln!(channel, "{line}")?;
-        channel.flush()?;
-        Ok(())
-    };
-    let outcome = harness.measure(exp.as_mut(), &mut |event| {
-        let _ = send(&WorkerMessage::Progress { event });
-    });
-    send(&WorkerMessage::Outcome { outcome })
+    Ok(())
 }
 
 /// Duplicate stdout into a private, close-on-exec descriptor and point fd 1 at stderr.

@@ -466,6 +466,76 @@ fn server_text(results: &[&ResultEntry], unit: &str) -> (String, String) {
     }
 }
 
+/// Requests/s in each window from the first request, one line per start of each server that
+/// recorded its warm-up (the articles' systems: concbench's designs level within a second), one
+/// chart per scenario: what the figures were taken after.
+fn warmups(results: &[&ResultEntry]) -> Vec<Chart> {
+    let mut out = Vec::new();
+    for id in [id::SERVER_KEEPALIVE, id::SERVER_BLOCKING] {
+        let mut series = Vec::new();
+        for r in results.iter().filter(|r| r.id == id) {
+            if r.params.get_str(key::RUNTIME).is_none() {
+                continue;
+            }
+            let Some(server) = crate::s2::name(r) else {
+                continue;
+            };
+            let starts = r.rounds.iter().filter_map(|round| round.warmup.as_ref());
+            for (n, w) in starts.enumerate() {
+                let steady = match w.steady_after_s {
+                    Some(s) => format!("steady after {s:.0} s"),
+                    None => w.not_steady.clone().unwrap_or_else(|| "not steady".into()),
+                };
+                let points = (w.rates.iter().enumerate())
+                    .map(|(i, &rate)| Point {
+                        x: (i + 1) as f64 * w.window_s,
+                        y: rate,
+                        ci: None,
+                        tooltip: format!(
+                            "{server}, start {}: {} req/s in the window ending at {} s \
+                             ({steady})",
+                            n + 1,
+                            format::counter(Some(&rate)),
+                            (i + 1) as f64 * w.window_s
+                        ),
+                    })
+                    .collect();
+                series.push(Series {
+                    name: format!("{server}, start {} ({steady})", n + 1),
+                    points,
+                });
+            }
+        }
+        if series.is_empty() {
+            continue;
+        }
+        // No "10 ms" here: a time unit a chart names must be its axis's (tests/browser.rs).
+        let scenario = if id == id::SERVER_BLOCKING {
+            "with the blocking call"
+        } else {
+            "without blocking"
+        };
+        let chart = LineChart {
+            title: format!("Warm-up {scenario}: requests/s from the first request"),
+            subtitle: "each server start until its steady-state criterion held (its last point)"
+                .into(),
+            x_label: "time from the first request (s)".into(),
+            y_label: "requests/s in the window".into(),
+            series,
+        };
+        out.push((
+            format!(
+                "The warm-up {scenario}: each server's requests per second, window by window from \
+                 its first request, until it levelled (the criterion: the last windows within 10% \
+                 of the ones before and of each other, the JIT idle, every connection answered; \
+                 at most 60 s). Its rounds were measured after the last point."
+            ),
+            chart.svg(),
+        ));
+    }
+    out
+}
+
 fn server(results: &[&ResultEntry]) -> Vec<Chart> {
     let design = |r: &ResultEntry| r.params.get_str(key::DESIGN).is_some();
     let by_id = |r: &ResultEntry| r.id.clone();
@@ -512,5 +582,6 @@ fn server(results: &[&ResultEntry]) -> Vec<Chart> {
             .svg(p99),
         ));
     }
+    out.extend(warmups(results));
     out
 }

@@ -21,6 +21,7 @@ mod replicate;
 mod report;
 mod run;
 mod serve;
+mod warmup;
 mod worker;
 
 use crate::args::{Cli, Command};
@@ -37,6 +38,7 @@ pub fn dispatch(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Advise(a) => advise::advise(a),
         Command::Serve(a) => serve::serve(a),
         Command::Load(a) => load::load(a),
+        Command::Warmup(a) => warmup::warmup(a),
         Command::Completions(a) => completions::completions(a),
         Command::Man(a) => man::man(a),
         Command::Push(a) => push::push(a),

@@ -97,8 +97,11 @@ pub fn replicate(args: ReplicateArgs) -> Result<ExitCode> {
     outln!("\nPublished vs measured, seed by seed:");
     out!("{}", seeds_text(&doc, &published, &available));
     if available.contains(&"S2") {
-        if let Some(t) = concbench_report::s2::s2_table_text(&doc, terminal.width) {
-            out!("\n{t}");
+        // Not with --all: the detail above already holds it.
+        match concbench_report::s2::s2_table_text(&doc, terminal.width) {
+            Some(t) if !args.measure.all => out!("\n{t}"),
+            Some(_) => {}
+            None => outln!("\nS2's servers: none measured in this run (see skipped)."),
         }
     }
     outln!();
