@@ -12,7 +12,7 @@ use crate::stdout::errln;
 use anyhow::{Context, Result};
 use concbench_core::{Experiment, ResultDoc, RunMode};
 use concbench_experiments::io::RunData;
-use concbench_measure::{clock, host, signals, PinMode};
+use concbench_measure::{host, signals, PinMode};
 use concbench_report::{Exporter, Json};
 use concbench_session::{Chosen, Finished, Registry, Rig, RunRequest, SystemMachine, WorkerRunner};
 use concbench_store::Store;
@@ -63,8 +63,8 @@ pub fn measure(
     mut request: RunRequest,
 ) -> Result<ResultDoc> {
     // First: a run refused because another measures should not prepare anything.
-    let lock =
-        run_lock::RunLock::acquire(&run_lock::lock_path(), this_run(), args.allow_concurrent)?;
+    let me = run_lock::RunOwner::this_process()?;
+    let lock = run_lock::RunLock::acquire(&run_lock::lock_path(), me, args.allow_concurrent)?;
     // The io family's data files: one directory for the whole run, removed when this is dropped
     // (at the end, after Ctrl-C, or on an error) unless --keep-io-files.
     let mut io_data = chosen
@@ -121,23 +121,6 @@ pub fn measure(
         rounds_per_verdict(&doc, request.plan.claim_rounds)
     );
     Ok(doc)
-}
-
-/// This process as a run's owner: what a refused run names.
-fn this_run() -> run_lock::RunOwner {
-    let args: Vec<String> = std::env::args().collect();
-    let name = args
-        .first()
-        .and_then(|a| a.rsplit('/').next())
-        .unwrap_or("concbench");
-    run_lock::RunOwner {
-        pid: std::process::id(),
-        started_at: clock::wall_now_rfc3339(),
-        command: std::iter::once(name)
-            .chain(args.iter().skip(1).map(String::as_str))
-            .collect::<Vec<_>>()
-            .join(" "),
-    }
 }
 
 /// Every run that measured beside this one: in the settings (for tools) and as a warning (for
