@@ -21,6 +21,9 @@ pub trait Backend: Send {
     fn check(&mut self) -> Result<Vec<String>>;
     /// The layout version in force (see `schema`).
     fn layout(&mut self) -> Result<i64>;
+    /// Whether a run can be stored here, checked before measuring: the database is sound as far
+    /// as a quick check sees, and this user may write to it. An error says why not.
+    fn writable(&mut self) -> Result<()>;
 }
 
 /// Insert a run's row (parameters in [`crate::record::RunRecord`] field order) and return its id.

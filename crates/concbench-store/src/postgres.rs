@@ -192,4 +192,23 @@ impl Backend for Postgres {
     fn layout(&mut self) -> Result<i64> {
         layout(&mut self.client)
     }
+
+    fn writable(&mut self) -> Result<()> {
+        let may: bool = self
+            .client
+            .query_one(
+                "SELECT has_table_privilege('runs', 'INSERT') \
+                 AND has_table_privilege('results', 'INSERT')",
+                &[],
+            )
+            .context("asking the server whether this user may store runs")?
+            .get(0);
+        if !may {
+            anyhow::bail!(
+                "this database user may not insert into the tables runs and results (GRANT \
+                 INSERT ON runs, results TO the user, or connect as another)"
+            );
+        }
+        Ok(())
+    }
 }
