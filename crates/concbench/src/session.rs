@@ -2,7 +2,7 @@
 //! prepare what the experiments need (the run lock, io data files, a scratch directory, the
 //! Ctrl-C handler, the host facts), hand the request to the session (`concbench-session`:
 //! selection, rounds, interleaving, budget, validation, verdicts, the finished document), show
-//! its progress; then write the document (JSON, history) and choose the exit code.
+//! its progress; then write the document (JSON), store it in the history and choose the exit code.
 
 use crate::args::{MeasureArgs, Pin};
 use crate::output;
@@ -16,7 +16,7 @@ use concbench_measure::{host, signals, PinMode};
 use concbench_report::{Exporter, Json};
 use concbench_session::{Chosen, Finished, Registry, Rig, RunRequest, SystemMachine, WorkerRunner};
 use concbench_store::Store;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 /// The experiments of this build, as the session asks for them.
@@ -182,15 +182,8 @@ fn rounds_per_verdict(doc: &ResultDoc, base: usize) -> String {
     }
 }
 
-/// Write the document (`--json` or the default path) and store it in the history (unless
-/// `store` is `None`). A history failure is reported but does not lose the measurement: the
-/// JSON is written first.
-pub fn keep(
-    doc: &ResultDoc,
-    args: &MeasureArgs,
-    store: Option<&mut Store>,
-    command: &str,
-) -> Result<PathBuf> {
+/// Write the document (`--json` or the default path); returns where it went.
+pub fn keep(doc: &ResultDoc, args: &MeasureArgs, command: &str) -> Result<PathBuf> {
     let label = output::document_label(args.json.as_deref());
     let text = Json.render(doc)?;
     // An explicit --json path is the user's to overwrite; the default folder never is.
@@ -203,19 +196,47 @@ pub fn keep(
         )?,
     };
     errln!("concbench: wrote {}", path.display());
-    if let Some(store) = store {
-        match store.save(doc, command) {
-            Ok(id) => errln!(
+    Ok(path)
+}
+
+/// Store the run in the history (nothing under `--no-store`). A failure fails the command (exit
+/// 1) after saying that the run was measured, where its document is, and how to store it later:
+/// the history was checked before measuring, so this is a failure of the moment (a full disk, a
+/// lost server), not a request to refuse. Regression: such a run said "warning: not stored" and
+/// exited 0.
+pub fn store(
+    doc: &ResultDoc,
+    store: Option<&mut Store>,
+    command: &str,
+    document: Option<&Path>,
+) -> Result<()> {
+    let Some(store) = store else {
+        return Ok(());
+    };
+    match store.save(doc, command) {
+        Ok(id) => {
+            errln!(
                 "concbench: stored as run {id} in {} (`concbench history`)",
                 store.path().display()
-            ),
-            Err(e) => errln!(
-                "concbench: warning: not stored in {}: {e:#} (the JSON above has everything)",
+            );
+            Ok(())
+        }
+        Err(e) => {
+            let later = match document {
+                Some(path) => format!(
+                    "the document {} has everything; `concbench push {}` stores it once the \
+                     history takes writes again",
+                    path.display(),
+                    path.display()
+                ),
+                None => "and its document could not be written either".to_string(),
+            };
+            Err(e.context(format!(
+                "the run was measured but not stored in the history {}: {later}",
                 store.path().display()
-            ),
+            )))
         }
     }
-    Ok(path)
 }
 
 /// 130 when interrupted, 1 when a variant failed, 0 otherwise.
