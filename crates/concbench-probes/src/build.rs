@@ -1,8 +1,9 @@
 //! Building probes on first use, cached by a hash of their sources and the toolchain.
 //!
 //! The sources are compiled into concbench (`include_str!`), so a fresh clone needs nothing but
-//! the toolchains. Builds go to `$XDG_CACHE_HOME/concbench/probes/<runtime>-<hash>` (or
-//! `~/.cache/...`), into a temporary directory first and then renamed into place, so concurrent
+//! the toolchains. Builds go to `probes/<runtime>-<hash>` in concbench's cache directory
+//! ([`cache_dir`]: `$CONCBENCH_CACHE`, else `$XDG_CACHE_HOME/concbench` or `~/.cache/concbench`),
+//! into a temporary directory first and then renamed into place, so concurrent
 //! builds (parallel tests) never see a half-built probe. When that cache cannot be written, a
 //! per-user directory under the system's temporary directory is used instead and the results say
 //! so ([`Prepared::note`]). A few probes have a second build with more in it ([`Addon`]).
@@ -142,14 +143,53 @@ fn netty_pom() -> String {
     )
 }
 
-/// Where builds are cached when nothing stands in the way.
+/// Names concbench's cache directory (probe builds in `probes/`, Swoole's among them) in place
+/// of `$XDG_CACHE_HOME/concbench`, else `~/.cache/concbench`: a CI job that keeps its caches
+/// elsewhere, or a fresh cache to see a first run as a new user would.
+pub const CACHE_ENV: &str = "CONCBENCH_CACHE";
+
+/// The cache directory this process was told to use in place of the environment's.
+static CHOSEN: std::sync::OnceLock<PathBuf> = std::sync::OnceLock::new();
+
+/// Use `dir` as concbench's cache directory for the rest of this process, whatever the
+/// environment says. For tests that build probes inside their own process: they must not touch
+/// the user's cache, and setting [`CACHE_ENV`] there would race with the other test threads that
+/// read the environment. The first call decides; a later one with another directory is refused.
+pub fn use_cache_dir(dir: &Path) -> Result<()> {
+    let chosen = CHOSEN.get_or_init(|| dir.to_path_buf());
+    if chosen != dir {
+        bail!(
+            "this process already builds its probes in {}, not {}",
+            chosen.display(),
+            dir.display()
+        );
+    }
+    Ok(())
+}
+
+/// concbench's cache directory: the one [`use_cache_dir`] chose, else `$CONCBENCH_CACHE`, else
+/// `$XDG_CACHE_HOME/concbench`, else `~/.cache/concbench` (relative paths are ignored, as the
+/// XDG specification asks).
+pub fn cache_dir() -> PathBuf {
+    if let Some(dir) = CHOSEN.get() {
+        return dir.clone();
+    }
+    let absolute = |name: &str| {
+        std::env::var_os(name)
+            .map(PathBuf::from)
+            .filter(|p| p.is_absolute())
+    };
+    absolute(CACHE_ENV).unwrap_or_else(|| {
+        absolute("XDG_CACHE_HOME")
+            .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".cache")))
+            .unwrap_or_else(std::env::temp_dir)
+            .join("concbench")
+    })
+}
+
+/// Where builds are cached when nothing stands in the way: `probes/` in [`cache_dir`].
 pub fn cache_root() -> PathBuf {
-    let base = std::env::var_os("XDG_CACHE_HOME")
-        .map(PathBuf::from)
-        .filter(|p| p.is_absolute())
-        .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".cache")))
-        .unwrap_or_else(std::env::temp_dir);
-    base.join("concbench").join("probes")
+    cache_dir().join("probes")
 }
 
 /// The cache used when `preferred` cannot be written: per user, so users do not share builds.
@@ -181,7 +221,8 @@ pub fn usable_cache(preferred: &Path, fallback: &Path) -> Result<(PathBuf, Optio
             })?;
             let note = format!(
                 "the probe cache {} cannot be written ({why}), so the probe was built in {} \
-                 instead; set XDG_CACHE_HOME to a writable directory to keep builds between runs",
+                 instead; set CONCBENCH_CACHE (or XDG_CACHE_HOME) to a writable directory to keep \
+                 builds between runs",
                 preferred.display(),
                 fallback.display()
             );

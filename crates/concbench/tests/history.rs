@@ -23,7 +23,7 @@ fn smoke_into(db: &Path, json: &Path) {
 #[test]
 fn report_writes_a_self_contained_html_page() {
     let dir = tempfile::tempdir().unwrap();
-    let out = dir.path().join("r/report.html");
+    let out = dir.path().join("report.html");
     concbench()
         .arg("report")
         .arg(fixture())

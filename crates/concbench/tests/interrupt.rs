@@ -4,7 +4,7 @@
 
 mod common;
 
-use common::{processes_with, wait_for};
+use common::{concbench_process, processes_with, wait_for};
 use std::os::unix::process::CommandExt;
 use std::process::{Command, Stdio};
 use std::time::Duration;
@@ -29,16 +29,12 @@ fn ctrl_c_during_the_crash_experiment_leaves_no_pool_behind() {
 
 /// Run with `args`, press Ctrl-C once it is measuring, and check that everything is gone.
 fn ctrl_c_during(args: &[&str]) {
-    signals_during(
-        args,
-        &mut Command::new(assert_cmd::cargo::cargo_bin("concbench")),
-        &[libc::SIGINT],
-    );
+    signals_during(args, &mut concbench_process(), &[libc::SIGINT]);
 }
 
 #[test]
 fn under_nohup_a_closed_terminal_does_not_stop_the_run() {
-    let mut cmd = Command::new(assert_cmd::cargo::cargo_bin("concbench"));
+    let mut cmd = concbench_process();
     // SAFETY: signal(2) is async-signal-safe; it only changes the child's SIGHUP action.
     unsafe {
         cmd.pre_exec(|| {
@@ -74,9 +70,6 @@ fn signals_during(args: &[&str], cmd: &mut Command, signals: &[i32]) {
         .arg("--json")
         .arg(&out)
         .env(k, v)
-        .env("CI", "true")
-        .env("XDG_DATA_HOME", common::test_data_home())
-        .env("CONCBENCH_LOCK", common::own_lock())
         .stdout(Stdio::null())
         .stderr(Stdio::piped())
         .spawn()

@@ -4,7 +4,7 @@
 
 mod common;
 
-use common::{concbench, concbench_process, processes_with, read_json, wait_for};
+use common::{concbench, processes_with, read_json, wait_for, TestHome};
 use predicates::prelude::*;
 use std::path::{Path, PathBuf};
 use std::process::Stdio;
@@ -34,7 +34,8 @@ fn every_unwritable_output_is_refused_before_measuring() {
             .code(2)
             .stdout(predicate::str::is_empty())
             .stderr(
-                predicate::str::contains(format!("{flag}: cannot create the folder"))
+                predicate::str::contains(format!("{flag}: "))
+                    .and(predicate::str::contains("is a file, not a folder"))
                     .and(predicate::str::contains("nothing was measured")),
             );
     }
@@ -76,9 +77,13 @@ fn a_document_that_cannot_be_written_at_the_end_lands_in_tmpdir() {
     let dir = tempfile::tempdir().unwrap();
     let fallback = tempfile::tempdir().unwrap();
     let out_dir = dir.path().join("results");
+    std::fs::create_dir(&out_dir).unwrap();
     let marker = format!("CONCBENCH_TEST_MARKER={}-fallback", std::process::id());
     let (k, v) = marker.split_once('=').unwrap();
-    let mut child = concbench_process()
+    // The home lives as long as the process: bound here, not a temporary.
+    let home = TestHome::new();
+    let mut child = home
+        .process()
         .args([
             "run",
             "--no-store",
