@@ -31,9 +31,19 @@ pub const INSERT_RUN: &str = "INSERT INTO runs (started_at, command, hostname, m
      labels, cpu_model, kernel, quick, interrupted, result_count, failure_count, document) \
      VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12) RETURNING id";
 
-pub fn select_runs() -> String {
-    format!("SELECT {RUN_COLUMNS} FROM runs ORDER BY id DESC")
+/// Every run, newest first; `only` is the backend's expression for the document's
+/// `settings.only` as JSON text ([`SQLITE_ONLY`], [`POSTGRES_ONLY`]).
+pub fn select_runs(only: &str) -> String {
+    format!("SELECT {RUN_COLUMNS}, {only} FROM runs ORDER BY id DESC")
 }
+
+/// A run's `--only`, read from its document by SQLite's JSON functions.
+pub const SQLITE_ONLY: &str = "json_extract(document, '$.settings.only')";
+
+/// A run's `--only`, read from its document by PostgreSQL's JSON operators.
+// Read only by the PostgreSQL backend, which a build without `postgres` leaves out.
+#[cfg_attr(not(feature = "postgres"), allow(dead_code))]
+pub const POSTGRES_ONLY: &str = "(document::jsonb #> '{settings,only}')::text";
 
 pub const SELECT_DOCUMENT: &str = "SELECT document FROM runs WHERE id = $1";
 

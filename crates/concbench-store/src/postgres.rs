@@ -159,7 +159,7 @@ impl Backend for Postgres {
 
     fn runs(&mut self) -> Result<Vec<RunRow>> {
         self.client
-            .query(&backend::select_runs(), &[])?
+            .query(&backend::select_runs(backend::POSTGRES_ONLY), &[])?
             .iter()
             .map(|row| RunRow::read(row))
             .collect()
