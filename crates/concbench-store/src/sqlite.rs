@@ -195,7 +195,9 @@ impl Sqlite {
     }
 
     fn list_runs(&mut self) -> Result<Vec<RunRow>> {
-        let mut stmt = self.conn.prepare(&backend::select_runs(backend::SQLITE_ONLY))?;
+        let mut stmt = self
+            .conn
+            .prepare(&backend::select_runs(backend::SQLITE_ONLY))?;
         let mut rows = stmt.query([])?;
         let mut out = Vec::new();
         while let Some(row) = rows.next()? {
