@@ -276,7 +276,7 @@ fn build(located: &Located, root: &Path, key: &str, say: &mut dyn FnMut(&str)) -
         .tempdir_in(root)
         .with_context(|| format!("creating a build directory in {}", root.display()))?;
     let src = tmp.path().join("src");
-    std::fs::create_dir(&src)?;
+    std::fs::create_dir(&src).with_context(|| format!("creating {}", src.display()))?;
     let started = Instant::now();
     let jobs = std::thread::available_parallelism().map_or(1, |n| n.get());
     let from = match &located.source {
@@ -326,7 +326,7 @@ fn build(located: &Located, root: &Path, key: &str, say: &mut dyn FnMut(&str)) -
             .current_dir(&src),
     )?;
     let staged = tmp.path().join("out");
-    std::fs::create_dir(&staged)?;
+    std::fs::create_dir(&staged).with_context(|| format!("creating {}", staged.display()))?;
     std::fs::copy(src.join("modules/swoole.so"), staged.join("swoole.so"))
         .context("copying modules/swoole.so out of the build")?;
     std::fs::rename(&staged, root.join(key))
