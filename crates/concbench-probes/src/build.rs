@@ -37,7 +37,8 @@ const JAVA_FFM_FEATURE: u32 = 22;
 
 /// The Netty release the Netty build uses: a 4.2 release whose every file Maven Central serves.
 pub const NETTY_VERSION: &str = "4.2.18.Final";
-/// The Maven plugin that copies Netty's jars next to the build.
+/// The Maven plugin that copies Netty's jars next to the build (its version is in the pom).
+#[cfg(test)]
 const MAVEN_DEPENDENCY_PLUGIN: &str = "3.8.1";
 
 /// Something a probe is built with beyond its runtime's standard library.
@@ -125,22 +126,12 @@ fn sources(tc: &Toolchain, addon: Addon) -> Vec<(&'static str, &'static str)> {
     }
 }
 
-/// The Maven project whose only purpose is to copy Netty's jars into `lib/`.
-fn netty_pom() -> String {
-    format!(
-        r#"<project xmlns="http://maven.apache.org/POM/4.0.0">
-  <modelVersion>4.0.0</modelVersion>
-  <groupId>concbench</groupId><artifactId>netty-probe</artifactId><version>1</version>
-  <packaging>pom</packaging>
-  <dependencies>
-    <dependency><groupId>io.netty</groupId><artifactId>netty-all</artifactId><version>{NETTY_VERSION}</version></dependency>
-  </dependencies>
-  <build><plugins><plugin>
-    <groupId>org.apache.maven.plugins</groupId><artifactId>maven-dependency-plugin</artifactId><version>{MAVEN_DEPENDENCY_PLUGIN}</version>
-  </plugin></plugins></build>
-</project>
-"#
-    )
+/// The Maven project whose only purpose is to copy Netty's jars into `lib/`: a file of the
+/// repository, so that `.ci/run` fetches exactly what this build will ask Maven for.
+const NETTY_POM: &str = include_str!("../../../probes/java/netty-pom.xml");
+
+fn netty_pom() -> &'static str {
+    NETTY_POM
 }
 
 /// Names concbench's cache directory (probe builds in `probes/`, Swoole's among them) in place
@@ -354,7 +345,8 @@ fn build_into(recipe: &Recipe<'_>, files: &[(&str, &str)], dir: &Path, root: &Pa
         .tempdir_in(parent)
         .with_context(|| format!("creating a build directory in {}", parent.display()))?;
     for (name, text) in files {
-        std::fs::write(tmp.path().join(name), text)?;
+        let file = tmp.path().join(name);
+        std::fs::write(&file, text).with_context(|| format!("writing {}", file.display()))?;
     }
     if recipe.addon == Addon::Netty {
         fetch_netty(recipe, tmp.path())?;
@@ -404,7 +396,8 @@ fn fetch_netty(recipe: &Recipe<'_>, dir: &Path) -> Result<()> {
         .maven
         .as_ref()
         .context("the Netty build needs mvn (apt-get install maven)")?;
-    std::fs::write(dir.join("pom.xml"), netty_pom())?;
+    let pom = dir.join("pom.xml");
+    std::fs::write(&pom, netty_pom()).with_context(|| format!("writing {}", pom.display()))?;
     let mut cmd = Command::new(mvn);
     cmd.current_dir(dir).args([
         "-q",
@@ -541,7 +534,8 @@ mod tests {
         assert!(build_key(&netty, &files).starts_with("java-netty-"));
         let l = launch(&netty, Path::new("/c"), &[]);
         assert!(l.args.iter().any(|a| a == "/c/classes:/c/lib/*"), "{l:?}");
-        assert!(netty_pom().contains(NETTY_VERSION));
+        assert!(netty_pom().contains(&format!("<version>{NETTY_VERSION}</version>")));
+        assert!(netty_pom().contains(&format!("<version>{MAVEN_DEPENDENCY_PLUGIN}</version>")));
         let go = tc(Runtime::Go, None);
         let serves = |addon| sources(&go, addon).iter().any(|(n, _)| *n == "serve.go");
         assert!(serves(Addon::NetHttp) && !serves(Addon::None));
