@@ -79,7 +79,8 @@ pub fn measure(
             .insert("io_dir".into(), io.path().display().to_string().into());
     }
     let cancel = signals::install_cancel_handler().context("installing the Ctrl-C handler")?;
-    build_ahead(&chosen, &|| cancel.is_cancelled());
+    let mut progress = Progress::new();
+    build_ahead(&chosen, &|| cancel.is_cancelled(), &mut progress);
     let scratch = tempfile::Builder::new()
         .prefix("concbench-")
         .tempdir()
@@ -95,7 +96,6 @@ pub fn measure(
         options,
     };
     let machine = SystemMachine::default();
-    let mut progress = Progress::new();
     let rig = Rig {
         runner: &mut runner,
         machine: &machine,
@@ -143,12 +143,12 @@ fn record_overlaps(doc: &mut ResultDoc, lock: &run_lock::RunLock) {
 /// Build the probes the run compiles on first use before its clock starts, saying what is
 /// built (see `Experiment::build_ahead`). A failed build is not reported here: the variant's
 /// round builds again and records the failure with its own context, as it would without this.
-fn build_ahead(variants: &[Chosen], cancelled: &dyn Fn() -> bool) {
+fn build_ahead(variants: &[Chosen], cancelled: &dyn Fn() -> bool, progress: &mut Progress) {
     for (_, e) in variants {
         if cancelled() {
             return;
         }
-        let _ = e.build_ahead(&mut |what| errln!("concbench: {what}"));
+        let _ = e.build_ahead(&mut |what| progress.preparing(what));
     }
 }
 
