@@ -33,8 +33,35 @@ pub fn name(uid: u32) -> String {
 /// `cmd` as this machine runs it as root: itself when this process is root, `sudo cmd` where
 /// sudo is installed, else `su -c 'cmd'` (a machine without sudo still has su).
 pub fn as_root(cmd: &str) -> String {
-    let root = rustix::process::geteuid().is_root();
-    as_root_with(cmd, root, on_path("sudo"))
+    as_root_with(cmd, is_root(), on_path("sudo"))
+}
+
+/// Every `sudo CMD` in a suggestion (`echo 1 | sudo tee FILE, or ...`) rewritten as this machine
+/// runs CMD as root ([`as_root`]). CMD ends at a backtick, ", ", " (" or the end of the text.
+pub fn fit_root_commands(text: &str) -> String {
+    fit_with(text, &|cmd| as_root(cmd))
+}
+
+fn is_root() -> bool {
+    rustix::process::geteuid().is_root()
+}
+
+fn fit_with(text: &str, as_root: &dyn Fn(&str) -> String) -> String {
+    let mut out = String::new();
+    let mut rest = text;
+    while let Some(at) = rest.find("sudo ") {
+        out.push_str(&rest[..at]);
+        let cmd_and_after = &rest[at + "sudo ".len()..];
+        let end = ["`", ", ", " ("]
+            .iter()
+            .filter_map(|stop| cmd_and_after.find(stop))
+            .min()
+            .unwrap_or(cmd_and_after.len());
+        out.push_str(&as_root(&cmd_and_after[..end]));
+        rest = &cmd_and_after[end..];
+    }
+    out.push_str(rest);
+    out
 }
 
 fn as_root_with(cmd: &str, root: bool, sudo: bool) -> String {
@@ -66,6 +93,23 @@ mod tests {
     fn root_has_a_name_and_an_unknown_uid_is_shown_as_a_number() {
         assert_eq!(name(0), "root");
         assert_eq!(name(4_000_000_000), "uid 4000000000");
+    }
+
+    #[test]
+    fn sudo_in_a_suggestion_is_rewritten_for_the_machine() {
+        let text = "echo 1 | sudo tee /sys/x (until reboot), or `sudo sysctl a=1` now";
+        let root = |cmd: &str| as_root_with(cmd, true, false);
+        assert_eq!(
+            fit_with(text, &root),
+            "echo 1 | tee /sys/x (until reboot), or `sysctl a=1` now"
+        );
+        let su = |cmd: &str| as_root_with(cmd, false, false);
+        assert_eq!(
+            fit_with(text, &su),
+            "echo 1 | su -c 'tee /sys/x' (until reboot), or `su -c 'sysctl a=1'` now"
+        );
+        let sudo = |cmd: &str| as_root_with(cmd, false, true);
+        assert_eq!(fit_with(text, &sudo), text);
     }
 
     #[test]
