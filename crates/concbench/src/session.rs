@@ -199,10 +199,10 @@ pub fn keep(doc: &ResultDoc, args: &MeasureArgs, command: &str) -> Result<PathBu
     Ok(path)
 }
 
-/// Store the run in the history (nothing under `--no-store`). A failure fails the command (exit
-/// 1) after saying that the run was measured, where its document is, and how to store it later:
-/// the history was checked before measuring, so this is a failure of the moment (a full disk, a
-/// lost server), not a request to refuse. Regression: such a run said "warning: not stored" and
+/// Store the run in the history (nothing under `--no-store`). A failure fails the command, with
+/// exit code 1, after saying that the run was measured, where its document is, and how to store
+/// it later: the history was checked before measuring, so this is a failure of the moment (a full
+/// disk, a lost server), not a request to refuse. Regression: such a run said "warning: not stored" and
 /// exited 0.
 pub fn store(
     doc: &ResultDoc,

@@ -25,7 +25,10 @@ fn ci_checks_the_versions_the_readme_states() {
         assert!(readme.contains(readme_says), "README lacks {readme_says}");
     }
     for fetched in ["probes/java/netty-pom.xml", "go mod download"] {
-        assert!(ci.contains(fetched), ".ci/run fetches before the tests: {fetched}");
+        assert!(
+            ci.contains(fetched),
+            ".ci/run fetches before the tests: {fetched}"
+        );
     }
 }
 

@@ -29,21 +29,28 @@ pub fn pid_holding(file: &File) -> Option<u32> {
 /// file systems (overlayfs, btrfs subvolumes) show another device there than `stat` does: then
 /// the one held `flock` on an inode of that number stands for it.
 fn find(locks: &str, dev: (u32, u32), ino: u64) -> Option<u32> {
-    let held: Vec<(Option<(u32, u32)>, u64, u32)> = locks.lines().filter_map(parse).collect();
-    let exact = held.iter().find(|(d, i, _)| *d == Some(dev) && *i == ino);
-    if let Some((_, _, pid)) = exact {
-        return Some(*pid);
+    let held: Vec<Held> = locks.lines().filter_map(parse).collect();
+    if let Some(exact) = held.iter().find(|h| h.dev == Some(dev) && h.ino == ino) {
+        return Some(exact.pid);
     }
-    let mut same_ino = held.iter().filter(|(_, i, _)| *i == ino);
+    let mut same_ino = held.iter().filter(|h| h.ino == ino);
     match (same_ino.next(), same_ino.next()) {
-        (Some((_, _, pid)), None) => Some(*pid),
+        (Some(only), None) => Some(only.pid),
         _ => None,
     }
 }
 
-/// One held exclusive `flock` of `/proc/locks` ("1: FLOCK  ADVISORY  WRITE 27565 fe:00:9977868
-/// 0 EOF"): its device, inode and pid. Waiters ("1: -> FLOCK ...") and other locks are `None`.
-fn parse(line: &str) -> Option<(Option<(u32, u32)>, u64, u32)> {
+/// One held exclusive `flock` of `/proc/locks`.
+struct Held {
+    /// (major, minor) of its file's device.
+    dev: Option<(u32, u32)>,
+    ino: u64,
+    pid: u32,
+}
+
+/// A held exclusive `flock` of `/proc/locks` ("1: FLOCK  ADVISORY  WRITE 27565 fe:00:9977868
+/// 0 EOF"). Waiters ("1: -> FLOCK ...") and other locks are `None`.
+fn parse(line: &str) -> Option<Held> {
     let fields: Vec<&str> = line.split_whitespace().collect();
     let [_, "FLOCK", _, "WRITE", pid, file, ..] = fields.as_slice() else {
         return None;
@@ -54,7 +61,11 @@ fn parse(line: &str) -> Option<(Option<(u32, u32)>, u64, u32)> {
     let ino = parts.next()?.parse().ok()?;
     // A pid the reader's namespace cannot see shows as 0 (or, on old kernels, -1).
     let pid = pid.parse::<i64>().ok()?.max(0) as u32;
-    Some((major.zip(minor), ino, pid))
+    Some(Held {
+        dev: major.zip(minor),
+        ino,
+        pid,
+    })
 }
 
 /// The run `pid` is, described from `/proc` (`None` when it has ended meanwhile).

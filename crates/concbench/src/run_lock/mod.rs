@@ -6,7 +6,7 @@
 //! file: containers that share a host but not `/tmp`, or tests). Not `$TMPDIR`: two users with
 //! different temporary directories would no longer exclude each other. Every user takes the same
 //! lock: the file is opened read-only (`flock` needs no more), so a file root created serves a
-//! user and the other way round, and it is opened as [`file`] says, so that no link planted in
+//! user and the other way round, and it is opened as [`mod@file`] says, so that no link planted in
 //! `/tmp` is followed and no file is truncated or written. Who holds the lock is read from the
 //! kernel's list of locks ([`holder`]), never from a record the holder writes: the refusal names
 //! the live run even when both started in the same instant. `flock` is released by the kernel
