@@ -4,9 +4,9 @@
 
 mod common;
 
-use common::{concbench_process, processes_with, wait_for};
+use common::{concbench_process, processes_with, started_measuring};
 use std::os::unix::process::CommandExt;
-use std::process::{Command, Stdio};
+use std::process::Command;
 use std::time::Duration;
 
 #[test]
@@ -62,25 +62,12 @@ fn signals_during(args: &[&str], cmd: &mut Command, signals: &[i32]) {
         args[1],
         signals[0]
     );
-    let (k, v) = marker.split_once('=').unwrap();
-    let mut child = cmd
-        .arg("run")
+    cmd.arg("run")
         .args(args)
         .args(["--settle", "0"])
         .arg("--json")
-        .arg(&out)
-        .env(k, v)
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    // Wait until the worker is running (more than the coordinator carries the marker).
-    wait_for(
-        &mut child,
-        Duration::from_secs(20),
-        "the worker's start",
-        || processes_with(&marker).len() >= 2,
-    );
+        .arg(&out);
+    let mut child = started_measuring(cmd, &marker);
     for signal in signals {
         std::thread::sleep(Duration::from_millis(300));
         // SAFETY: kill with the pid of our own child.

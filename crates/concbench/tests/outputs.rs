@@ -4,11 +4,9 @@
 
 mod common;
 
-use common::{concbench, processes_with, read_json, wait_for, TestHome};
+use common::{concbench, read_json, started_measuring, TestHome};
 use predicates::prelude::*;
 use std::path::{Path, PathBuf};
-use std::process::Stdio;
-use std::time::Duration;
 
 /// A path under a regular file: nobody, root included, can create it.
 fn unwritable(dir: &Path) -> PathBuf {
@@ -79,30 +77,13 @@ fn a_document_that_cannot_be_written_at_the_end_lands_in_tmpdir() {
     let out_dir = dir.path().join("results");
     std::fs::create_dir(&out_dir).unwrap();
     let marker = format!("CONCBENCH_TEST_MARKER={}-fallback", std::process::id());
-    let (k, v) = marker.split_once('=').unwrap();
-    // The home lives as long as the process: bound here, not a temporary.
     let home = TestHome::new();
-    let mut child = home
-        .process()
-        .args([
-            "run",
-            "--no-store",
-            "--settle",
-            "0",
-            "--only",
-            "create.process_100k",
-            "--json",
-        ])
+    let mut run = home.process();
+    run.args(["run", "--no-store", "--settle", "0"])
+        .args(["--only", "create.process_100k", "--json"])
         .arg(out_dir.join("out.json"))
-        .env(k, v)
-        .env("TMPDIR", fallback.path())
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    wait_for(&mut child, Duration::from_secs(60), "measuring", || {
-        processes_with(&marker).len() >= 2
-    });
+        .env("TMPDIR", fallback.path());
+    let child = started_measuring(&mut run, &marker);
     // The folder passed the check; now it cannot be written any more.
     std::fs::remove_dir_all(&out_dir).unwrap();
     std::fs::write(&out_dir, "in the way").unwrap();

@@ -6,8 +6,6 @@ mod common;
 
 use common::*;
 use std::path::Path;
-use std::process::Stdio;
-use std::time::Duration;
 
 /// A smoke run of `syscall.getppid` with `args`; returns its exit code, stdout and stderr.
 fn smoke(args: &[&std::ffi::OsStr]) -> (Option<i32>, String, String) {
@@ -120,33 +118,20 @@ fn a_run_measured_but_not_stored_says_so_and_fails() {
     std::fs::create_dir(&history_dir).unwrap();
     let json = dir.path().join("out.json");
     let marker = format!("CONCBENCH_TEST_MARKER=unstored-{}", std::process::id());
-    let (k, v) = marker.split_once('=').unwrap();
-    // The home lives as long as the process: bound here, not a temporary.
     let home = TestHome::new();
-    let mut child = home
-        .process()
-        .args([
-            "run",
-            "--settle",
-            "0",
-            "--only",
-            "create.process_100k",
-            "--db",
-        ])
-        .arg(history_dir.join("h.sqlite"))
-        .arg("--json")
-        .arg(&json)
-        .env(k, v)
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    wait_for(
-        &mut child,
-        Duration::from_secs(30),
-        "the worker's start",
-        || processes_with(&marker).len() >= 2,
-    );
+    let mut run = home.process();
+    run.args([
+        "run",
+        "--settle",
+        "0",
+        "--only",
+        "create.process_100k",
+        "--db",
+    ])
+    .arg(history_dir.join("h.sqlite"))
+    .arg("--json")
+    .arg(&json);
+    let child = started_measuring(&mut run, &marker);
     // The journal cannot be created in a folder that is gone: the store fails at the end.
     std::fs::remove_dir_all(&history_dir).unwrap();
     // SAFETY: kill with the pid of our own child: Ctrl-C ends the run early, as measured so far.

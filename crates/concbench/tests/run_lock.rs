@@ -13,7 +13,9 @@ use std::os::unix::fs::{MetadataExt, PermissionsExt};
 use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Stdio};
-use std::time::Duration;
+
+/// A short run, to its end in a second or so.
+const SHORT_RUN: [&str; 5] = ["run", "--smoke", "--no-store", "--only", "syscall.getppid"];
 
 /// `nobody` and `nogroup` on Debian (and most Linux systems).
 const NOBODY: (u32, u32) = (65534, 65534);
@@ -99,13 +101,7 @@ impl Machine {
 
     /// A short run of `user` to its end: its exit code and stderr.
     fn short_run(&self, user: User) -> (Option<i32>, String) {
-        let out = self
-            .run(
-                user,
-                &["run", "--smoke", "--no-store", "--only", "syscall.getppid"],
-            )
-            .output()
-            .unwrap();
+        let out = self.run(user, &SHORT_RUN).output().unwrap();
         (
             out.status.code(),
             String::from_utf8_lossy(&out.stderr).into(),
@@ -114,31 +110,15 @@ impl Machine {
 
     /// A long run of `user`, returned once it holds the lock (its worker has started).
     fn holding(&self, user: User, marker: &str) -> Child {
-        let (k, v) = marker.split_once('=').unwrap();
-        let mut child = self
-            .run(
-                user,
-                &[
-                    "run",
-                    "--settle",
-                    "0",
-                    "--no-store",
-                    "--only",
-                    "create.process_100k",
-                ],
-            )
-            .env(k, v)
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .spawn()
-            .unwrap();
-        wait_for(
-            &mut child,
-            Duration::from_secs(30),
-            "the holder's worker",
-            || processes_with(marker).len() >= 2,
-        );
-        child
+        let long = [
+            "run",
+            "--settle",
+            "0",
+            "--no-store",
+            "--only",
+            "create.process_100k",
+        ];
+        started_measuring(&mut self.run(user, &long), marker)
     }
 }
 
@@ -214,14 +194,8 @@ fn regression_runs_started_together_name_the_live_run() {
     let home = TestHome::new();
     let start = |n: usize| {
         home.process()
-            .args([
-                "run",
-                "--smoke",
-                "--no-store",
-                "--only",
-                "syscall.getppid",
-                "--json",
-            ])
+            .args(SHORT_RUN)
+            .arg("--json")
             .arg(home.path().join(format!("{n}.json")))
             .stdout(Stdio::null())
             .stderr(Stdio::piped())
@@ -258,14 +232,8 @@ fn regression_a_planted_link_is_refused_and_its_target_untouched() {
     std::os::unix::fs::symlink(&victim, lock).unwrap();
     let out = concbench()
         .env("CONCBENCH_LOCK", lock)
-        .args([
-            "run",
-            "--smoke",
-            "--no-store",
-            "--only",
-            "syscall.getppid",
-            "--json",
-        ])
+        .args(SHORT_RUN)
+        .arg("--json")
         .arg(dir.path().join("out.json"))
         .output()
         .unwrap();

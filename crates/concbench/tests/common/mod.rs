@@ -245,6 +245,26 @@ pub fn processes_with(marker: &str) -> Vec<i32> {
     pids
 }
 
+/// Start `cmd` (a long run: `run --settle 0 --only create.process_100k ...`) with `marker`
+/// (`KEY=VALUE`) in its environment, stdout discarded and stderr piped, and return it once it
+/// measures: its worker carries the marker too. Fails (leaving nothing running) after 30 s.
+pub fn started_measuring(cmd: &mut std::process::Command, marker: &str) -> std::process::Child {
+    let (k, v) = marker.split_once('=').expect("KEY=VALUE");
+    let mut child = cmd
+        .env(k, v)
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("the run starts");
+    wait_for(
+        &mut child,
+        std::time::Duration::from_secs(30),
+        "the worker's start",
+        || processes_with(marker).len() >= 2,
+    );
+    child
+}
+
 /// Wait up to `limit` for `ready`; if it never holds, kill `child` (nothing is left running
 /// after a failed test) and fail saying `what` did not happen.
 pub fn wait_for(
