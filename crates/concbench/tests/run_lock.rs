@@ -245,3 +245,28 @@ fn regression_a_planted_link_is_refused_and_its_target_untouched() {
     );
     assert_eq!(std::fs::read_to_string(&victim).unwrap(), "keep me");
 }
+
+/// A lock file another user made that this user may not open (an older build's, created under
+/// umask 077) is refused naming the file, its owner and mode, and what to do — never a bare
+/// "os error N".
+#[test]
+fn a_lock_file_nobody_may_open_is_named_with_its_owner_and_the_fix() {
+    if let Some(why) = cannot_switch_users() {
+        eprintln!("SKIPPED: {why}");
+        return;
+    }
+    let machine = Machine::new();
+    std::fs::write(&machine.lock, "").unwrap();
+    std::fs::set_permissions(&machine.lock, std::fs::Permissions::from_mode(0o600)).unwrap();
+    let (code, stderr) = machine.short_run(User::Nobody);
+    assert_eq!(code, Some(1), "{stderr}");
+    let path = machine.lock.display().to_string();
+    for needle in [
+        path.as_str(),
+        "owned by root, mode 0600",
+        "rm ",
+        "CONCBENCH_LOCK",
+    ] {
+        assert!(stderr.contains(needle), "lacks {needle:?}: {stderr}");
+    }
+}
