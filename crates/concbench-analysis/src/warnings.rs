@@ -122,7 +122,9 @@ fn idle_evidence_per_mode(entry: &ResultEntry) -> Option<String> {
 
 /// A run-level suggestion: the run did not hold the CPUs awake and a cross-CPU or unpinned
 /// switch result fell into separate modes, which is what a wake-up from a sleeping CPU does.
-pub fn suggest_hold_awake(doc: &concbench_core::ResultDoc) -> Option<String> {
+/// `rerun` is the command that measures them again held awake, as this machine runs it, with how
+/// long it takes ("`sudo concbench run --quick --hold-awake` (about 55 s, as long as this run)").
+pub fn suggest_hold_awake(doc: &concbench_core::ResultDoc, rerun: &str) -> Option<String> {
     if doc.held_awake().is_some() {
         return None;
     }
@@ -136,8 +138,8 @@ pub fn suggest_hold_awake(doc: &concbench_core::ResultDoc) -> Option<String> {
     let first = bimodal.first()?;
     Some(format!(
         "{} cross-CPU or unpinned switch result(s) ({first}{}) fall into separate modes: a \
-         wake-up costs more when the other CPU was asleep; `sudo concbench run --hold-awake` \
-         measures them with the CPUs held awake, and `concbench check` shows the idle settings",
+         wake-up costs more when the other CPU was asleep; {rerun} measures them with the CPUs \
+         held awake, and `concbench check` shows the idle settings",
         bimodal.len(),
         if bimodal.len() > 1 { ", ..." } else { "" }
     ))
@@ -251,16 +253,18 @@ mod tests {
     fn a_run_with_bimodal_wake_ups_suggests_hold_awake_unless_it_held_them() {
         let mut doc = concbench_core::ResultDoc::new(Default::default(), "now".into());
         doc.results.push(bimodal_entry());
-        let w = suggest_hold_awake(&doc).expect("a suggestion");
+        let w = suggest_hold_awake(&doc, "`concbench run --hold-awake` (about 9 s)")
+            .expect("a suggestion");
         assert!(
-            w.contains("--hold-awake") && w.contains("switch.synthetic"),
+            w.contains("`concbench run --hold-awake` (about 9 s) measures")
+                && w.contains("switch.synthetic"),
             "{w}"
         );
         doc.settings.insert(
             concbench_core::HOLD_AWAKE_SETTING.into(),
             serde_json::json!({"held": true, "method": "spinner", "note": "n"}),
         );
-        assert_eq!(suggest_hold_awake(&doc), None);
+        assert_eq!(suggest_hold_awake(&doc, "x"), None);
     }
 
     #[test]

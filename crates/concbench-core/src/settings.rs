@@ -58,6 +58,16 @@ impl RunMode {
         }
     }
 
+    /// How long a run of this mode may measure by default, in seconds (`--budget` changes it):
+    /// the plan's budget, and what a suggestion to run again says it takes. A smoke run has no
+    /// budget of its own (it runs every variant once): its is the quick one.
+    pub fn default_budget_s(self) -> u64 {
+        match self {
+            RunMode::Full => 540,
+            RunMode::Quick | RunMode::Smoke => 55,
+        }
+    }
+
     /// The most rounds the plan gives any variant in this mode (`--rounds N` raises it to N).
     /// A smoke run takes one round of each variant; a quick run's cap keeps its budget.
     pub fn max_rounds(self) -> usize {

@@ -7,6 +7,7 @@
 //! read makes its setting "unknown", never a guess.
 
 use crate::idle::{self, IdleInfo, Root};
+use concbench_core::RunMode;
 use serde::Serialize;
 
 /// What a setting does to the figures.
@@ -91,6 +92,10 @@ pub fn read(root: &Root, reader: Reader) -> Vec<Setting> {
         memory_limit(root),
         swap(root),
     ]);
+    // Commands to run as root, as this machine runs them (`sudo` only where it exists).
+    for s in &mut out {
+        s.how = concbench_sys::users::fit_root_commands(&s.how);
+    }
     out
 }
 
@@ -102,14 +107,36 @@ pub fn any_bends(settings: &[Setting]) -> bool {
 /// A wake-up from an idle state whose exit latency passes this many µs is worth a line.
 const DEEP_LATENCY_US: u64 = 10;
 
-const HOLD_HOW: &str = "hold the CPUs awake for a run: `sudo concbench run --hold-awake` (holds \
-     /dev/cpu_dma_latency at 0); for the machine: `tuned-adm profile latency-performance`, or \
-     the kernel parameter idle=poll";
+/// A run with `--hold-awake` and how long one takes: "`concbench run --quick --hold-awake`
+/// (about a minute; without --quick a full run, about 9 minutes)".
+fn hold_run(prefix: &str) -> String {
+    let full_min = RunMode::Full.default_budget_s().div_ceil(60);
+    format!(
+        "`{prefix}concbench run --quick --hold-awake` (about a minute; without --quick a full run, \
+         about {full_min} minutes)"
+    )
+}
 
-/// Without a cpuidle driver the PM QoS limit never reaches the idle loop.
-const HOLD_HOW_NO_DRIVER: &str = "hold the CPUs awake for a run: `concbench run --hold-awake` \
-     (here a SCHED_IDLE spinner per CPU: without a cpuidle driver /dev/cpu_dma_latency does not \
-     reach the idle loop); for the machine: the kernel parameter idle=poll";
+/// How to hold the CPUs awake: a run with `--hold-awake` as root (which holds
+/// /dev/cpu_dma_latency), or the machine's settings.
+fn hold_how() -> String {
+    format!(
+        "hold the CPUs awake for a run: {}, which holds /dev/cpu_dma_latency at 0; for the \
+         machine: `tuned-adm profile latency-performance`, or the kernel parameter idle=poll",
+        hold_run("sudo ")
+    )
+}
+
+/// Without a cpuidle driver the PM QoS limit never reaches the idle loop: any user's run holds
+/// the CPUs with a spinner.
+fn hold_how_no_driver() -> String {
+    format!(
+        "hold the CPUs awake for a run: {} (here a SCHED_IDLE spinner per CPU: without a cpuidle \
+         driver /dev/cpu_dma_latency does not reach the idle loop); for the machine: the kernel \
+         parameter idle=poll",
+        hold_run("")
+    )
+}
 
 fn idle_settings(root: &Root, info: &IdleInfo, virtualized: bool) -> Vec<Setting> {
     let driver = info.driver.clone();
@@ -131,8 +158,9 @@ fn idle_settings(root: &Root, info: &IdleInfo, virtualized: bool) -> Vec<Setting
              a few µs"
         ))
         .how(format!(
-            "{HOLD_HOW_NO_DRIVER}; or load the cpuidle-haltpoll driver with guest_halt_poll_ns > 0 (polls \
-             before halting)"
+            "{}; or load the cpuidle-haltpoll driver with guest_halt_poll_ns > 0 (polls \
+             before halting)",
+            hold_how_no_driver()
         )),
         Some("none") => Setting::new(
             "idle.driver",
@@ -155,7 +183,7 @@ fn idle_settings(root: &Root, info: &IdleInfo, virtualized: bool) -> Vec<Setting
             )
             .why(why_wake);
             if bends {
-                s.how(HOLD_HOW)
+                s.how(hold_how())
             } else {
                 s
             }

@@ -135,6 +135,12 @@ fn vm_whose_idle_driver_is_none_halts_at_once_and_says_haltpoll_is_unused() {
     assert_eq!(d.effect, Effect::Bends);
     assert!(d.value.contains("halt"), "{}", d.value);
     assert!(d.how.contains("--hold-awake"), "{}", d.how);
+    // Regression: the advice did not say that a run without --quick is a full one, nor how long.
+    assert!(
+        d.how.contains("about a minute") && d.how.contains("about 9 minutes"),
+        "{}",
+        d.how
+    );
     let hp = get(&s, "idle.halt_poll");
     assert_eq!(hp.effect, Effect::Info);
     assert!(hp.value.contains("200000") && hp.value.contains("not the one in use"));

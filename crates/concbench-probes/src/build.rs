@@ -1,8 +1,9 @@
 //! Building probes on first use, cached by a hash of their sources and the toolchain.
 //!
 //! The sources are compiled into concbench (`include_str!`), so a fresh clone needs nothing but
-//! the toolchains. Builds go to `$XDG_CACHE_HOME/concbench/probes/<runtime>-<hash>` (or
-//! `~/.cache/...`), into a temporary directory first and then renamed into place, so concurrent
+//! the toolchains. Builds go to `probes/<runtime>-<hash>` in concbench's cache directory
+//! ([`cache_dir`]: `$CONCBENCH_CACHE`, else `$XDG_CACHE_HOME/concbench` or `~/.cache/concbench`),
+//! into a temporary directory first and then renamed into place, so concurrent
 //! builds (parallel tests) never see a half-built probe. When that cache cannot be written, a
 //! per-user directory under the system's temporary directory is used instead and the results say
 //! so ([`Prepared::note`]). A few probes have a second build with more in it ([`Addon`]).
@@ -36,7 +37,8 @@ const JAVA_FFM_FEATURE: u32 = 22;
 
 /// The Netty release the Netty build uses: a 4.2 release whose every file Maven Central serves.
 pub const NETTY_VERSION: &str = "4.2.18.Final";
-/// The Maven plugin that copies Netty's jars next to the build.
+/// The Maven plugin that copies Netty's jars next to the build (its version is in the pom).
+#[cfg(test)]
 const MAVEN_DEPENDENCY_PLUGIN: &str = "3.8.1";
 
 /// Something a probe is built with beyond its runtime's standard library.
@@ -124,32 +126,61 @@ fn sources(tc: &Toolchain, addon: Addon) -> Vec<(&'static str, &'static str)> {
     }
 }
 
-/// The Maven project whose only purpose is to copy Netty's jars into `lib/`.
-fn netty_pom() -> String {
-    format!(
-        r#"<project xmlns="http://maven.apache.org/POM/4.0.0">
-  <modelVersion>4.0.0</modelVersion>
-  <groupId>concbench</groupId><artifactId>netty-probe</artifactId><version>1</version>
-  <packaging>pom</packaging>
-  <dependencies>
-    <dependency><groupId>io.netty</groupId><artifactId>netty-all</artifactId><version>{NETTY_VERSION}</version></dependency>
-  </dependencies>
-  <build><plugins><plugin>
-    <groupId>org.apache.maven.plugins</groupId><artifactId>maven-dependency-plugin</artifactId><version>{MAVEN_DEPENDENCY_PLUGIN}</version>
-  </plugin></plugins></build>
-</project>
-"#
-    )
+/// The Maven project whose only purpose is to copy Netty's jars into `lib/`: a file of the
+/// repository, so that `.ci/run` fetches exactly what this build will ask Maven for.
+const NETTY_POM: &str = include_str!("../../../probes/java/netty-pom.xml");
+
+fn netty_pom() -> &'static str {
+    NETTY_POM
 }
 
-/// Where builds are cached when nothing stands in the way.
+/// Names concbench's cache directory (probe builds in `probes/`, Swoole's among them) in place
+/// of `$XDG_CACHE_HOME/concbench`, else `~/.cache/concbench`: a CI job that keeps its caches
+/// elsewhere, or a fresh cache to see a first run as a new user would.
+pub const CACHE_ENV: &str = "CONCBENCH_CACHE";
+
+/// The cache directory this process was told to use in place of the environment's.
+static CHOSEN: std::sync::OnceLock<PathBuf> = std::sync::OnceLock::new();
+
+/// Use `dir` as concbench's cache directory for the rest of this process, whatever the
+/// environment says. For tests that build probes inside their own process: they must not touch
+/// the user's cache, and setting [`CACHE_ENV`] there would race with the other test threads that
+/// read the environment. The first call decides; a later one with another directory is refused.
+pub fn use_cache_dir(dir: &Path) -> Result<()> {
+    let chosen = CHOSEN.get_or_init(|| dir.to_path_buf());
+    if chosen != dir {
+        bail!(
+            "this process already builds its probes in {}, not {}",
+            chosen.display(),
+            dir.display()
+        );
+    }
+    Ok(())
+}
+
+/// concbench's cache directory: the one [`use_cache_dir`] chose, else `$CONCBENCH_CACHE`, else
+/// `$XDG_CACHE_HOME/concbench`, else `~/.cache/concbench` (relative paths are ignored, as the
+/// XDG specification asks).
+pub fn cache_dir() -> PathBuf {
+    if let Some(dir) = CHOSEN.get() {
+        return dir.clone();
+    }
+    let absolute = |name: &str| {
+        std::env::var_os(name)
+            .map(PathBuf::from)
+            .filter(|p| p.is_absolute())
+    };
+    absolute(CACHE_ENV).unwrap_or_else(|| {
+        absolute("XDG_CACHE_HOME")
+            .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".cache")))
+            .unwrap_or_else(std::env::temp_dir)
+            .join("concbench")
+    })
+}
+
+/// Where builds are cached when nothing stands in the way: `probes/` in [`cache_dir`].
 pub fn cache_root() -> PathBuf {
-    let base = std::env::var_os("XDG_CACHE_HOME")
-        .map(PathBuf::from)
-        .filter(|p| p.is_absolute())
-        .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".cache")))
-        .unwrap_or_else(std::env::temp_dir);
-    base.join("concbench").join("probes")
+    cache_dir().join("probes")
 }
 
 /// The cache used when `preferred` cannot be written: per user, so users do not share builds.
@@ -181,7 +212,8 @@ pub fn usable_cache(preferred: &Path, fallback: &Path) -> Result<(PathBuf, Optio
             })?;
             let note = format!(
                 "the probe cache {} cannot be written ({why}), so the probe was built in {} \
-                 instead; set XDG_CACHE_HOME to a writable directory to keep builds between runs",
+                 instead; set CONCBENCH_CACHE (or XDG_CACHE_HOME) to a writable directory to keep \
+                 builds between runs",
                 preferred.display(),
                 fallback.display()
             );
@@ -313,7 +345,8 @@ fn build_into(recipe: &Recipe<'_>, files: &[(&str, &str)], dir: &Path, root: &Pa
         .tempdir_in(parent)
         .with_context(|| format!("creating a build directory in {}", parent.display()))?;
     for (name, text) in files {
-        std::fs::write(tmp.path().join(name), text)?;
+        let file = tmp.path().join(name);
+        std::fs::write(&file, text).with_context(|| format!("writing {}", file.display()))?;
     }
     if recipe.addon == Addon::Netty {
         fetch_netty(recipe, tmp.path())?;
@@ -363,7 +396,8 @@ fn fetch_netty(recipe: &Recipe<'_>, dir: &Path) -> Result<()> {
         .maven
         .as_ref()
         .context("the Netty build needs mvn (apt-get install maven)")?;
-    std::fs::write(dir.join("pom.xml"), netty_pom())?;
+    let pom = dir.join("pom.xml");
+    std::fs::write(&pom, netty_pom()).with_context(|| format!("writing {}", pom.display()))?;
     let mut cmd = Command::new(mvn);
     cmd.current_dir(dir).args([
         "-q",
@@ -500,7 +534,8 @@ mod tests {
         assert!(build_key(&netty, &files).starts_with("java-netty-"));
         let l = launch(&netty, Path::new("/c"), &[]);
         assert!(l.args.iter().any(|a| a == "/c/classes:/c/lib/*"), "{l:?}");
-        assert!(netty_pom().contains(NETTY_VERSION));
+        assert!(netty_pom().contains(&format!("<version>{NETTY_VERSION}</version>")));
+        assert!(netty_pom().contains(&format!("<version>{MAVEN_DEPENDENCY_PLUGIN}</version>")));
         let go = tc(Runtime::Go, None);
         let serves = |addon| sources(&go, addon).iter().any(|(n, _)| *n == "serve.go");
         assert!(serves(Addon::NetHttp) && !serves(Addon::None));

@@ -1,9 +1,10 @@
 //! Getting Swoole, the PHP coroutine extension seed S2 measured, for the `swoole` server design.
 //!
 //! In order: an extension PHP already loads (`php -m` lists `swoole`: a distribution package or
-//! `pecl install swoole`); a source tree or tarball named by [`SRC_ENV`]; Swoole's tarball in
-//! `../shared/vendor/` beside the repository concbench was built from (the project's vendored
-//! copy). A source is built once — `phpize && ./configure && make` — into the probe cache,
+//! `pecl install swoole`); a source tree or tarball named by [`SRC_ENV`] (Swoole's releases:
+//! <https://github.com/swoole/swoole-src/releases> or <https://pecl.php.net/package/swoole>).
+//! concbench looks nowhere else: where a binary was built is no place to search at run time. A
+//! source is built once — `phpize && ./configure && make` — into the probe cache,
 //! keyed by the source's SHA-256 and the PHP version, never installed system-wide, and loaded
 //! with `php -d extension=...`. Builds take the cache's lock, so two processes never build at
 //! once; a failed build leaves a marker with the compiler's last lines, and the design is then
@@ -98,32 +99,6 @@ fn major_minor(version: &str) -> Option<(u32, u32)> {
     Some((parts.next()??, parts.next()??))
 }
 
-/// The vendored tarballs' directory: `../shared/vendor/` beside the repository this binary was
-/// built from (absent in an installed binary, where only the other two ways apply).
-pub fn vendor_dir() -> PathBuf {
-    let crate_dir = Path::new(env!("CARGO_MANIFEST_DIR"));
-    // crates/concbench-probes -> the repository -> the directory beside it.
-    let beside = crate_dir.ancestors().nth(3).unwrap_or(crate_dir);
-    beside.join("shared").join("vendor")
-}
-
-/// The newest `swoole-src-*.tar.gz` in `dir`, if any.
-pub fn vendored_tarball(dir: &Path) -> Option<PathBuf> {
-    let mut found: Vec<PathBuf> = std::fs::read_dir(dir)
-        .into_iter()
-        .flatten()
-        .flatten()
-        .map(|e| e.path())
-        .filter(|p| {
-            p.file_name()
-                .and_then(|n| n.to_str())
-                .is_some_and(|n| n.starts_with("swoole-src-") && n.ends_with(".tar.gz"))
-        })
-        .collect();
-    found.sort();
-    found.pop()
-}
-
 /// A source named by [`SRC_ENV`]: a tree or a tarball, or why it is neither.
 fn named_source(path: &Path) -> Result<Source, String> {
     if path.join("config.m4").is_file() {
@@ -138,23 +113,17 @@ fn named_source(path: &Path) -> Result<Source, String> {
     }
 }
 
-/// Where Swoole comes from, given what PHP loads, [`SRC_ENV`]'s value and the vendor directory.
-pub fn choose(has_swoole: bool, named: Option<&Path>, vendor: &Path) -> Result<Source, String> {
+/// Where Swoole comes from, given what PHP loads and [`SRC_ENV`]'s value.
+pub fn choose(has_swoole: bool, named: Option<&Path>) -> Result<Source, String> {
     if has_swoole {
         return Ok(Source::Installed);
     }
-    if let Some(path) = named {
-        return named_source(path);
+    match named {
+        Some(path) => named_source(path),
+        None => Err(format!(
+            "swoole: PHP has no swoole extension and {SRC_ENV} names no Swoole source: {HINT}"
+        )),
     }
-    vendored_tarball(vendor)
-        .map(Source::Tarball)
-        .ok_or_else(|| {
-            format!(
-                "swoole: PHP has no swoole extension and no Swoole source was found in {} \
-             (swoole-src-*.tar.gz): {HINT}",
-                vendor.display()
-            )
-        })
 }
 
 /// Find PHP and Swoole for it, or say in one line why the design cannot run. Starts `php` once
@@ -177,11 +146,7 @@ pub fn locate(search: &Search) -> Result<Located, String> {
         }
     }
     let named = std::env::var_os(SRC_ENV).filter(|v| !v.is_empty());
-    let source = choose(
-        facts.has_swoole,
-        named.as_deref().map(Path::new),
-        &vendor_dir(),
-    )?;
+    let source = choose(facts.has_swoole, named.as_deref().map(Path::new))?;
     let located = Located {
         php,
         php_version: facts.version,
@@ -328,7 +293,7 @@ fn build(located: &Located, root: &Path, key: &str, say: &mut dyn FnMut(&str)) -
         .tempdir_in(root)
         .with_context(|| format!("creating a build directory in {}", root.display()))?;
     let src = tmp.path().join("src");
-    std::fs::create_dir(&src)?;
+    std::fs::create_dir(&src).with_context(|| format!("creating {}", src.display()))?;
     let started = Instant::now();
     let jobs = std::thread::available_parallelism().map_or(1, |n| n.get());
     let from = match &located.source {
@@ -378,7 +343,7 @@ fn build(located: &Located, root: &Path, key: &str, say: &mut dyn FnMut(&str)) -
             .current_dir(&src),
     )?;
     let staged = tmp.path().join("out");
-    std::fs::create_dir(&staged)?;
+    std::fs::create_dir(&staged).with_context(|| format!("creating {}", staged.display()))?;
     std::fs::copy(src.join("modules/swoole.so"), staged.join("swoole.so"))
         .context("copying modules/swoole.so out of the build")?;
     std::fs::rename(&staged, root.join(key))
@@ -417,31 +382,26 @@ mod tests {
     use super::*;
 
     #[test]
-    fn an_installed_extension_comes_first_then_the_named_source_then_the_vendored_one() {
+    fn an_installed_extension_comes_first_then_the_named_source() {
         let dir = tempfile::tempdir().unwrap();
-        let vendor = dir.path().join("vendor");
-        std::fs::create_dir(&vendor).unwrap();
-        let why = choose(false, None, &vendor).unwrap_err();
-        assert!(why.contains("pecl install swoole"), "{why}");
+        let why = choose(false, None).unwrap_err();
+        assert!(
+            why.contains("pecl install swoole") && why.contains(SRC_ENV),
+            "{why}"
+        );
         assert!(!why.contains('\n'), "{why}");
-        for v in ["6.1.0", "6.2.2"] {
-            std::fs::write(vendor.join(format!("swoole-src-{v}.tar.gz")), "").unwrap();
-        }
+        let tarball = dir.path().join("swoole-src-6.2.2.tar.gz");
+        std::fs::write(&tarball, "").unwrap();
         assert_eq!(
-            choose(false, None, &vendor),
-            Ok(Source::Tarball(vendor.join("swoole-src-6.2.2.tar.gz")))
+            choose(false, Some(&tarball)),
+            Ok(Source::Tarball(tarball.clone()))
         );
         let tree = dir.path().join("tree");
         std::fs::create_dir(&tree).unwrap();
-        assert!(choose(false, Some(&tree), &vendor)
-            .unwrap_err()
-            .contains(SRC_ENV));
+        assert!(choose(false, Some(&tree)).unwrap_err().contains(SRC_ENV));
         std::fs::write(tree.join("config.m4"), "").unwrap();
-        assert_eq!(
-            choose(false, Some(&tree), &vendor),
-            Ok(Source::Tree(tree.clone()))
-        );
-        assert_eq!(choose(true, Some(&tree), &vendor), Ok(Source::Installed));
+        assert_eq!(choose(false, Some(&tree)), Ok(Source::Tree(tree.clone())));
+        assert_eq!(choose(true, Some(&tree)), Ok(Source::Installed));
     }
 
     #[test]

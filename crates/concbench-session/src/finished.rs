@@ -95,8 +95,11 @@ pub fn measure(
             "the validation gate held a figure to what it can be: {found}; please report it"
         ));
     }
+    let rerun = hold_awake_rerun(request, doc.duration_s);
     doc.warnings
-        .extend(concbench_analysis::warnings::suggest_hold_awake(&doc));
+        .extend(concbench_analysis::warnings::suggest_hold_awake(
+            &doc, &rerun,
+        ));
     let stats = RunStats {
         rounds: out.rounds,
         passes: out.passes,
@@ -123,6 +126,51 @@ fn what_a_full_run_adds(doc: &mut ResultDoc, request: &RunRequest, registry: &dy
     }
     let full = RunPlan::new(RunMode::Full);
     doc.set_full_run_s((full.budget + full.settle).as_secs_f64());
+}
+
+/// The run that measures this one's switch results again with the CPUs held awake, written as
+/// this machine runs a command as root (`sudo` only where it exists), and how long it takes.
+/// Regression: a quick run suggested `sudo concbench run --hold-awake` on a machine without
+/// sudo, without saying that it is a full run of about 9 minutes.
+fn hold_awake_rerun(request: &RunRequest, took_s: f64) -> String {
+    let mut cmd = String::from("concbench run");
+    if request.mode != RunMode::Full {
+        cmd.push_str(" --quick");
+    }
+    let only: Vec<&str> = match request.settings.get("only") {
+        Some(serde_json::Value::Array(a)) => a.iter().filter_map(|v| v.as_str()).collect(),
+        _ => Vec::new(),
+    };
+    // `replicate` records its seeds, not `--only`: the switch family is what the advice is for.
+    let (selection, how_long) = match (request.settings.contains_key("only"), only.is_empty()) {
+        (true, true) => (
+            String::new(),
+            format!("about {}, as this run took", span(took_s)),
+        ),
+        (true, false) => (
+            format!(" --only {}", only.join(",")),
+            format!("about {}, as this run took", span(took_s)),
+        ),
+        (false, _) => (
+            " --only switch".to_string(),
+            format!(
+                "the switch family alone: less than this run's {}",
+                span(took_s)
+            ),
+        ),
+    };
+    cmd.push_str(&selection);
+    cmd.push_str(" --hold-awake");
+    format!("`{}` ({how_long})", concbench_sys::users::as_root(&cmd))
+}
+
+/// "40 s", "9 minutes".
+fn span(seconds: f64) -> String {
+    if seconds < 90.0 {
+        format!("{seconds:.0} s")
+    } else {
+        format!("{:.0} minutes", seconds / 60.0)
+    }
 }
 
 /// Claims whose rule names a result this build does not register: a build defect (a renamed
@@ -178,6 +226,38 @@ mod tests {
         assert!(
             w.contains("12.5%") && w.contains("concbench compare"),
             "{w}"
+        );
+    }
+
+    fn request(mode: RunMode, only: Option<&[&str]>) -> RunRequest {
+        let mut r = RunRequest::new(mode, PinMode::Auto, vec![0, 1]);
+        if let Some(only) = only {
+            r.settings.insert("only".into(), serde_json::json!(only));
+        }
+        r
+    }
+
+    #[test]
+    fn regression_the_hold_awake_advice_reruns_this_run_and_says_how_long_it_takes() {
+        let root = |cmd: &str| concbench_sys::users::as_root(cmd);
+        assert_eq!(
+            hold_awake_rerun(&request(RunMode::Quick, Some(&[])), 58.4),
+            format!(
+                "`{}` (about 58 s, as this run took)",
+                root("concbench run --quick --hold-awake")
+            )
+        );
+        assert_eq!(
+            hold_awake_rerun(&request(RunMode::Full, Some(&["switch"])), 541.0),
+            format!(
+                "`{}` (about 9 minutes, as this run took)",
+                root("concbench run --only switch --hold-awake")
+            )
+        );
+        let replicate = hold_awake_rerun(&request(RunMode::Full, None), 300.0);
+        assert!(
+            replicate.contains("--only switch --hold-awake") && replicate.contains("less than"),
+            "{replicate}"
         );
     }
 }

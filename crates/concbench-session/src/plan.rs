@@ -120,7 +120,7 @@ impl RunPlan {
             interval_rounds: 6,
             cheap_round: Duration::from_millis(if quick { 100 } else { 300 }),
             max_rounds: mode.max_rounds(),
-            budget: Duration::from_secs(if quick { 55 } else { 540 }),
+            budget: Duration::from_secs(mode.default_budget_s()),
             settle: Duration::from_secs(if quick { 10 } else { 30 }),
             interference_limit: 0.3,
             seed: 0x636f_6e63,

@@ -7,7 +7,7 @@
 
 use crate::request::RunRequest;
 use crate::variant::Variant;
-use concbench_core::{Experiment, UsageError};
+use concbench_core::{Experiment, Params, UsageError};
 use std::collections::{BTreeSet, HashSet};
 
 /// A registry variant with its index in the registry (the index a worker looks it up by).
@@ -36,23 +36,63 @@ pub fn select(
     if wanted.is_empty() {
         return Ok(only);
     }
-    let keys: BTreeSet<String> = only
+    let params: Vec<Params> = only
         .iter()
-        .flat_map(|(_, e)| request.params_of(e.as_ref()).0.into_keys())
+        .map(|(_, e)| request.params_of(e.as_ref()))
         .collect();
     let kept: Vec<Chosen> = only
         .into_iter()
-        .filter(|(_, e)| request.params_of(e.as_ref()).matches(wanted))
+        .zip(&params)
+        .filter(|(_, p)| p.matches(wanted))
+        .map(|(c, _)| c)
         .collect();
     if kept.is_empty() {
         return Err(UsageError::new(format!(
-            "--where: no selected variant has these params; the selected variants' params are \
-             {} (a run's table shows each variant's values)",
-            keys.into_iter().collect::<Vec<_>>().join(", ")
+            "--where: no selected variant has {}; {} (`concbench list ID` shows each variant's \
+             params)",
+            wanted
+                .iter()
+                .map(|(k, v)| format!("{k}={v}"))
+                .collect::<Vec<_>>()
+                .join(" and "),
+            what_exists(&params, wanted)
         ))
         .into());
     }
     Ok(kept)
+}
+
+/// The values each wanted key takes among `params` ("design is one of epoll, iterative"), or
+/// the keys there are when one wanted key is none of them.
+pub fn what_exists(params: &[Params], wanted: &[(String, String)]) -> String {
+    let keys: BTreeSet<&str> = params
+        .iter()
+        .flat_map(|p| p.0.keys().map(String::as_str))
+        .collect();
+    if let Some((missing, _)) = wanted.iter().find(|(k, _)| !keys.contains(k.as_str())) {
+        return format!(
+            "no selected variant has the param {missing}; their params are {}",
+            keys.into_iter().collect::<Vec<_>>().join(", ")
+        );
+    }
+    wanted
+        .iter()
+        .map(|(key, _)| {
+            let mut values: Vec<String> = params
+                .iter()
+                .filter_map(|p| p.get(key))
+                .map(|v| v.as_str().map_or_else(|| v.to_string(), str::to_string))
+                .collect();
+            // Numbers in their order (4 before 10), words in theirs.
+            values.sort_by(|a, b| match (a.parse::<f64>(), b.parse::<f64>()) {
+                (Ok(x), Ok(y)) => x.total_cmp(&y),
+                _ => a.cmp(b),
+            });
+            values.dedup();
+            format!("{key} is one of {}", values.join(", "))
+        })
+        .collect::<Vec<_>>()
+        .join("; ")
 }
 
 /// Keep what `--quick` runs, and collapse placements that `--pin none` (or a one-CPU mask)
@@ -102,4 +142,41 @@ pub fn variants(chosen: &[Chosen], request: &RunRequest) -> Vec<Variant> {
             rounds_per_setup: e.rounds_per_setup(request.mode).max(1),
         })
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn params(pairs: &[(&str, serde_json::Value)]) -> Params {
+        Params(
+            pairs
+                .iter()
+                .map(|(k, v)| (k.to_string(), v.clone()))
+                .collect(),
+        )
+    }
+
+    /// Regression: `--where design=nosuch` listed the keys but not the values that exist.
+    #[test]
+    fn regression_a_where_matching_nothing_lists_the_values_that_exist() {
+        let all = [
+            params(&[("design", "epoll".into()), ("files", 10.into())]),
+            params(&[("design", "iterative".into()), ("files", 4.into())]),
+            params(&[("design", "epoll".into()), ("files", 100.into())]),
+        ];
+        let want = |k: &str, v: &str| vec![(k.to_string(), v.to_string())];
+        assert_eq!(
+            what_exists(&all, &want("design", "nosuch")),
+            "design is one of epoll, iterative"
+        );
+        assert_eq!(
+            what_exists(&all, &want("files", "7")),
+            "files is one of 4, 10, 100"
+        );
+        assert_eq!(
+            what_exists(&all, &want("colour", "red")),
+            "no selected variant has the param colour; their params are design, files"
+        );
+    }
 }

@@ -23,8 +23,13 @@ use std::time::Duration;
 pub trait Observer {
     /// The machine is still busy: other processes use `others` CPUs after `waited`.
     fn settling(&mut self, others: f64, waited: Duration, limit: Duration);
-    /// The planned total of rounds changed (it grows as undecided verdicts ask for more).
+    /// The planned total of rounds changed (it grows pass by pass, and as undecided verdicts
+    /// ask for more).
     fn planned(&mut self, rounds: usize);
+    /// The plan's total before the first round: every variant's base rounds (a verdict's six,
+    /// another's one). The budget may cut it short, and undecided verdicts may add to it; told
+    /// once, so that a progress bar's total does not climb from the first pass's count.
+    fn estimated(&mut self, _rounds: usize) {}
     fn round_started(&mut self, pass: usize, variant: &Variant);
     fn harness_event(&mut self, event: HarnessEvent);
     fn round_ended(&mut self);
@@ -321,6 +326,9 @@ impl Run<'_> {
         let others: Vec<usize> = (0..self.slots.len())
             .filter(|&i| !self.slots[i].judged)
             .collect();
+        self.observer.estimated(
+            judged.len() * self.plan.claim_rounds + others.len() * self.plan.other_rounds,
+        );
         self.plan_more(judged.len());
         if !self.pass_in_budget(&judged) {
             return;

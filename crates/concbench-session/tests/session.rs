@@ -108,12 +108,17 @@ impl RoundRunner for FakeRunner<'_> {
 #[derive(Default)]
 struct Quiet {
     planned: usize,
+    /// Every estimate told, in order.
+    estimated: Vec<usize>,
 }
 
 impl Observer for Quiet {
     fn settling(&mut self, _: f64, _: Duration, _: Duration) {}
     fn planned(&mut self, rounds: usize) {
         self.planned = rounds;
+    }
+    fn estimated(&mut self, rounds: usize) {
+        self.estimated.push(rounds);
     }
     fn round_started(&mut self, _: usize, _: &Variant) {}
     fn harness_event(&mut self, _: HarnessEvent) {}
@@ -315,6 +320,11 @@ fn verdicts_come_before_the_others_top_up(plan: &RunPlan) {
     );
     assert_eq!(verdict(&out, "S0.30x"), VerdictKind::Confirmed);
     assert_eq!(quiet.planned, out.rounds, "the plan counts what ran");
+    // Regression: a progress bar's total climbed 77 -> 447 -> 1,024 as passes were planned.
+    // The plan's total is told once, before the first round: two judged variants at their
+    // base rounds and the other at its own.
+    let base = 2 * plan.claim_rounds + plan.other_rounds;
+    assert_eq!(quiet.estimated, vec![base]);
     // The vfork no verdict uses had one round in the base passes; its top-up to an interval
     // came only after the verdict's extra rounds.
     let vfork = &variants()[1].label();

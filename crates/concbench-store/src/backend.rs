@@ -21,6 +21,9 @@ pub trait Backend: Send {
     fn check(&mut self) -> Result<Vec<String>>;
     /// The layout version in force (see `schema`).
     fn layout(&mut self) -> Result<i64>;
+    /// Whether a run can be stored here, checked before measuring: the database is sound as far
+    /// as a quick check sees, and this user may write to it. An error says why not.
+    fn writable(&mut self) -> Result<()>;
 }
 
 /// Insert a run's row (parameters in [`crate::record::RunRecord`] field order) and return its id.
@@ -28,9 +31,19 @@ pub const INSERT_RUN: &str = "INSERT INTO runs (started_at, command, hostname, m
      labels, cpu_model, kernel, quick, interrupted, result_count, failure_count, document) \
      VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12) RETURNING id";
 
-pub fn select_runs() -> String {
-    format!("SELECT {RUN_COLUMNS} FROM runs ORDER BY id DESC")
+/// Every run, newest first; `only` is the backend's expression for the document's
+/// `settings.only` as JSON text ([`SQLITE_ONLY`], [`POSTGRES_ONLY`]).
+pub fn select_runs(only: &str) -> String {
+    format!("SELECT {RUN_COLUMNS}, {only} FROM runs ORDER BY id DESC")
 }
+
+/// A run's `--only`, read from its document by SQLite's JSON functions.
+pub const SQLITE_ONLY: &str = "json_extract(document, '$.settings.only')";
+
+/// A run's `--only`, read from its document by PostgreSQL's JSON operators.
+// Read only by the PostgreSQL backend, which a build without `postgres` leaves out.
+#[cfg_attr(not(feature = "postgres"), allow(dead_code))]
+pub const POSTGRES_ONLY: &str = "(document::jsonb #> '{settings,only}')::text";
 
 pub const SELECT_DOCUMENT: &str = "SELECT document FROM runs WHERE id = $1";
 

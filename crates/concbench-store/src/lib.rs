@@ -87,6 +87,13 @@ impl Store {
         self.backend.check()
     }
 
+    /// Whether a run can be stored here (see [`Backend::writable`]): a measuring command asks
+    /// before it measures, so that a damaged or read-only history is refused at once rather than
+    /// after minutes of measuring.
+    pub fn writable(&mut self) -> Result<()> {
+        self.backend.writable()
+    }
+
     /// The layout version of the database (always [`LAYOUT`] once open).
     pub fn layout(&mut self) -> Result<i64> {
         self.backend.layout()

@@ -159,7 +159,7 @@ impl Backend for Postgres {
 
     fn runs(&mut self) -> Result<Vec<RunRow>> {
         self.client
-            .query(&backend::select_runs(), &[])?
+            .query(&backend::select_runs(backend::POSTGRES_ONLY), &[])?
             .iter()
             .map(|row| RunRow::read(row))
             .collect()
@@ -191,5 +191,24 @@ impl Backend for Postgres {
 
     fn layout(&mut self) -> Result<i64> {
         layout(&mut self.client)
+    }
+
+    fn writable(&mut self) -> Result<()> {
+        let may: bool = self
+            .client
+            .query_one(
+                "SELECT has_table_privilege('runs', 'INSERT') \
+                 AND has_table_privilege('results', 'INSERT')",
+                &[],
+            )
+            .context("asking the server whether this user may store runs")?
+            .get(0);
+        if !may {
+            anyhow::bail!(
+                "this database user may not insert into the tables runs and results (GRANT \
+                 INSERT ON runs, results TO the user, or connect as another)"
+            );
+        }
+        Ok(())
     }
 }

@@ -97,6 +97,8 @@ pub struct RunRow {
     pub interrupted: bool,
     pub result_count: i64,
     pub failure_count: i64,
+    /// The run's `--only` (empty: everything), read from its document.
+    pub only: Vec<String>,
 }
 
 /// The columns of [`RUN_COLUMNS`], read from one backend's row type: lets both backends build
@@ -108,7 +110,8 @@ pub trait Columns {
     fn flag(&self, i: usize) -> Result<bool>;
 }
 
-/// The `runs` columns a [`RunRow`] is read from, in [`RunRow::read`]'s order.
+/// The `runs` columns a [`RunRow`] is read from, in [`RunRow::read`]'s order; then, from the
+/// document, the run's `--only` as a JSON array (each backend's own expression: [`only`]).
 pub const RUN_COLUMNS: &str = "id, started_at, command, hostname, machine_id, labels, cpu_model, \
                                kernel, quick, interrupted, result_count, failure_count";
 
@@ -127,6 +130,10 @@ impl RunRow {
             interrupted: row.flag(9)?,
             result_count: row.int(10)?,
             failure_count: row.int(11)?,
+            only: row
+                .optional_text(12)?
+                .and_then(|t| serde_json::from_str(&t).ok())
+                .unwrap_or_default(),
         })
     }
 }

@@ -80,16 +80,45 @@ impl Sqlite {
                 Some(ErrorCode::DatabaseCorrupt | ErrorCode::NotADatabase)
             )
         });
-        if !damaged {
-            return err;
+        if damaged {
+            self.damaged(&format!("{err:#}"))
+        } else {
+            err
         }
+    }
+
+    /// The usage error for a damaged file, with what was found wrong.
+    fn damaged(&self, found: &str) -> anyhow::Error {
         let path = self.path.display();
         UsageError::new(format!(
-            "the history database {path} is damaged or not an SQLite database ({err:#}); move \
+            "the history database {path} is damaged or not an SQLite database ({found}); move \
              it aside (`mv {path} {path}.damaged`) and concbench starts a new one, or pass \
              another --db; `sqlite3 {path}.damaged .recover` may salvage its runs"
         ))
         .into()
+    }
+
+    /// SQLite's quick check (every page read, structure and indexes without the costliest
+    /// cross-checks), then a write rolled back: the file and its directory (for the journal)
+    /// take writes. Regression: `run --db` on a file damaged past its first page opened
+    /// fine, measured for 41 s, failed to store and exited 0.
+    fn check_writable(&mut self) -> Result<()> {
+        let problems: Vec<String> = {
+            let mut stmt = self.conn.prepare("PRAGMA quick_check")?;
+            let rows = stmt.query_map([], |r| r.get::<_, String>(0))?;
+            rows.collect::<rusqlite::Result<_>>()?
+        };
+        if problems.iter().any(|p| p != "ok") {
+            let shown: Vec<&str> = problems.iter().take(3).map(String::as_str).collect();
+            return Err(self.damaged(&shown.join("; ")));
+        }
+        let tx = self
+            .conn
+            .transaction_with_behavior(TransactionBehavior::Immediate)?;
+        tx.execute_batch("CREATE TABLE concbench_write_check (x INTEGER)")
+            .with_context(|| format!("writing to {}", self.path.display()))?;
+        tx.rollback()?;
+        Ok(())
     }
 }
 
@@ -166,7 +195,9 @@ impl Sqlite {
     }
 
     fn list_runs(&mut self) -> Result<Vec<RunRow>> {
-        let mut stmt = self.conn.prepare(&backend::select_runs())?;
+        let mut stmt = self
+            .conn
+            .prepare(&backend::select_runs(backend::SQLITE_ONLY))?;
         let mut rows = stmt.query([])?;
         let mut out = Vec::new();
         while let Some(row) = rows.next()? {
@@ -224,6 +255,10 @@ impl Backend for Sqlite {
     fn layout(&mut self) -> Result<i64> {
         layout(&self.conn)
     }
+
+    fn writable(&mut self) -> Result<()> {
+        self.check_writable().map_err(|e| self.explain(e))
+    }
 }
 
 #[cfg(test)]
@@ -271,6 +306,53 @@ mod tests {
             assert_eq!(user_version, LAYOUT);
             assert!(store.check().unwrap().is_empty());
         }
+    }
+
+    /// Regression: a history damaged past its first page opened (the layout is on page 1), so
+    /// `run --db` measured for 41 s and then could not store. The check before measuring finds
+    /// it.
+    #[test]
+    fn regression_a_file_damaged_past_its_first_page_is_not_writable() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("h.sqlite");
+        legacy(&path, 2);
+        {
+            let mut store = Sqlite::open(&path).unwrap();
+            store.writable().expect("a sound file is writable");
+            let conn = &store.conn;
+            conn.execute_batch("CREATE TABLE filler (x TEXT)").unwrap();
+            for _ in 0..64 {
+                conn.execute("INSERT INTO filler VALUES (zeroblob(4000))", [])
+                    .unwrap();
+            }
+        }
+        let mut bytes = std::fs::read(&path).unwrap();
+        let (page, len) = (4096, bytes.len());
+        assert!(len > 16 * page, "{len}");
+        // The filler's pages, at the end: the tables the layout is read from stay intact.
+        bytes[len - 8 * page..len - 2 * page].fill(0xff);
+        std::fs::write(&path, &bytes).unwrap();
+        let mut store = Sqlite::open(&path).expect("the first page is intact");
+        let err = store.writable().unwrap_err();
+        assert!(concbench_core::error::is_usage_error(&err), "{err:#}");
+        let text = format!("{err:#}");
+        assert!(text.contains("damaged") && text.contains("mv "), "{text}");
+    }
+
+    #[test]
+    fn a_read_only_file_is_not_writable() {
+        use std::os::unix::fs::PermissionsExt;
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("h.sqlite");
+        drop(Sqlite::open(&path).unwrap());
+        std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o444)).unwrap();
+        if std::fs::OpenOptions::new().write(true).open(&path).is_ok() {
+            eprintln!("SKIPPED: this user (root) writes a read-only file; nothing to refuse");
+            return;
+        }
+        let mut store = Sqlite::open(&path).unwrap();
+        let text = format!("{:#}", store.writable().unwrap_err());
+        assert!(text.contains(&path.display().to_string()), "{text}");
     }
 
     #[test]

@@ -62,7 +62,10 @@ fn store_suite_against_postgres() {
 
 fn saves_lists_newest_first_and_loads_back(fresh: Fresh<'_>) {
     let mut store = Store::open(&fresh("a")).unwrap();
-    let a = store.save(&doc("2026-01-01T00:00:00Z", 2), "run").unwrap();
+    let mut only = doc("2026-01-01T00:00:00Z", 2);
+    only.settings
+        .insert("only".into(), serde_json::json!(["create", "switch.pipe"]));
+    let a = store.save(&only, "run").unwrap();
     let b = store
         .save(&doc("2026-01-02T00:00:00Z", 5), "replicate")
         .unwrap();
@@ -74,6 +77,9 @@ fn saves_lists_newest_first_and_loads_back(fresh: Fresh<'_>) {
     );
     assert_eq!(runs[0].command, "replicate");
     assert_eq!(runs[0].result_count, 5);
+    // The run's --only, read from its document by the backend (empty: everything).
+    assert_eq!(runs[1].only, vec!["create", "switch.pipe"]);
+    assert!(runs[0].only.is_empty());
     // Results with and without an interval come back exactly.
     assert_eq!(
         store.load(b).unwrap().unwrap(),

@@ -7,10 +7,12 @@ pub mod affinity;
 pub mod child;
 pub mod owner;
 pub mod pagecache;
+pub mod process;
 pub mod reaper;
 pub mod sched;
 pub mod stdio;
 pub mod tied;
+pub mod users;
 pub mod via_libc;
 
 pub use affinity::{allowed_cpus, pin_current_thread, AffinityGuard};

@@ -7,6 +7,7 @@
 //! owner process has ended. The owner is recorded with its start time, so a new process that
 //! happens to get the same pid is not taken for it.
 
+use crate::process::start_ticks as start_time;
 use anyhow::{Context, Result};
 use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
@@ -54,14 +55,6 @@ fn alive(pid: u32, started: u64) -> bool {
         return false;
     }
     start_time(pid).is_none_or(|now| now == started)
-}
-
-/// Field 22 of `/proc/PID/stat`: when the process started, in clock ticks after boot.
-fn start_time(pid: u32) -> Option<u64> {
-    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
-    // The command name (field 2) is in parentheses and may hold spaces and parentheses itself.
-    let after_name = &stat[stat.rfind(')')? + 1..];
-    after_name.split_whitespace().nth(19)?.parse().ok()
 }
 
 /// A directory [`sweep`] removed.

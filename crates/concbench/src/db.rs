@@ -80,11 +80,41 @@ pub fn open_existing(db: Option<&str>) -> Result<(Location, Option<Store>)> {
     Ok((location, Some(store)))
 }
 
-/// The store a measuring command writes to: `None` under `--no-store`. Opened before measuring,
-/// so a bad `--db` fails at once rather than after minutes of measurement.
+/// The store a measuring command writes to: `None` under `--no-store`. Opened and checked for
+/// writing before measuring ([`Store::writable`]), so a bad, damaged or read-only history fails
+/// at once rather than after minutes of measurement.
 pub fn for_writing(args: &StoreArgs) -> Result<Option<Store>> {
     if args.no_store {
         return Ok(None);
     }
-    open(args.db.as_deref()).map(Some)
+    let mut store = open(args.db.as_deref())?;
+    store.writable().map_err(|e| -> anyhow::Error {
+        let text = format!("{e:#}");
+        // A damaged file's error already says which file and what to do.
+        let fix = if concbench_core::error::is_usage_error(&e) {
+            String::new()
+        } else {
+            "; pass --db with a history you can write, or --no-store (checked before measuring, \
+             so nothing was measured)"
+                .to_string()
+        };
+        UsageError::new(format!(
+            "{}: cannot store runs in {}: {text}{fix}",
+            source(args.db.as_deref()),
+            store.path()
+        ))
+        .into()
+    })?;
+    Ok(Some(store))
+}
+
+/// What named the history: the flag, the environment variable, or neither (the default file).
+fn source(db: Option<&str>) -> &'static str {
+    if db.is_some() {
+        "--db"
+    } else if std::env::var(DB_ENV).is_ok_and(|t| !t.is_empty()) {
+        DB_ENV
+    } else {
+        "the default history"
+    }
 }

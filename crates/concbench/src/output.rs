@@ -10,15 +10,12 @@ use std::path::{Path, PathBuf};
 /// Where result documents go without `--json`: this folder in the current directory.
 pub const DEFAULT_DIR: &str = "concbench-results";
 
-/// Write `text` to `path`, naming the flag in the error.
+/// Write `text` to `path`, naming the flag in the error. A folder that does not exist is
+/// refused, not created (as `hyperfine --export-json` does): a typo must not scatter folders,
+/// least of all as root.
 pub fn write_output(flag: &str, path: &std::path::Path, text: &str) -> anyhow::Result<()> {
-    if let Some(parent) = path.parent().filter(|p| !p.as_os_str().is_empty()) {
-        std::fs::create_dir_all(parent).map_err(|e| {
-            concbench_core::UsageError::new(format!(
-                "{flag}: cannot create {}: {e}",
-                parent.display()
-            ))
-        })?;
+    if let Some(refused) = missing_folder(flag, path) {
+        return Err(refused);
     }
     std::fs::write(path, text).map_err(|e| {
         concbench_core::UsageError::new(format!(
@@ -50,6 +47,28 @@ pub fn write_pages(
         written.display()
     );
     Ok(Some(written))
+}
+
+/// The usage error for an output whose folder does not exist (`None` when it does).
+pub fn missing_folder(flag: &str, path: &Path) -> Option<anyhow::Error> {
+    missing_folder_text(flag, path).map(|t| concbench_core::UsageError::new(t).into())
+}
+
+/// What [`missing_folder`] says: the flag, the folder, and what to do.
+pub fn missing_folder_text(flag: &str, path: &Path) -> Option<String> {
+    let parent = path.parent().filter(|p| !p.as_os_str().is_empty())?;
+    if parent.is_dir() {
+        return None;
+    }
+    let folder = parent.display();
+    Some(if parent.exists() {
+        format!("{flag}: {folder} is a file, not a folder; give a file in a folder")
+    } else {
+        format!(
+            "{flag}: the folder {folder} does not exist; create it first (`mkdir -p {folder}`) \
+             or give a file in a folder that exists"
+        )
+    })
 }
 
 /// What names the result document's destination in messages: the flag, or the default folder.
@@ -213,6 +232,21 @@ pub(crate) mod tests {
         assert_eq!(std::fs::read_to_string(&b).unwrap(), "second");
     }
 
+    /// Regression: `--json` into a folder that did not exist created it (as root, anywhere).
+    #[test]
+    fn regression_a_missing_folder_is_refused_not_created() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("no/such/out.json");
+        let err = write_output("--json", &path, "{}").unwrap_err();
+        assert!(concbench_core::error::is_usage_error(&err));
+        let text = format!("{err:#}");
+        assert!(
+            text.starts_with("--json: the folder") && text.contains("mkdir -p"),
+            "{text}"
+        );
+        assert!(!dir.path().join("no").exists(), "nothing created");
+    }
+
     #[test]
     fn when_the_fallback_fails_too_both_causes_are_told() {
         let dir = tempfile::tempdir().unwrap();
@@ -221,7 +255,7 @@ pub(crate) mod tests {
         let err = write_or_fallback_in("--json", &bad, "{}", &no_fallback).unwrap_err();
         let text = format!("{err:#}");
         assert!(
-            text.contains("--json: cannot") && text.contains("failed too"),
+            text.contains("--json: ") && text.contains("failed too"),
             "{text}"
         );
     }

@@ -2,7 +2,7 @@
 //! prepare what the experiments need (the run lock, io data files, a scratch directory, the
 //! Ctrl-C handler, the host facts), hand the request to the session (`concbench-session`:
 //! selection, rounds, interleaving, budget, validation, verdicts, the finished document), show
-//! its progress; then write the document (JSON, history) and choose the exit code.
+//! its progress; then write the document (JSON), store it in the history and choose the exit code.
 
 use crate::args::{MeasureArgs, Pin};
 use crate::output;
@@ -12,11 +12,11 @@ use crate::stdout::errln;
 use anyhow::{Context, Result};
 use concbench_core::{Experiment, ResultDoc, RunMode};
 use concbench_experiments::io::RunData;
-use concbench_measure::{clock, host, signals, PinMode};
+use concbench_measure::{host, signals, PinMode};
 use concbench_report::{Exporter, Json};
 use concbench_session::{Chosen, Finished, Registry, Rig, RunRequest, SystemMachine, WorkerRunner};
 use concbench_store::Store;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 /// The experiments of this build, as the session asks for them.
@@ -63,8 +63,8 @@ pub fn measure(
     mut request: RunRequest,
 ) -> Result<ResultDoc> {
     // First: a run refused because another measures should not prepare anything.
-    let lock =
-        run_lock::RunLock::acquire(&run_lock::lock_path(), this_run(), args.allow_concurrent)?;
+    let me = run_lock::RunOwner::this_process()?;
+    let lock = run_lock::RunLock::acquire(&run_lock::lock_path(), me, args.allow_concurrent)?;
     // The io family's data files: one directory for the whole run, removed when this is dropped
     // (at the end, after Ctrl-C, or on an error) unless --keep-io-files.
     let mut io_data = chosen
@@ -79,7 +79,8 @@ pub fn measure(
             .insert("io_dir".into(), io.path().display().to_string().into());
     }
     let cancel = signals::install_cancel_handler().context("installing the Ctrl-C handler")?;
-    build_ahead(&chosen, &|| cancel.is_cancelled());
+    let mut progress = Progress::new();
+    build_ahead(&chosen, &|| cancel.is_cancelled(), &mut progress);
     let scratch = tempfile::Builder::new()
         .prefix("concbench-")
         .tempdir()
@@ -98,7 +99,6 @@ pub fn measure(
         options,
     );
     let machine = SystemMachine::default();
-    let mut progress = Progress::new();
     let rig = Rig {
         runner: &mut runner,
         machine: &machine,
@@ -146,23 +146,6 @@ fn what_a_full_run_adds(doc: &ResultDoc) -> String {
     )
 }
 
-/// This process as a run's owner: what a refused run names.
-pub(crate) fn this_run() -> run_lock::RunOwner {
-    let args: Vec<String> = std::env::args().collect();
-    let name = args
-        .first()
-        .and_then(|a| a.rsplit('/').next())
-        .unwrap_or("concbench");
-    run_lock::RunOwner {
-        pid: std::process::id(),
-        started_at: clock::wall_now_rfc3339(),
-        command: std::iter::once(name)
-            .chain(args.iter().skip(1).map(String::as_str))
-            .collect::<Vec<_>>()
-            .join(" "),
-    }
-}
-
 /// Every run that measured beside this one: in the settings (for tools) and as a warning (for
 /// the first screen).
 fn record_overlaps(doc: &mut ResultDoc, lock: &run_lock::RunLock) {
@@ -183,12 +166,12 @@ fn record_overlaps(doc: &mut ResultDoc, lock: &run_lock::RunLock) {
 /// Build the probes the run compiles on first use before its clock starts, saying what is
 /// built (see `Experiment::build_ahead`). A failed build is not reported here: the variant's
 /// round builds again and records the failure with its own context, as it would without this.
-fn build_ahead(variants: &[Chosen], cancelled: &dyn Fn() -> bool) {
+fn build_ahead(variants: &[Chosen], cancelled: &dyn Fn() -> bool, progress: &mut Progress) {
     for (_, e) in variants {
         if cancelled() {
             return;
         }
-        let _ = e.build_ahead(&mut |what| errln!("concbench: {what}"));
+        let _ = e.build_ahead(&mut |what| progress.preparing(what));
     }
 }
 
@@ -222,15 +205,8 @@ fn rounds_per_verdict(doc: &ResultDoc, base: usize) -> String {
     }
 }
 
-/// Write the document (`--json` or the default path) and store it in the history (unless
-/// `store` is `None`). A history failure is reported but does not lose the measurement: the
-/// JSON is written first.
-pub fn keep(
-    doc: &ResultDoc,
-    args: &MeasureArgs,
-    store: Option<&mut Store>,
-    command: &str,
-) -> Result<PathBuf> {
+/// Write the document (`--json` or the default path); returns where it went.
+pub fn keep(doc: &ResultDoc, args: &MeasureArgs, command: &str) -> Result<PathBuf> {
     let label = output::document_label(args.json.as_deref());
     let text = Json.render(doc)?;
     // An explicit --json path is the user's to overwrite; the default folder never is.
@@ -243,19 +219,47 @@ pub fn keep(
         )?,
     };
     errln!("concbench: wrote {}", path.display());
-    if let Some(store) = store {
-        match store.save(doc, command) {
-            Ok(id) => errln!(
+    Ok(path)
+}
+
+/// Store the run in the history (nothing under `--no-store`). A failure fails the command, with
+/// exit code 1, after saying that the run was measured, where its document is, and how to store
+/// it later: the history was checked before measuring, so this is a failure of the moment (a full
+/// disk, a lost server), not a request to refuse. Regression: such a run said "warning: not stored" and
+/// exited 0.
+pub fn store(
+    doc: &ResultDoc,
+    store: Option<&mut Store>,
+    command: &str,
+    document: Option<&Path>,
+) -> Result<()> {
+    let Some(store) = store else {
+        return Ok(());
+    };
+    match store.save(doc, command) {
+        Ok(id) => {
+            errln!(
                 "concbench: stored as run {id} in {} (`concbench history`)",
                 store.path().display()
-            ),
-            Err(e) => errln!(
-                "concbench: warning: not stored in {}: {e:#} (the JSON above has everything)",
+            );
+            Ok(())
+        }
+        Err(e) => {
+            let later = match document {
+                Some(path) => format!(
+                    "the document {} has everything; `concbench push {}` stores it once the \
+                     history takes writes again",
+                    path.display(),
+                    path.display()
+                ),
+                None => "and its document could not be written either".to_string(),
+            };
+            Err(e.context(format!(
+                "the run was measured but not stored in the history {}: {later}",
                 store.path().display()
-            ),
+            )))
         }
     }
-    Ok(path)
 }
 
 /// 130 when interrupted, 1 when a variant failed, 0 otherwise.

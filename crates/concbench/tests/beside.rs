@@ -7,20 +7,23 @@ mod common;
 
 use common::*;
 use predicates::prelude::*;
-use std::io::Write;
 use std::os::fd::AsRawFd;
 
-/// Hold `path` as a run would: the owner's record in the file, an exclusive `flock` on it.
+/// Hold `path` as a run would: an exclusive `flock` on it (the lock names this test process).
 fn hold_lock(path: &std::path::Path) -> std::fs::File {
-    let mut f = std::fs::File::create(path).unwrap();
-    f.write_all(
-        br#"{"pid":424242,"started_at":"2026-11-26T23:04:57Z","command":"concbench run --quick"}"#,
-    )
-    .unwrap();
+    let f = std::fs::File::create(path).unwrap();
     // SAFETY: flock on a descriptor this function owns; the lock lives as long as the file.
     let rc = unsafe { libc::flock(f.as_raw_fd(), libc::LOCK_EX | libc::LOCK_NB) };
     assert_eq!(rc, 0, "the test takes the lock first");
     f
+}
+
+/// How a refused run names this test process: "pid N (" and its program's name.
+fn this_test() -> (String, String) {
+    let pid = std::process::id();
+    let exe = std::env::current_exe().unwrap();
+    let name = exe.file_name().unwrap().to_string_lossy().into_owned();
+    (format!("pid {pid} ("), name)
 }
 
 #[test]
@@ -28,6 +31,7 @@ fn a_run_beside_another_is_refused_naming_it() {
     let dir = tempfile::tempdir().unwrap();
     let lock = dir.path().join("run.lock");
     let _held = hold_lock(&lock);
+    let (pid, command) = this_test();
     let out = dir.path().join("out.json");
     concbench()
         .env("CONCBENCH_LOCK", &lock)
@@ -43,8 +47,8 @@ fn a_run_beside_another_is_refused_naming_it() {
         .assert()
         .code(2)
         .stderr(
-            predicate::str::contains("pid 424242")
-                .and(predicate::str::contains("2026-11-26T23:04:57Z"))
+            predicate::str::contains(pid)
+                .and(predicate::str::contains(command))
                 .and(predicate::str::contains("--allow-concurrent")),
         );
     assert!(!out.exists(), "a refused run writes no document");
@@ -64,10 +68,14 @@ fn a_forced_run_records_the_overlap_in_its_document_and_first_screen() {
         .assert()
         .success();
     let stdout = String::from_utf8_lossy(&assert.get_output().stdout).into_owned();
-    assert!(stdout.contains("pid 424242"), "{stdout}");
+    let (pid, _) = this_test();
+    assert!(stdout.contains(&pid), "{stdout}");
     let doc = read_json(&out);
     assert_valid(&doc);
-    assert_eq!(doc["settings"]["overlapping_runs"][0]["pid"], 424242);
+    assert_eq!(
+        doc["settings"]["overlapping_runs"][0]["pid"],
+        std::process::id()
+    );
     assert!(
         doc["warnings"]
             .to_string()

@@ -116,7 +116,7 @@ fn this_machine_checks_as_root_and_as_an_ordinary_user() {
     if unsafe { libc::geteuid() } != 0 {
         return;
     }
-    let mut cmd = std::process::Command::new(assert_cmd::cargo::cargo_bin("concbench"));
+    let mut cmd = concbench_process();
     cmd.arg("check").current_dir(std::env::temp_dir());
     // SAFETY: setgid/setuid are async-signal-safe and only change the child before exec.
     unsafe {
@@ -132,7 +132,7 @@ fn this_machine_checks_as_root_and_as_an_ordinary_user() {
         // A checkout below a folder nobody may enter (/root): the ordinary user cannot even
         // start the binary, which says nothing about `check`.
         Err(e) if e.kind() == std::io::ErrorKind::PermissionDenied => {
-            eprintln!("skipped: nobody cannot run {cmd:?}: {e}");
+            eprintln!("skipped: nobody cannot run {:?}: {e}", *cmd);
             return;
         }
         Err(e) => panic!("starting check as nobody: {e}"),

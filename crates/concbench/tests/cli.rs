@@ -197,7 +197,10 @@ fn report_of_a_missing_file_is_a_usage_error() {
 fn regression_a_closed_stderr_does_not_turn_an_error_into_a_panic() {
     // A closed terminal (before its SIGHUP is handled) or a closed pipe fails every write to
     // stderr; `eprintln!` panicked there (exit 101) instead of ending with the command's code.
-    let mut child = concbench_process()
+    // The home lives as long as the process: bound here, not a temporary.
+    let home = TestHome::new();
+    let mut child = home
+        .process()
         .args(["report", "/nonexistent/concbench.json"])
         .stdout(std::process::Stdio::null())
         .stderr(std::process::Stdio::piped())

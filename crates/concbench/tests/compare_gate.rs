@@ -301,7 +301,7 @@ fn json_follows_its_schema_when_passing_and_when_failing() {
     scale_family(&mut d, "create", 1.5);
     d["verdicts"][0]["verdict"] = "inconclusive".into();
     std::fs::write(&scaled, d.to_string()).unwrap();
-    let out = dir.path().join("cmp/compare.json");
+    let out = dir.path().join("compare.json");
     let (code, _, _) = compare(
         &a,
         &scaled,

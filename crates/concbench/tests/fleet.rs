@@ -204,17 +204,15 @@ fn two_runs_started_at_once_on_a_new_database_are_both_stored() {
     for attempt in 0..3 {
         let dir = tempfile::tempdir().unwrap();
         let db = dir.path().join("new.sqlite");
-        // One machine's run lock for both: the second measures beside the first, as asked.
-        let lock = own_lock();
+        // One home, so one run lock for both: the second measures beside the first, as asked.
+        let home = TestHome::new();
         let start = |n: usize| {
-            std::process::Command::new(assert_cmd::cargo::cargo_bin("concbench"))
-                .env("CONCBENCH_LOCK", &lock)
+            home.process()
                 .args(["run", "--smoke", "--allow-concurrent"])
                 .args(["--only", "syscall.getppid", "--db"])
                 .arg(&db)
                 .arg("--json")
                 .arg(dir.path().join(format!("{n}.json")))
-                .env("CI", "true")
                 .stdout(Stdio::null())
                 .stderr(Stdio::piped())
                 .spawn()

@@ -23,7 +23,7 @@ fn smoke_into(db: &Path, json: &Path) {
 #[test]
 fn report_writes_a_self_contained_html_page() {
     let dir = tempfile::tempdir().unwrap();
-    let out = dir.path().join("r/report.html");
+    let out = dir.path().join("report.html");
     concbench()
         .arg("report")
         .arg(fixture())
@@ -93,6 +93,11 @@ fn runs_are_stored_listed_newest_first_and_compared() {
     let run1 = text.find("│ 1 ").expect("run 1 listed");
     assert!(run2 < run1, "newest first:\n{text}");
     assert!(text.contains("quick"));
+    // Regression: `history` did not show what a run measured (`--only`).
+    assert!(
+        text.contains("┆ only ") && text.contains("┆ syscall ┆"),
+        "each run's --only:\n{text}"
+    );
     concbench()
         .args(["compare", "1", "2", "--all", "--db"])
         .arg(&db)

@@ -4,9 +4,9 @@
 
 mod common;
 
-use common::{processes_with, wait_for};
+use common::{concbench_process, processes_with, started_measuring};
 use std::os::unix::process::CommandExt;
-use std::process::{Command, Stdio};
+use std::process::Command;
 use std::time::Duration;
 
 #[test]
@@ -29,16 +29,12 @@ fn ctrl_c_during_the_crash_experiment_leaves_no_pool_behind() {
 
 /// Run with `args`, press Ctrl-C once it is measuring, and check that everything is gone.
 fn ctrl_c_during(args: &[&str]) {
-    signals_during(
-        args,
-        &mut Command::new(assert_cmd::cargo::cargo_bin("concbench")),
-        &[libc::SIGINT],
-    );
+    signals_during(args, &mut concbench_process(), &[libc::SIGINT]);
 }
 
 #[test]
 fn under_nohup_a_closed_terminal_does_not_stop_the_run() {
-    let mut cmd = Command::new(assert_cmd::cargo::cargo_bin("concbench"));
+    let mut cmd = concbench_process();
     // SAFETY: signal(2) is async-signal-safe; it only changes the child's SIGHUP action.
     unsafe {
         cmd.pre_exec(|| {
@@ -66,28 +62,12 @@ fn signals_during(args: &[&str], cmd: &mut Command, signals: &[i32]) {
         args[1],
         signals[0]
     );
-    let (k, v) = marker.split_once('=').unwrap();
-    let mut child = cmd
-        .arg("run")
+    cmd.arg("run")
         .args(args)
         .args(["--settle", "0"])
         .arg("--json")
-        .arg(&out)
-        .env(k, v)
-        .env("CI", "true")
-        .env("XDG_DATA_HOME", common::test_data_home())
-        .env("CONCBENCH_LOCK", common::own_lock())
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    // Wait until the worker is running (more than the coordinator carries the marker).
-    wait_for(
-        &mut child,
-        Duration::from_secs(20),
-        "the worker's start",
-        || processes_with(&marker).len() >= 2,
-    );
+        .arg(&out);
+    let mut child = started_measuring(cmd, &marker);
     for signal in signals {
         std::thread::sleep(Duration::from_millis(300));
         // SAFETY: kill with the pid of our own child.

@@ -7,7 +7,7 @@ mod common;
 use common::*;
 use predicates::prelude::*;
 use std::path::Path;
-use std::process::{Command, Stdio};
+use std::process::Stdio;
 use std::time::{Duration, Instant};
 
 /// A directory on the build's disk (not /tmp, which may be tmpfs).
@@ -96,15 +96,18 @@ fn data_files_are_removed_after_the_run_unless_kept() {
 #[test]
 fn ctrl_c_removes_the_data_files() {
     let dir = disk_dir();
-    let mut child = Command::new(assert_cmd::cargo::cargo_bin("concbench"))
+    // Regression: this test ran the binary with the user's own environment, and its interrupted
+    // run stayed in the user's history ("quick, interrupted" in `concbench history`).
+    // The home lives as long as the process: bound here, not a temporary.
+    let home = TestHome::new();
+    let mut child = home
+        .process()
         .args([
             "run", "--quick", "--settle", "0", "--only", "io", "--where", "files=10", "--json",
         ])
         .arg(dir.path().join("out.json"))
         .arg("--io-dir")
         .arg(dir.path())
-        .env("CI", "true")
-        .env("CONCBENCH_LOCK", own_lock())
         .stdout(Stdio::null())
         .stderr(Stdio::null())
         .spawn()

@@ -4,11 +4,9 @@
 
 mod common;
 
-use common::{concbench, concbench_process, processes_with, read_json, wait_for};
+use common::{concbench, read_json, started_measuring, TestHome};
 use predicates::prelude::*;
 use std::path::{Path, PathBuf};
-use std::process::Stdio;
-use std::time::Duration;
 
 /// A path under a regular file: nobody, root included, can create it.
 fn unwritable(dir: &Path) -> PathBuf {
@@ -34,7 +32,8 @@ fn every_unwritable_output_is_refused_before_measuring() {
             .code(2)
             .stdout(predicate::str::is_empty())
             .stderr(
-                predicate::str::contains(format!("{flag}: cannot create the folder"))
+                predicate::str::contains(format!("{flag}: "))
+                    .and(predicate::str::contains("is a file, not a folder"))
                     .and(predicate::str::contains("nothing was measured")),
             );
     }
@@ -76,28 +75,15 @@ fn a_document_that_cannot_be_written_at_the_end_lands_in_tmpdir() {
     let dir = tempfile::tempdir().unwrap();
     let fallback = tempfile::tempdir().unwrap();
     let out_dir = dir.path().join("results");
+    std::fs::create_dir(&out_dir).unwrap();
     let marker = format!("CONCBENCH_TEST_MARKER={}-fallback", std::process::id());
-    let (k, v) = marker.split_once('=').unwrap();
-    let mut child = concbench_process()
-        .args([
-            "run",
-            "--no-store",
-            "--settle",
-            "0",
-            "--only",
-            "create.process_100k",
-            "--json",
-        ])
+    let home = TestHome::new();
+    let mut run = home.process();
+    run.args(["run", "--no-store", "--settle", "0"])
+        .args(["--only", "create.process_100k", "--json"])
         .arg(out_dir.join("out.json"))
-        .env(k, v)
-        .env("TMPDIR", fallback.path())
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    wait_for(&mut child, Duration::from_secs(60), "measuring", || {
-        processes_with(&marker).len() >= 2
-    });
+        .env("TMPDIR", fallback.path());
+    let child = started_measuring(&mut run, &marker);
     // The folder passed the check; now it cannot be written any more.
     std::fs::remove_dir_all(&out_dir).unwrap();
     std::fs::write(&out_dir, "in the way").unwrap();

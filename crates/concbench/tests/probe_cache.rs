@@ -1,15 +1,15 @@
-//! An unwritable probe cache (`$XDG_CACHE_HOME`) must not fail the probe variants: they are
-//! built in a temporary cache instead, and each result says so.
+//! An unwritable probe cache (`$CONCBENCH_CACHE`, else `$XDG_CACHE_HOME/concbench`) must not fail
+//! the probe variants: they are built in a temporary cache instead, and each result says so.
 
 mod common;
 
 use common::*;
 use std::path::Path;
 
-/// `run --smoke` of the `only` variants with the probe cache under `cache`, writing `out`.
-fn smoke_run(cache: &Path, only: &str, out: &Path) -> assert_cmd::Command {
+/// `run --smoke` of the `only` variants with concbench's cache in `cache`, writing `out`.
+fn smoke_run(cache: &Path, only: &str, out: &Path) -> WithHome<assert_cmd::Command> {
     let mut cmd = concbench();
-    cmd.env("XDG_CACHE_HOME", cache)
+    cmd.env("CONCBENCH_CACHE", cache)
         .args(["run", "--smoke", "--no-store", "--only", only, "--json"])
         .arg(out);
     cmd

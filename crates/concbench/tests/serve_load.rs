@@ -4,10 +4,12 @@
 
 mod common;
 
-use common::{assert_usage_error, concbench, concbench_process, processes_with, read_json};
+use common::{
+    assert_usage_error, concbench, concbench_process, processes_with, read_json, TestHome,
+};
 use std::io::{BufRead, BufReader};
 use std::os::unix::process::CommandExt;
-use std::process::{Child, Command, Stdio};
+use std::process::{Child, Stdio};
 use std::time::{Duration, Instant};
 
 #[test]
@@ -29,8 +31,10 @@ fn serve_rejects_an_unknown_design() {
 
 #[test]
 fn load_against_serve_reports_requests_and_the_server_stops_cleanly() {
-    let bin = assert_cmd::cargo::cargo_bin("concbench");
-    let mut server = Command::new(&bin)
+    // The home lives as long as the process: bound here, not a temporary.
+    let home = TestHome::new();
+    let mut server = home
+        .process()
         .args(["serve", "prefork", "--workers", "4"])
         .stdout(Stdio::piped())
         .spawn()
@@ -353,13 +357,22 @@ fn load_fails_when_fewer_requests_than_the_minimum_were_measured() {
 
 #[test]
 fn load_refuses_more_connections_than_descriptors_before_connecting() {
-    // The shell lowers both descriptor limits, then runs the binary in its place.
-    let bin = assert_cmd::cargo::cargo_bin("concbench");
-    let out = Command::new("sh")
-        .args(["-c", "ulimit -n 128 && exec \"$0\" \"$@\""])
-        .arg(&bin)
+    let mut cmd = concbench_process();
+    // SAFETY: setrlimit is async-signal-safe; it lowers only the child's descriptor limits.
+    unsafe {
+        cmd.pre_exec(|| {
+            let limit = libc::rlimit {
+                rlim_cur: 128,
+                rlim_max: 128,
+            };
+            if libc::setrlimit(libc::RLIMIT_NOFILE, &limit) != 0 {
+                return Err(std::io::Error::last_os_error());
+            }
+            Ok(())
+        })
+    };
+    let out = cmd
         .args(["load", &closed_port_url(), "-c", "1000", "-d", "1s"])
-        .env("CI", "true")
         .output()
         .unwrap();
     let stderr = String::from_utf8_lossy(&out.stderr);

@@ -242,12 +242,13 @@ impl Experiment for Parent {
     fn supported(&self, host: &Host) -> Support {
         let thp = std::fs::read_to_string(THP_ENABLED).unwrap_or_default();
         let thp_refused = match thp_mode(&thp) {
-            None | Some("never") if self.huge => Some(Support::No(
-                "transparent huge pages are off (`never` or absent in \
-                 /sys/kernel/mm/transparent_hugepage/enabled): `echo madvise | sudo tee` it \
-                 to measure thp=on"
-                    .into(),
-            )),
+            None | Some("never") if self.huge => {
+                Some(Support::No(concbench_sys::users::fit_root_commands(
+                    "transparent huge pages are off (`never` or absent in \
+                     /sys/kernel/mm/transparent_hugepage/enabled): `echo madvise | sudo tee \
+                     /sys/kernel/mm/transparent_hugepage/enabled` to measure thp=on",
+                )))
+            }
             _ => None,
         };
         let program = match (self.method, create::true_path()) {

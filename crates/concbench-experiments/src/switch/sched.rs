@@ -56,10 +56,10 @@ fn fifo_refusal() -> String {
     let binary = std::env::current_exe()
         .map(|p| shell_word(&p.display().to_string()))
         .unwrap_or_else(|_| "\"$(command -v concbench)\"".to_string());
-    format!(
-        "needs root or CAP_SYS_NICE with an RLIMIT_RTPRIO above 0 to use SCHED_FIFO: run with \
-         sudo, or `sudo setcap cap_sys_nice+ep {binary}`"
-    )
+    concbench_sys::users::fit_root_commands(&format!(
+        "needs root or CAP_SYS_NICE with an RLIMIT_RTPRIO above 0 to use SCHED_FIFO: run as \
+         root, or `sudo setcap cap_sys_nice+ep {binary}`"
+    ))
 }
 
 /// `word` as one shell word: quoted when it holds anything beyond a plain path's characters.

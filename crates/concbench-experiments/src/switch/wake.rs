@@ -166,11 +166,11 @@ impl Experiment for Wake {
             Condition::Held(HoldMethod::DmaLatency) | Condition::Shallowest(_) => true,
         };
         if needs_root && !host.is_root {
-            return Support::No(format!(
-                "idle={} needs root (sudo concbench run --only {})",
+            return Support::No(concbench_sys::users::fit_root_commands(&format!(
+                "idle={} needs root (`sudo concbench run --only {}`)",
                 self.condition.label(),
                 META.id
-            ));
+            )));
         }
         Support::Yes
     }

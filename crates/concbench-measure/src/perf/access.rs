@@ -33,10 +33,12 @@ pub fn open_failure(what: &str, errno: Option<i32>, paranoid: Option<i32>) -> Un
         Some(libc::ENOENT) | Some(libc::EOPNOTSUPP) | Some(libc::ENODEV) => {
             format!("{what}: unavailable (no PMU)")
         }
-        Some(libc::EACCES) | Some(libc::EPERM) => format!(
+        Some(libc::EACCES) | Some(libc::EPERM) => {
+            concbench_sys::users::fit_root_commands(&format!(
             "{what}: not permitted (kernel.perf_event_paranoid = {level}; CPU-wide events need \
              root or CAP_PERFMON, or `sudo sysctl kernel.perf_event_paranoid=0`)"
-        ),
+        ))
+        }
         Some(e) => format!(
             "{what}: unavailable (perf_event_open: {})",
             std::io::Error::from_raw_os_error(e)

@@ -34,7 +34,7 @@ pub fn capacity(args: CapacityArgs) -> Result<ExitCode> {
     preflight::check_before_measuring(args.json.as_deref(), &pages)?;
     let lock = run_lock::RunLock::acquire(
         &run_lock::lock_path(),
-        session::this_run(),
+        run_lock::RunOwner::this_process()?,
         args.allow_concurrent,
     )?;
     let cancel = signals::install_cancel_handler().context("installing the Ctrl-C handler")?;

@@ -7,8 +7,8 @@ use anyhow::Result;
 use concbench_report::terminal::table;
 use std::process::ExitCode;
 
-const HEADER: [&str; 7] = [
-    "run", "started", "command", "host", "cpu", "results", "notes",
+const HEADER: [&str; 8] = [
+    "run", "started", "command", "only", "host", "cpu", "results", "notes",
 ];
 
 pub fn history(args: HistoryArgs) -> Result<ExitCode> {
@@ -24,7 +24,7 @@ pub fn history(args: HistoryArgs) -> Result<ExitCode> {
         );
         return Ok(ExitCode::SUCCESS);
     }
-    let rows: Vec<[String; 7]> = runs
+    let rows: Vec<[String; 8]> = runs
         .iter()
         .map(|r| {
             let mut notes = Vec::new();
@@ -41,6 +41,7 @@ pub fn history(args: HistoryArgs) -> Result<ExitCode> {
                 r.id.to_string(),
                 r.started_at.clone(),
                 r.command.clone(),
+                only(&r.only),
                 r.hostname.clone(),
                 r.cpu_model.clone(),
                 r.result_count.to_string(),
@@ -52,4 +53,13 @@ pub fn history(args: HistoryArgs) -> Result<ExitCode> {
     outln!("{}", table(HEADER, &rows, None));
     outln!("Compare two runs: `concbench compare RUN_A RUN_B` (B/A per result).");
     Ok(ExitCode::SUCCESS)
+}
+
+/// A run's `--only` as typed (`create,switch.pipe`), or "all".
+fn only(selectors: &[String]) -> String {
+    if selectors.is_empty() {
+        "all".into()
+    } else {
+        selectors.join(",")
+    }
 }

@@ -1,6 +1,8 @@
-//! Never lose a run to its output paths: `run` and `replicate` check every file they will write
-//! (`--json` or the default folder, `--markdown`, `--html`) before measuring; a write that still
-//! fails at the end goes to `$TMPDIR` instead ([`crate::output::write_or_fallback`]).
+//! Never lose a run to its output paths: `run`, `replicate` and `load` check every file they will
+//! write (`--json` or the default folder, `--markdown`, `--html`) before measuring; a write that
+//! still fails at the end goes to `$TMPDIR` instead ([`crate::output::write_or_fallback`]). A
+//! folder the user named that does not exist is refused, not created; the default folder
+//! (`concbench-results/`) is concbench's own and is created.
 
 use crate::output::DEFAULT_DIR;
 use anyhow::Result;
@@ -9,7 +11,7 @@ use std::fs::OpenOptions;
 use std::path::Path;
 
 /// Check, before measuring, that the result document and every `(flag, path)` in `others` can
-/// be written. Creates missing parent folders (the write at the end would create them anyway).
+/// be written.
 pub fn check_before_measuring(json: Option<&Path>, others: &[(&str, &Path)]) -> Result<()> {
     match json {
         Some(path) => check_writable("--json", path)?,
@@ -22,7 +24,7 @@ pub fn check_before_measuring(json: Option<&Path>, others: &[(&str, &Path)]) -> 
 }
 
 /// A usage error naming `flag` unless `path` can be written (without changing it if it exists).
-fn check_writable(flag: &str, path: &Path) -> Result<()> {
+pub fn check_writable(flag: &str, path: &Path) -> Result<()> {
     let refuse = |what: String| -> anyhow::Error {
         UsageError::new(format!(
             "{flag}: {what}; pass a path you can write to (checked before measuring, so nothing \
@@ -36,13 +38,13 @@ fn check_writable(flag: &str, path: &Path) -> Result<()> {
             path.display()
         )));
     }
-    let parent = parent_of(path);
-    std::fs::create_dir_all(parent).map_err(|e| {
-        refuse(format!(
-            "cannot create the folder {}: {e}",
-            parent.display()
+    if let Some(text) = crate::output::missing_folder_text(flag, path) {
+        return Err(UsageError::new(format!(
+            "{text} (checked before measuring, so nothing was measured)"
         ))
-    })?;
+        .into());
+    }
+    let parent = parent_of(path);
     let probe = if path.exists() {
         // Append without writing: checks permission and leaves the file as it is.
         OpenOptions::new().append(true).open(path).map(drop)
@@ -104,12 +106,16 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let existing = dir.path().join("old.json");
         std::fs::write(&existing, "keep me").unwrap();
-        let new = dir.path().join("sub/new.html");
+        let new = dir.path().join("new.html");
         check_before_measuring(Some(&existing), &[("--html", &new)]).unwrap();
         assert_eq!(std::fs::read_to_string(&existing).unwrap(), "keep me");
         assert!(!new.exists(), "only checked, not written");
-        let names: Vec<_> = std::fs::read_dir(dir.path().join("sub")).unwrap().collect();
-        assert!(names.is_empty(), "the probe file is gone: {names:?}");
+        let names: Vec<_> = std::fs::read_dir(dir.path()).unwrap().collect();
+        assert_eq!(names.len(), 1, "the probe file is gone: {names:?}");
+        let missing = dir.path().join("sub/new.html");
+        let err = check_before_measuring(Some(&existing), &[("--html", &missing)]).unwrap_err();
+        assert!(format!("{err:#}").contains("mkdir -p"), "{err:#}");
+        assert!(!dir.path().join("sub").exists(), "not created");
     }
 
     #[test]

@@ -6,7 +6,7 @@
 use crate::args::PushArgs;
 use crate::db;
 use crate::stdout::outln;
-use anyhow::Result;
+use anyhow::{Context, Result};
 use concbench_core::ResultDoc;
 use concbench_store::RunRow;
 use std::process::ExitCode;
@@ -22,15 +22,18 @@ pub fn push(args: PushArgs) -> Result<ExitCode> {
         .map(|f| Ok((f.display().to_string(), crate::document::load(f, "push")?)))
         .collect::<Result<_>>()?;
     let mut store = db::open(args.db.as_deref())?;
-    let mut stored = store.runs()?;
+    let listing = format!("reading the runs stored in {}", store.path());
+    let mut stored = store.runs().context(listing.clone())?;
     for (file, doc) in docs {
         if let Some(run) = stored.iter().find(|r| same_run(r, &doc)) {
             outln!("{file}: already stored as run {}", run.id);
             continue;
         }
-        let id = store.save(&doc, COMMAND)?;
+        let id = store
+            .save(&doc, COMMAND)
+            .with_context(|| format!("storing {file} in {}", store.path()))?;
         outln!("{file}: stored as run {id} in {}", store.path());
-        stored = store.runs()?;
+        stored = store.runs().context(listing.clone())?;
     }
     Ok(ExitCode::SUCCESS)
 }

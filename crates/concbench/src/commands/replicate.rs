@@ -19,6 +19,7 @@ use concbench_core::Params;
 use concbench_report::{replicate::seeds_text, Exporter, Files, Terminal};
 use concbench_session::{selection, Chosen, Registry, RunRequest};
 use std::collections::BTreeSet;
+use std::path::PathBuf;
 use std::process::ExitCode;
 
 /// The most a quick replication's budget grows to for its deciding checks (`RunPlan::grow_to`).
@@ -85,7 +86,13 @@ pub fn replicate(args: ReplicateArgs) -> Result<ExitCode> {
         .settings
         .insert("seeds".into(), available.clone().into());
     let doc = session::measure(variants, &args.measure, request)?;
-    let document = session::keep(&doc, &args.measure, store.as_mut(), "replicate");
+    let document = session::keep(&doc, &args.measure, "replicate");
+    let stored = session::store(
+        &doc,
+        store.as_mut(),
+        "replicate",
+        document.as_ref().ok().map(PathBuf::as_path),
+    );
     let terminal = Terminal {
         width: concbench_report::terminal::stdout_width(),
         all: args.measure.all,
@@ -107,6 +114,7 @@ pub fn replicate(args: ReplicateArgs) -> Result<ExitCode> {
     outln!();
     out!("{}", terminal.render(&doc)?);
     document?;
+    stored?;
     Ok(session::exit_code(&doc))
 }
 

@@ -57,8 +57,10 @@ pub fn run(args: RunArgs) -> Result<ExitCode> {
         }
     }
     // The files first, so that the summary can say where they are; it is printed even when a
-    // write failed (the error follows it).
-    let written = write_files(&doc, &args, store.as_mut());
+    // write failed (the error follows it). The history is written whatever became of them.
+    let written = write_files(&doc, &args);
+    let document = written.as_ref().ok().and_then(|f| f.document.clone());
+    let stored = session::store(&doc, store.as_mut(), "run", document.as_deref());
     let terminal = Terminal {
         width: concbench_report::terminal::stdout_width(),
         all: args.measure.all,
@@ -66,16 +68,13 @@ pub fn run(args: RunArgs) -> Result<ExitCode> {
     };
     out!("{}", terminal.render(&doc)?);
     written?;
+    stored?;
     Ok(session::exit_code(&doc))
 }
 
-/// The result document (JSON, history) and the pages asked for; where they went.
-fn write_files(
-    doc: &ResultDoc,
-    args: &RunArgs,
-    store: Option<&mut concbench_store::Store>,
-) -> Result<Files> {
-    let document = session::keep(doc, &args.measure, store, "run")?;
+/// The result document and the pages asked for; where they went.
+fn write_files(doc: &ResultDoc, args: &RunArgs) -> Result<Files> {
+    let document = session::keep(doc, &args.measure, "run")?;
     let page = output::write_pages(doc, args.markdown.as_deref(), args.html.as_deref())?;
     Ok(Files {
         document: Some(document),

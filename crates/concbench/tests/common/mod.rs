@@ -1,44 +1,165 @@
 //! Helpers for the end-to-end tests: run the real binary, read and validate its documents.
+//!
+//! Every invocation of the binary runs in a home of its own ([`TestHome`]: `HOME`, the XDG
+//! directories, hence its own history and probe cache, and its own run lock), never in the
+//! user's: a test must not store runs in the user's history, build into `~/.cache/concbench`, or
+//! see what another test stored (a run pools its verdicts over the stored runs). A test that
+//! runs the binary several times over one history uses one [`TestHome`] for all of them.
 
 #![allow(dead_code)]
 
 use assert_cmd::Command;
 use std::ffi::OsStr;
+use std::ops::{Deref, DerefMut};
 use std::path::{Path, PathBuf};
+use std::rc::Rc;
 
-/// The binary, with the history database redirected into the target directory (runs store
-/// themselves by default; tests must not write into the user's data directory).
-pub fn concbench() -> Command {
-    let mut c = Command::cargo_bin("concbench").expect("binary built");
-    c.env("CI", "true");
-    c.env("XDG_DATA_HOME", test_data_home());
-    c.env("CONCBENCH_LOCK", own_lock());
-    c
+/// A home of one test's own, removed when the last command using it is dropped.
+#[derive(Clone)]
+pub struct TestHome {
+    dir: Rc<tempfile::TempDir>,
+    lock: PathBuf,
 }
 
-/// A run lock of this invocation's own: tests run side by side, and the machine-wide lock
-/// (`src/run_lock.rs`) would refuse all but one of them. Tests of the lock set it themselves.
-pub fn own_lock() -> PathBuf {
-    static NEXT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
-    let n = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("locks");
-    std::fs::create_dir_all(&dir).expect("lock folder");
-    dir.join(format!("{}-{n}.lock", std::process::id()))
+impl TestHome {
+    pub fn new() -> Self {
+        let dir = tempfile::Builder::new()
+            .prefix("concbench-test-home-")
+            .tempdir()
+            .expect("a test home");
+        let lock = dir.path().join("run.lock");
+        Self {
+            dir: Rc::new(dir),
+            lock,
+        }
+    }
+
+    pub fn path(&self) -> &Path {
+        self.dir.path()
+    }
+
+    /// `$XDG_DATA_HOME`: the default history is `concbench/history.sqlite` in it.
+    pub fn data(&self) -> PathBuf {
+        self.path().join("data")
+    }
+
+    /// The history a run stores itself in by default.
+    pub fn history(&self) -> PathBuf {
+        self.data().join("concbench/history.sqlite")
+    }
+
+    /// concbench's cache (`$CONCBENCH_CACHE`): probe builds.
+    pub fn cache(&self) -> PathBuf {
+        self.path().join("cache/concbench")
+    }
+
+    /// The run lock of this home's runs: tests run side by side, and the machine-wide lock
+    /// (`src/run_lock`) would refuse all but one of them. Tests of the lock set their own.
+    pub fn lock(&self) -> &Path {
+        &self.lock
+    }
+
+    /// Point every place the binary reads or writes at this home.
+    pub fn apply(&self, cmd: &mut std::process::Command) {
+        let home = self.path();
+        cmd.env("CI", "true")
+            .env("HOME", home)
+            .env("XDG_DATA_HOME", self.data())
+            .env("XDG_CACHE_HOME", home.join("cache"))
+            .env("XDG_CONFIG_HOME", home.join("config"))
+            .env("XDG_STATE_HOME", home.join("state"))
+            .env("CONCBENCH_CACHE", self.cache())
+            .env("CONCBENCH_LOCK", &self.lock)
+            // Go's own compile cache (not concbench's) is shared by the tests, in the build's
+            // target directory: a cold one costs a minute per Go build.
+            .env("GOCACHE", shared_go_cache())
+            .env_remove("CONCBENCH_DB")
+            .env_remove("CONCBENCH_PROBE_SEARCH");
+    }
+
+    /// Hand this home to user `uid` (group `gid`): a test that runs the binary as another user
+    /// (as root only).
+    pub fn give_to(&self, uid: u32, gid: u32) {
+        std::os::unix::fs::chown(self.path(), Some(uid), Some(gid)).expect("chown the test home");
+    }
+
+    /// `program` (a copy of the binary) as a plain process in this home.
+    pub fn process_of(&self, program: &Path) -> WithHome<std::process::Command> {
+        let mut cmd = std::process::Command::new(program);
+        self.apply(&mut cmd);
+        WithHome {
+            cmd,
+            _home: self.clone(),
+        }
+    }
+
+    /// The binary, for `assert_cmd`.
+    pub fn concbench(&self) -> WithHome<Command> {
+        let mut plain = std::process::Command::new(assert_cmd::cargo::cargo_bin("concbench"));
+        self.apply(&mut plain);
+        WithHome {
+            cmd: Command::from_std(plain),
+            _home: self.clone(),
+        }
+    }
+
+    /// The binary as a plain process (for tests that wire its stdio or signal it themselves).
+    pub fn process(&self) -> WithHome<std::process::Command> {
+        let mut cmd = std::process::Command::new(assert_cmd::cargo::cargo_bin("concbench"));
+        self.apply(&mut cmd);
+        WithHome {
+            cmd,
+            _home: self.clone(),
+        }
+    }
 }
 
-/// The binary as a plain process (for tests that wire its stdio or signal it themselves), with
-/// the environment of [`concbench`].
-pub fn concbench_process() -> std::process::Command {
-    let mut c = std::process::Command::new(assert_cmd::cargo::cargo_bin("concbench"));
-    c.env("CI", "true");
-    c.env("XDG_DATA_HOME", test_data_home());
-    c.env("CONCBENCH_LOCK", own_lock());
-    c
+/// A command that keeps its test home alive as long as it lives.
+pub struct WithHome<C> {
+    cmd: C,
+    _home: TestHome,
 }
 
-/// `$XDG_DATA_HOME` for the binary under test.
-pub fn test_data_home() -> PathBuf {
-    PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("xdg-data")
+impl<C> Deref for WithHome<C> {
+    type Target = C;
+    fn deref(&self) -> &C {
+        &self.cmd
+    }
+}
+
+impl<C> DerefMut for WithHome<C> {
+    fn deref_mut(&mut self) -> &mut C {
+        &mut self.cmd
+    }
+}
+
+/// The binary in a home of its own (see [`TestHome`]).
+pub fn concbench() -> WithHome<Command> {
+    TestHome::new().concbench()
+}
+
+/// The binary as a plain process in a home of its own. The home lives as long as the returned
+/// command: for a process that outlives the statement (`spawn`), bind a [`TestHome`] first and
+/// use [`TestHome::process`], or the home is removed under the running process.
+pub fn concbench_process() -> WithHome<std::process::Command> {
+    TestHome::new().process()
+}
+
+/// A copy of the binary in `dir`, readable and runnable by every user (a test running it as
+/// another user cannot count on reading the build's target directory).
+pub fn binary_copy(dir: &Path) -> PathBuf {
+    use std::os::unix::fs::PermissionsExt;
+    let copy = dir.join("concbench");
+    std::fs::copy(assert_cmd::cargo::cargo_bin("concbench"), &copy).expect("copy the binary");
+    for path in [dir, copy.as_path()] {
+        std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o755)).unwrap();
+    }
+    copy
+}
+
+/// Go's compile cache for the tests' probe builds.
+fn shared_go_cache() -> PathBuf {
+    PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("go-build")
 }
 
 /// The SYNTHETIC fixture document of the report crate (test data, not a measurement).
@@ -122,6 +243,26 @@ pub fn processes_with(marker: &str) -> Vec<i32> {
         }
     }
     pids
+}
+
+/// Start `cmd` (a long run: `run --settle 0 --only create.process_100k ...`) with `marker`
+/// (`KEY=VALUE`) in its environment, stdout discarded and stderr piped, and return it once it
+/// measures: its worker carries the marker too. Fails (leaving nothing running) after 30 s.
+pub fn started_measuring(cmd: &mut std::process::Command, marker: &str) -> std::process::Child {
+    let (k, v) = marker.split_once('=').expect("KEY=VALUE");
+    let mut child = cmd
+        .env(k, v)
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("the run starts");
+    wait_for(
+        &mut child,
+        std::time::Duration::from_secs(30),
+        "the worker's start",
+        || processes_with(marker).len() >= 2,
+    );
+    child
 }
 
 /// Wait up to `limit` for `ready`; if it never holds, kill `child` (nothing is left running
