@@ -322,7 +322,7 @@ impl<'a> Worker<'a> {
         };
         while c.wpos < c.wend {
             match send(
-                &*sock,
+                sock,
                 &self.plan.batch[c.wpos..c.wend],
                 SendFlags::NOSIGNAL,
             ) {

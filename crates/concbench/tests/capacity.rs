@@ -5,7 +5,7 @@
 
 mod common;
 
-use common::{assert_valid, concbench, concbench_process, read_json};
+use common::{assert_valid, concbench, read_json, TestHome};
 use concbench_measure::cgroup::{cell, Hierarchy};
 use std::io::{BufRead, BufReader};
 use std::process::Stdio;
@@ -133,7 +133,10 @@ fn capacity_counts_each_model_within_a_small_budget_and_names_what_stopped_it() 
 fn ctrl_c_in_the_middle_of_capacity_leaves_no_process_and_no_control_group() {
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("capacity.json");
-    let mut child = concbench_process()
+    // Bound first: the home (and the run lock in it) must outlive the spawned process.
+    let home = TestHome::new();
+    let mut child = home
+        .process()
         .args([
             "capacity",
             "--models",
@@ -151,13 +154,15 @@ fn ctrl_c_in_the_middle_of_capacity_leaves_no_process_and_no_control_group() {
     let mut stderr = BufReader::new(child.stderr.take().unwrap());
     // Measuring: the first model holds units.
     let mut line = String::new();
+    let mut said = String::new();
     let deadline = Instant::now() + Duration::from_secs(120);
     while !line.contains(" held, ") {
         line.clear();
         if stderr.read_line(&mut line).unwrap() == 0 || Instant::now() > deadline {
             let _ = child.kill();
-            panic!("capacity never held a unit");
+            panic!("capacity never held a unit; it said:\n{said}");
         }
+        said.push_str(&line);
     }
     let during = tree(pid);
     assert!(during.len() > 2, "a holder and its units: {during:?}");
@@ -194,9 +199,9 @@ fn binary_for_nobody() -> Option<(tempfile::TempDir, std::path::PathBuf)> {
         .tempdir_in("/tmp")
         .ok()?;
     std::fs::set_permissions(dir.path(), std::fs::Permissions::from_mode(0o777)).ok()?;
-    let bin = dir.path().join("concbench");
-    std::fs::copy(assert_cmd::cargo::cargo_bin("concbench"), &bin).ok()?;
-    std::fs::set_permissions(&bin, std::fs::Permissions::from_mode(0o755)).ok()?;
+    let bin = common::binary_copy(dir.path());
+    // Writable by nobody again (binary_copy leaves it 0755): its lock and document go here.
+    std::fs::set_permissions(dir.path(), std::fs::Permissions::from_mode(0o777)).ok()?;
     Some((dir, bin))
 }
 
