@@ -321,11 +321,7 @@ impl<'a> Worker<'a> {
             return false;
         };
         while c.wpos < c.wend {
-            match send(
-                sock,
-                &self.plan.batch[c.wpos..c.wend],
-                SendFlags::NOSIGNAL,
-            ) {
+            match send(sock, &self.plan.batch[c.wpos..c.wend], SendFlags::NOSIGNAL) {
                 Ok(n) => c.wpos += n,
                 Err(Errno::AGAIN) => return true,
                 Err(Errno::INTR) => {}
