@@ -11,7 +11,7 @@ series takes its seconds plus a JVM's start; the six take about seven minutes at
 
 Usage: bench/server_warmup.py [SECONDS] [OUT_DIR]   (default 60 s; JSON series into OUT_DIR,
 default ./server-warmup-<time>/). Needs Java (Netty is fetched by Maven on first use) and Swoole
-(PHP builds it from CONCBENCH_SWOOLE_SRC or the vendored tarball); a server that cannot run here
+(PHP builds it from CONCBENCH_SWOOLE_SRC); a server that cannot run here
 is reported and skipped."""
 
 import json

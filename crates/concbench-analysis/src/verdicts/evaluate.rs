@@ -6,6 +6,7 @@ use super::robustness::{robustness, robustness_partial};
 use super::series::{instances, series, Instance, Series};
 use super::spec::{CheckSpec, GuardEffect};
 use crate::published::Claim;
+use concbench_core::unit::cannot_be_negative;
 use concbench_core::{human, Check, ResultDoc, ResultEntry, Verdict, VerdictKind};
 use concbench_stats::{
     decision_chance, median, median_interval, sequential_interval, MIN_VALUES_95, SEQUENTIAL_ALPHA,
@@ -525,9 +526,16 @@ fn note(s: &Series, has_interval: bool, results: &[&ResultEntry]) -> String {
     parts.join("; ")
 }
 
-/// Why a check whose 95% interval clears its margin is still inconclusive.
+/// Why a check whose 95% interval clears its margin is still inconclusive. The boundary of a
+/// quantity that cannot be negative (a time, a size, a ratio of positive quantities) is shown
+/// bounded at zero, as every other interval is (regression: "the boundary for this look ...
+/// ([-2.12, 14.2] x)" for S3.cold's cost ratio reached the screen in a quick run).
 fn boundary_sentence(boundary: Option<(f64, f64)>, n: usize, horizon: usize, unit: &str) -> String {
     let looks = format!("look at {n} rounds of up to {}", horizon.max(n));
+    let boundary = boundary.map(|(lo, hi)| match cannot_be_negative(unit) {
+        true => (lo.max(0.0), hi.max(0.0)),
+        false => (lo, hi),
+    });
     match boundary {
         Some((lo, hi)) => format!(
             "its 95% interval clears the margin, but the boundary for this {looks} ({}) does \
@@ -606,6 +614,19 @@ mod tests {
     use super::*;
 
     const GREATER: Rule = Rule::Greater { min_effect: 1.15 };
+
+    /// Regression: S3.cold's note read "the boundary for this look at 10 rounds of up to 20
+    /// ([-2.12, 14.2] x)" on the terminal, the markdown and the page of a quick run.
+    #[test]
+    fn regression_a_boundary_below_zero_is_bounded_for_a_ratio_and_a_time_not_a_difference() {
+        let ratio = boundary_sentence(Some((-2.12, 14.2)), 10, 20, "x");
+        assert!(ratio.contains("[0, 14.2] x"), "{ratio}");
+        let time = boundary_sentence(Some((-2.87, 19.4)), 10, 20, "us");
+        assert!(!time.contains('-'), "{time}");
+        // A share of the CPU's time, ten threads minus one, may well be negative.
+        let share = boundary_sentence(Some((-0.02, 0.1)), 10, 20, "share");
+        assert!(share.contains("-0.02"), "{share}");
+    }
 
     /// `n` values spread evenly around `centre` (+-`spread`).
     fn around(centre: f64, spread: f64, n: usize) -> Vec<f64> {
