@@ -23,6 +23,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 BEGIN = "<!-- first-screen: bench/screenshot.py writes this block -->"
 END = "<!-- /first-screen -->"
+VERDICT_LINES = 5  # of the verdicts, in the README's excerpt
 
 
 def isolated_env(home: Path) -> dict:
@@ -63,13 +64,14 @@ def first_screen(binary: str, doc: Path, home: Path) -> str:
         check=True,
     ).stdout
     lines = out.rstrip("\n").split("\n")
-    # Keep the unit table, the cards and the verdicts; the closing lines say where files went.
-    end = next(
+    # Keep the unit table, the cards and the first verdicts: enough to read, short enough for
+    # a README (the whole screen is one `concbench report` away).
+    start = next(
         (i for i, line in enumerate(lines) if line.startswith("Verdicts")), len(lines)
     )
-    while end < len(lines) and lines[end].strip():
-        end += 1
-    return "\n".join(lines[:end])
+    end = min(start + 1 + VERDICT_LINES, len(lines))
+    cut = "\n".join(lines[:end])
+    return cut + "\n ..." if end < len(lines) else cut
 
 
 def splice_readme(screen: str, doc: Path) -> None:
