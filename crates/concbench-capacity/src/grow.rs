@@ -400,8 +400,10 @@ fn summarize(out: &mut ModelCapacity, base: Reading, created_ns: f64) {
     ))
     .or(pss);
     let charge = fit(at(&|s| s.charge_kib, base.charge_kib));
-    out.pss_kib_per_unit = pss.map(|f| f.slope);
-    out.kernel_kib_per_unit = kernel.map(|f| f.slope);
+    // A part of a unit's memory that fell as units were added is no cost at all: it is left
+    // out, never shown negative (regression: "pss_kib_per_unit": -0.47 for 400 tokio tasks).
+    out.pss_kib_per_unit = pss.map(|f| f.slope).filter(|s| *s > 0.0);
+    out.kernel_kib_per_unit = kernel.map(|f| f.slope).filter(|s| *s > 0.0);
     // The group's charge can fall while units are added (pages of what ran before it are
     // reclaimed): then it says nothing about the units.
     out.charge_kib_per_unit = charge.map(|f| f.slope).filter(|s| *s > 0.0);
@@ -414,12 +416,14 @@ fn summarize(out: &mut ModelCapacity, base: Reading, created_ns: f64) {
     }
     if let Some(f) = both.filter(|f| f.slope > 0.0) {
         out.kib_per_unit = Some(f.slope);
-        out.kib_per_unit_ci95 = f.ci95.map(|(lo, hi)| [lo, hi]);
+        // A unit cannot hold less than nothing: the interval is bounded at zero.
+        out.kib_per_unit_ci95 = f.ci95.map(|(lo, hi)| [lo.max(0.0), hi]);
         out.per_gib = Some((GIB_KIB / f.slope) as u64);
     } else if both.is_some() {
         out.warnings.push(
             "invalid: the memory held fell as units were added (a slope of zero or less cannot \
-             be a unit's cost): no memory per unit"
+             be a unit's cost): no memory per unit; raise --max-units or --memory-budget so the \
+             units hold more than the memory's noise"
                 .into(),
         );
     } else if out.units > 0 {
@@ -446,6 +450,56 @@ mod tests {
             task_room: None,
             max_units: None,
         }
+    }
+
+    fn step(units: u64, pss_kib: f64) -> Step {
+        Step {
+            units,
+            create_ns_per_unit: 1000.0,
+            pss_kib,
+            kernel_kib: Some(117.0),
+            charge_kib: None,
+        }
+    }
+
+    #[test]
+    fn memory_that_falls_as_units_are_added_is_invalid_never_a_negative_cost() {
+        // The readings of 400 tokio tasks in the CI run that failed: PSS fell between steps.
+        let mut out = entry(Model::TokioTask, "test".into());
+        out.steps = vec![
+            step(64, 2883.0),
+            step(128, 2746.0),
+            step(256, 2703.0),
+            step(400, 2742.0),
+        ];
+        out.units = 400;
+        let base = Reading {
+            pss_kib: 2900.0,
+            kernel_kib: Some(117.0),
+            charge_kib: None,
+        };
+        summarize(&mut out, base, 1000.0);
+        assert_eq!(out.kib_per_unit, None);
+        assert_eq!(out.pss_kib_per_unit, None);
+        assert_eq!(out.kernel_kib_per_unit, None);
+        assert!(out.warnings.iter().any(|w| w.starts_with("invalid:")));
+    }
+
+    #[test]
+    fn a_units_memory_interval_is_bounded_at_zero() {
+        let mut out = entry(Model::TokioTask, "test".into());
+        out.steps = vec![step(64, 2000.0), step(128, 1990.0), step(256, 2100.0)];
+        out.units = 256;
+        let base = Reading {
+            pss_kib: 2010.0,
+            kernel_kib: Some(117.0),
+            charge_kib: None,
+        };
+        summarize(&mut out, base, 1000.0);
+        let per_unit = out.kib_per_unit.expect("a positive slope");
+        assert!(per_unit > 0.0);
+        let [lo, hi] = out.kib_per_unit_ci95.expect("four points give an interval");
+        assert!(lo >= 0.0 && hi >= per_unit, "{lo} {hi}");
     }
 
     #[test]

@@ -106,7 +106,17 @@ fn capacity_counts_each_model_within_a_small_budget_and_names_what_stopped_it() 
         let kind = m["stopped_by"]["kind"].as_str().unwrap();
         // 400 coroutines or tasks fit 16 MiB; processes (about 150 KiB each here) do not.
         assert!(["cap", "budget"].contains(&kind), "{m}");
-        assert!(m["kib_per_unit"].as_f64().is_some_and(|k| k > 0.0), "{m}");
+        // A unit's memory is a positive slope, or, where 400 units hold less than the
+        // memory's noise (a tokio task is a few hundred bytes), no figure and the reason
+        // marked invalid (regression: CI failed when 400 tasks' PSS fell 141 KiB between steps).
+        let per_unit = m["kib_per_unit"].as_f64();
+        let said_invalid = m["warnings"]
+            .as_array()
+            .is_some_and(|w| w.iter().any(|w| w.as_str().unwrap().starts_with("invalid:")));
+        assert!(
+            per_unit.is_some_and(|k| k > 0.0) || (per_unit.is_none() && said_invalid),
+            "{m}"
+        );
         assert!(
             m["create_ns_per_unit"].as_f64().is_some_and(|n| n > 0.0),
             "{m}"
@@ -115,10 +125,10 @@ fn capacity_counts_each_model_within_a_small_budget_and_names_what_stopped_it() 
     let process = &models[0];
     assert_eq!(process["model"], "process");
     // A process holds more than a coroutine (its page tables and kernel stack alone do).
-    assert!(
-        process["kib_per_unit"].as_f64().unwrap() > models[2]["kib_per_unit"].as_f64().unwrap(),
-        "{models:?}"
-    );
+    let process_kib = process["kib_per_unit"].as_f64().expect("a process's memory resolves");
+    if let Some(coroutine_kib) = models[2]["kib_per_unit"].as_f64() {
+        assert!(process_kib > coroutine_kib, "{models:?}");
+    }
     let names: Vec<&str> = c["limits"]
         .as_array()
         .unwrap()
