@@ -1,15 +1,20 @@
 //! A process tree's counters from `/proc`: every descendant of a root process (a server and its
 //! workers), their CPU time, context switches and proportional memory (PSS).
 //!
-//! CPU time is each thread's `sum_exec_runtime` (`/proc/<pid>/task/<tid>/schedstat`, in
-//! nanoseconds), summed over every thread of every live process, plus the root's reaped
-//! children (`cutime + cstime`, clock ticks). Per-process tick counts in `/proc/<pid>/stat`
-//! would not do: each is truncated to 10 ms, so a thousand workers that each ran 0.3 ms would
-//! add up to nothing. The user/system split is the kernel's tick-sampled ratio applied to that
-//! total (all system time when no tick was sampled: serving sockets is mostly kernel work).
-//! Context switches are summed over every thread (`status`). Threads and processes that
-//! ended take their counts with them (use [`crate::usage::children_usage`] after reaping the
-//! root for a whole life's CPU time at microsecond resolution).
+//! CPU time of each live process is the larger of two readings: its live threads'
+//! `sum_exec_runtime` (`/proc/<pid>/task/<tid>/schedstat`, nanoseconds), and its own
+//! `utime + stime` (`/proc/<pid>/stat`, clock ticks), which also holds the threads that have
+//! ended. Neither alone will do: the tick count is truncated to 10 ms a process, so a thousand
+//! workers that each ran 0.3 ms would add up to nothing; the live threads lose every thread
+//! that ended (a JVM's or a load generator's), so a server's CPU would seem to fall and the
+//! run would count what it lost as another program's load (regression: rounds 2-3 of a
+//! resident server were excluded as "interference" of 0.35-0.72 CPUs). To that is added every
+//! process's reaped children (`cutime + cstime`): a child reaped by a process of the tree is
+//! counted by its reaper until that reaper is reaped in turn, so nothing is counted twice. The
+//! user/system split is the kernel's tick-sampled ratio applied to that total (all system time
+//! when no tick was sampled: serving sockets is mostly kernel work). Context switches are
+//! summed over the live threads (`status`); a thread that ended takes its switches with it (use
+//! [`crate::usage::children_usage`] after reaping the root for a whole life's counts).
 
 use concbench_core::Usage;
 use std::collections::HashMap;
@@ -44,30 +49,31 @@ pub fn tree_usage(root: i32) -> Usage {
         let Ok(p) = procfs::process::Process::new(pid) else {
             continue;
         };
+        let mut ticks_ns = 0.0;
         if let Ok(stat) = p.stat() {
-            user_ticks += stat.utime as f64;
-            sys_ticks += stat.stime as f64;
-            if pid == root {
-                // Reaped children exist only as these tick counts.
-                run_ns += (stat.cutime + stat.cstime) as f64 * tick_ns;
-                user_ticks += stat.cutime as f64;
-                sys_ticks += stat.cstime as f64;
-            }
+            // Reaped children exist only as these tick counts (`i64` in procfs, never negative).
+            let (reaped_user, reaped_sys) = (stat.cutime.max(0) as f64, stat.cstime.max(0) as f64);
+            user_ticks += stat.utime as f64 + reaped_user;
+            sys_ticks += stat.stime as f64 + reaped_sys;
+            ticks_ns = (stat.utime + stat.stime) as f64 * tick_ns;
+            run_ns += (reaped_user + reaped_sys) * tick_ns;
             total.minor_faults += stat.minflt as f64;
             total.major_faults += stat.majflt as f64;
         }
-        let Ok(tasks) = p.tasks() else {
-            continue;
-        };
-        for t in tasks.flatten() {
-            if let Ok(status) = t.status() {
-                total.voluntary_switches += status.voluntary_ctxt_switches.unwrap_or(0) as f64;
-                total.involuntary_switches += status.nonvoluntary_ctxt_switches.unwrap_or(0) as f64;
-            }
-            if let Ok(ss) = t.schedstat() {
-                run_ns += ss.sum_exec_runtime as f64;
+        let mut threads_ns = 0.0;
+        if let Ok(tasks) = p.tasks() {
+            for t in tasks.flatten() {
+                if let Ok(status) = t.status() {
+                    total.voluntary_switches += status.voluntary_ctxt_switches.unwrap_or(0) as f64;
+                    total.involuntary_switches +=
+                        status.nonvoluntary_ctxt_switches.unwrap_or(0) as f64;
+                }
+                if let Ok(ss) = t.schedstat() {
+                    threads_ns += ss.sum_exec_runtime as f64;
+                }
             }
         }
+        run_ns += threads_ns.max(ticks_ns);
     }
     let ticks = user_ticks + sys_ticks;
     let user_share = if ticks > 0.0 { user_ticks / ticks } else { 0.0 };
@@ -116,6 +122,36 @@ fn pss_kib(pid: i32) -> Option<u64> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// CPU time the calling thread has used, ns.
+    fn thread_cpu_ns() -> f64 {
+        crate::usage::thread_usage().user_ns + crate::usage::thread_usage().sys_ns
+    }
+
+    #[test]
+    fn a_thread_that_ended_keeps_its_cpu_time_in_the_tree() {
+        // Regression: the tree summed its live threads only, so a resident server whose
+        // threads ended seemed to use less CPU than before, and the run counted the
+        // difference as another program's load.
+        let me = std::process::id() as i32;
+        let before = tree_usage(me);
+        let burned = std::thread::spawn(|| {
+            let mut x = 0u64;
+            while thread_cpu_ns() < 300e6 {
+                x = std::hint::black_box(x.wrapping_mul(31).wrapping_add(7));
+            }
+            thread_cpu_ns()
+        })
+        .join()
+        .unwrap();
+        let after = tree_usage(me);
+        let gained = (after.user_ns + after.sys_ns) - (before.user_ns + before.sys_ns);
+        // The ended thread's time, less at most two 10 ms ticks of truncation.
+        assert!(
+            gained >= burned - 20e6,
+            "the tree gained {gained} ns, the ended thread ran {burned} ns"
+        );
+    }
 
     #[test]
     fn a_forked_child_is_a_descendant_with_memory() {

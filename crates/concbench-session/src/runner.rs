@@ -28,10 +28,37 @@ pub trait RoundRunner {
     }
 }
 
-/// Resident workers alive at once, at most: each holds a server (a JVM holds up to its 256 MB
-/// heap) and 1000 connections; beyond this the least recently used ends early (its next round
-/// then starts a fresh setup, a restart like any other).
-pub const MAX_RESIDENTS: usize = 8;
+/// Resident workers alive at once, at most, on a machine with memory to spare: S2 alone has 13
+/// variants whose server serves several rounds (Netty at two readings and two scenarios,
+/// Swoole, PHP-FPM and the stand-ins), and a pass measures them all. Why not fewer: with 8, each
+/// pass ended a server before its next round (least recently used), so nearly every round paid
+/// a 6-22 s warm-up (measured: Netty's keep-alive started 3 times for 6 rounds in `replicate
+/// S2`, Swoole's 6 times for 16), and a full run could afford one round of them.
+pub const MAX_RESIDENTS: usize = 16;
+
+/// Memory set aside per resident worker: a warm Netty server's tree holds about 100 MiB (PSS,
+/// measured), its JVM up to a 256 MiB heap, and the worker 1000 connections' buffers.
+pub const RESIDENT_KIB: u64 = 512 * 1024;
+
+/// Residents alive at once on a machine with `available_kib` of memory available: one per
+/// [`RESIDENT_KIB`], at least 2 (a verdict's pair) and at most [`MAX_RESIDENTS`]; 8 when the
+/// memory is unknown. Beyond this the least recently used ends early (its next round then
+/// starts a fresh setup, a restart like any other, its warm-up recorded).
+///
+/// Invariants: within 2..=MAX_RESIDENTS; non-decreasing in `available_kib`.
+pub fn max_residents(available_kib: Option<u64>) -> usize {
+    match available_kib {
+        Some(kib) => ((kib / RESIDENT_KIB) as usize).clamp(2, MAX_RESIDENTS),
+        None => 8,
+    }
+}
+
+/// `MemAvailable` of `/proc/meminfo`, KiB.
+fn memory_available_kib() -> Option<u64> {
+    use procfs::Current;
+    let meminfo = procfs::Meminfo::current().ok()?;
+    meminfo.mem_available.map(|bytes| bytes / 1024)
+}
 
 /// A round in a fresh `concbench __worker` process (see `concbench_measure::isolate`), or in
 /// the resident worker of its setup.
@@ -46,6 +73,8 @@ pub struct WorkerRunner {
     residents: BTreeMap<usize, Life>,
     /// Rounds run so far (orders the residents by use).
     clock: u64,
+    /// Residents alive at once, at most ([`max_residents`]).
+    most_residents: usize,
 }
 
 /// One setup's worker and how far along its rounds it is.
@@ -71,7 +100,13 @@ impl WorkerRunner {
             options,
             residents: BTreeMap::new(),
             clock: 0,
+            most_residents: max_residents(memory_available_kib()),
         }
+    }
+
+    /// Residents alive at once, at most, on this machine.
+    pub fn most_residents(&self) -> usize {
+        self.most_residents
     }
 
     fn job(&self, variant: &Variant) -> Job {
@@ -135,9 +170,9 @@ impl WorkerRunner {
         }
     }
 
-    /// Below [`MAX_RESIDENTS`]: end the least recently used.
+    /// Below [`WorkerRunner::most_residents`]: end the least recently used.
     fn make_room(&mut self) {
-        while self.residents.len() >= MAX_RESIDENTS {
+        while self.residents.len() >= self.most_residents {
             let oldest = self
                 .residents
                 .iter()
@@ -187,5 +222,28 @@ impl RoundRunner for WorkerRunner {
                 (u.user_ns + u.sys_ns) / 1e9
             })
             .sum()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn residents_fit_the_memory_within_a_pair_and_the_cap() {
+        const GIB: u64 = 1024 * 1024;
+        // 24 GiB: all of S2's 13 resident servers fit, so none is restarted early.
+        assert_eq!(max_residents(Some(24 * GIB)), MAX_RESIDENTS);
+        assert!(max_residents(Some(24 * GIB)) >= 13);
+        assert_eq!(max_residents(Some(4 * GIB)), 8);
+        assert_eq!(max_residents(Some(GIB / 2)), 2, "a verdict's pair at least");
+        assert_eq!(max_residents(Some(0)), 2);
+        assert_eq!(max_residents(None), 8);
+        let mut last = 0;
+        for gib in 0..64 {
+            let n = max_residents(Some(gib * GIB));
+            assert!((2..=MAX_RESIDENTS).contains(&n) && n >= last);
+            last = n;
+        }
     }
 }

@@ -6,7 +6,6 @@
 use concbench_core::{CancelToken, Meta, Outcome, Params, RawMeasurement};
 use concbench_measure::isolate::{supervisor::Supervisor, WorkerMessage};
 use concbench_measure::{HarnessConfig, PinMode};
-use concbench_session::runner::MAX_RESIDENTS;
 use concbench_session::{RoundRunner, Variant, WorkerRunner};
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -198,14 +197,15 @@ fn a_failed_round_ends_the_life_and_the_next_round_starts_afresh() {
 fn beyond_the_most_residents_the_least_recently_used_ends_early() {
     let s = Script::new();
     let mut runner = s.runner(None);
-    let variants: Vec<Variant> = (0..=MAX_RESIDENTS).map(|i| variant(i, 3)).collect();
-    for v in &variants[..MAX_RESIDENTS] {
+    let most = runner.most_residents();
+    let variants: Vec<Variant> = (0..=most).map(|i| variant(i, 3)).collect();
+    for v in &variants[..most] {
         assert!(measured(&runner.run(v, &mut |_| {})));
     }
     assert!(s.ended().is_empty(), "{:?}", s.ended());
     // Variant 0 is used again, so variant 1 is now the least recently used.
     assert!(measured(&runner.run(&variants[0], &mut |_| {})));
-    assert!(measured(&runner.run(&variants[MAX_RESIDENTS], &mut |_| {})));
+    assert!(measured(&runner.run(&variants[most], &mut |_| {})));
     assert_eq!(s.ended(), s.pids_of(1));
     // Its next round is a restart: a fresh worker.
     assert!(measured(&runner.run(&variants[1], &mut |_| {})));
@@ -220,7 +220,7 @@ fn beyond_the_most_residents_the_least_recently_used_ends_early() {
     drop(runner);
     assert_eq!(
         s.ended().len(),
-        MAX_RESIDENTS + 2,
+        most + 2,
         "dropping the runner ends the rest"
     );
 }

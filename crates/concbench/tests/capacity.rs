@@ -110,9 +110,10 @@ fn capacity_counts_each_model_within_a_small_budget_and_names_what_stopped_it() 
         // memory's noise (a tokio task is a few hundred bytes), no figure and the reason
         // marked invalid (regression: CI failed when 400 tasks' PSS fell 141 KiB between steps).
         let per_unit = m["kib_per_unit"].as_f64();
-        let said_invalid = m["warnings"]
-            .as_array()
-            .is_some_and(|w| w.iter().any(|w| w.as_str().unwrap().starts_with("invalid:")));
+        let said_invalid = m["warnings"].as_array().is_some_and(|w| {
+            w.iter()
+                .any(|w| w.as_str().unwrap().starts_with("invalid:"))
+        });
         assert!(
             per_unit.is_some_and(|k| k > 0.0) || (per_unit.is_none() && said_invalid),
             "{m}"
@@ -125,7 +126,9 @@ fn capacity_counts_each_model_within_a_small_budget_and_names_what_stopped_it() 
     let process = &models[0];
     assert_eq!(process["model"], "process");
     // A process holds more than a coroutine (its page tables and kernel stack alone do).
-    let process_kib = process["kib_per_unit"].as_f64().expect("a process's memory resolves");
+    let process_kib = process["kib_per_unit"]
+        .as_f64()
+        .expect("a process's memory resolves");
     if let Some(coroutine_kib) = models[2]["kib_per_unit"].as_f64() {
         assert!(process_kib > coroutine_kib, "{models:?}");
     }
