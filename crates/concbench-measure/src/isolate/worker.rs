@@ -23,6 +23,23 @@ use std::sync::Arc;
 /// and not in the binary that calls it, which the release profile builds at opt-level 0
 /// (docs/BUILD.md).
 pub fn serve(lookup: fn(usize) -> Option<Box<dyn Experiment>>) -> Result<()> {
+    // The worker adopts what its experiment's processes leave behind: a server killed with its
+    // children unreaped (a design's tree, a crash) orphans them, and an orphan reaped by init
+    // takes its CPU time out of the run's accounting. Reaped here, it is counted with the
+    // worker's children, and so with the coordinator's own CPU (regression: every prefork and
+    // fork-per-connection round read 0.9 CPUs of "other processes" and was excluded).
+    let _ = concbench_sys::reaper::become_subreaper();
+    let served = serve_jobs(lookup);
+    // Every handle the experiment held is gone: what is left is orphans, dying with their
+    // parent (PR_SET_PDEATHSIG).
+    concbench_sys::reaper::reap_orphans(ORPHANS_PATIENCE);
+    served
+}
+
+/// How long a worker waits for the orphans it adopted to die before it exits anyway.
+const ORPHANS_PATIENCE: std::time::Duration = std::time::Duration::from_secs(5);
+
+fn serve_jobs(lookup: fn(usize) -> Option<Box<dyn Experiment>>) -> Result<()> {
     let channel = std::cell::RefCell::new(take_stdout()?);
     // Die with the coordinator: a worker must never outlive it. Its own children die with it in
     // turn (concbench-sys::child), so nothing is left running.
