@@ -80,12 +80,9 @@ fn build_label(doc: &ResultDoc) -> String {
     }
 }
 
-/// The machine id when both runs have one, else the host name and CPU model.
+/// One machine, by the one rule ([`concbench_core::MachineIdentity::same_as`]).
 fn same_machine(a: &ResultDoc, b: &ResultDoc) -> bool {
-    match (&a.host.machine_id, &b.host.machine_id) {
-        (Some(x), Some(y)) => x == y,
-        _ => a.host.hostname == b.host.hostname && a.host.cpu_model == b.host.cpu_model,
-    }
+    a.host.identity().same_as(&b.host.identity())
 }
 
 /// "quick", "full", "smoke", with ", held awake" and ", pin=none" when they apply: what a run's

@@ -4,7 +4,7 @@
 
 use anyhow::{Context, Result};
 use concbench_analysis::verdicts;
-use concbench_core::{ResultDoc, UsageError};
+use concbench_core::{MachineIdentity, ResultDoc, UsageError};
 use concbench_store::{RunRow, Store};
 use std::collections::BTreeMap;
 
@@ -41,7 +41,7 @@ pub(crate) fn compatible_runs(
 ) -> Result<(Vec<ResultDoc>, Vec<String>)> {
     let mut kept = Vec::new();
     let mut reasons: BTreeMap<String, usize> = BTreeMap::new();
-    let quick = doc.settings.get("quick").and_then(|v| v.as_bool()) == Some(true);
+    let quick = doc.mode().is_quick();
     // Newest first; the listing's columns rule most runs out before any document is parsed.
     for row in store.runs().context("reading the stored runs")? {
         if kept.len() >= limit {
@@ -82,13 +82,15 @@ fn is_run(row: &RunRow) -> bool {
     row.command == "run" || row.command == "push"
 }
 
-/// The listing's machine columns against the document's host (the full check is
-/// [`verdicts::compatible()`]).
+/// The listing's machine columns against the document's host, by the rule the full check
+/// ([`verdicts::compatible()`]) applies too.
 fn same_machine(row: &RunRow, doc: &ResultDoc) -> bool {
-    match (&row.machine_id, &doc.host.machine_id) {
-        (Some(a), Some(b)) => a == b,
-        _ => row.hostname == doc.host.hostname,
-    }
+    let listed = MachineIdentity {
+        machine_id: row.machine_id.as_deref(),
+        hostname: &row.hostname,
+        cpu_model: &row.cpu_model,
+    };
+    listed.same_as(&doc.host.identity())
 }
 
 /// The newest stored `run` of the store, re-judged with this build's rules and judged over the
