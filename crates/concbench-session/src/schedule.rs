@@ -142,6 +142,9 @@ pub fn short_set_to_complete(
 /// How much a check set matters to the base passes, most first.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
 pub enum Priority {
+    /// It decides the run's headline comparison (a claim marked `headline` in
+    /// `data/published.toml`): its base rounds come before any other set's.
+    Headline,
     /// It decides a verdict (with the article's own program, or concbench's method where the
     /// article gave none).
     Decides,
@@ -151,6 +154,13 @@ pub enum Priority {
     /// Judged beside a verdict only: a stand-in for the article's program, a `decides = false`
     /// check.
     Beside,
+}
+
+impl Priority {
+    /// It decides a verdict (the headline's or another's).
+    pub fn decides(self) -> bool {
+        matches!(self, Priority::Headline | Priority::Decides)
+    }
 }
 
 /// The variants that get their remaining base rounds: whole check sets, deciding ones first
@@ -176,17 +186,19 @@ pub fn base_sets(
     cheap: f64,
 ) -> Vec<usize> {
     let total = |set: &[usize]| -> f64 { set.iter().map(|&i| cost(i)).sum::<f64>() * more as f64 };
-    // 0: deciding or cheap; 1: a dear figure of the first screen; 2: a dear figure beside.
+    // 1: deciding or cheap; 2: a dear figure of the first screen; 3: a dear figure beside.
     // Why the cheap sets with the deciding ones: replayed on a recorded full run, the deciding
     // sets alone filled the share and left the headline's coroutine figures (0.1 s a round)
     // without an interval. Why the dear ones after: replayed on the full run f-1 (2026-11-27),
     // cost alone let the shown and beside sets take the share and left S4's cold reads, which
     // decide two claims, at one round.
+    // Below 1 the headline's sets, before every other (see [`Priority::Headline`]).
     let tier = |p: Priority, set: &[usize]| -> u8 {
         match p {
-            _ if p == Priority::Decides || set.iter().all(|&i| cost(i) < cheap) => 0,
-            Priority::Shown => 1,
-            _ => 2,
+            Priority::Headline => 0,
+            _ if p == Priority::Decides || set.iter().all(|&i| cost(i) < cheap) => 1,
+            Priority::Shown => 2,
+            _ => 3,
         }
     };
     sets.sort_by(|(pa, a), (pb, b)| {
@@ -199,7 +211,7 @@ pub fn base_sets(
     let mut chosen: Vec<usize> = Vec::new();
     for (priority, set) in sets {
         let extra: Vec<usize> = set.into_iter().filter(|i| !chosen.contains(i)).collect();
-        if tier(priority, &extra) == 2 {
+        if tier(priority, &extra) == 3 {
             continue;
         }
         if total(&chosen) + total(&extra) <= limit {
@@ -351,6 +363,30 @@ mod tests {
         assert_eq!(base_sets(sets, costs, 5, 28.0, 1.0, 0.3), vec![0, 2]);
     }
 
+    #[test]
+    fn regression_the_headline_comparison_gets_its_base_rounds_before_cheaper_deciding_sets() {
+        use Priority::*;
+        // Costs 0.1, 0.15, 5, 5, 1 s a round; five rounds to go; 52 s to share. Cheapest first
+        // took {0, 1} and {4} and left the dear {2, 3} at one round, as every full run left
+        // S2's keep-alive servers (2026-11-28); marked the headline, {2, 3} goes first.
+        let sets = vec![
+            (Decides, vec![0, 1]),
+            (Decides, vec![4]),
+            (Decides, vec![2, 3]),
+        ];
+        assert_eq!(base_sets(sets, costs, 5, 52.0, 1.0, 0.3), vec![0, 1, 4]);
+        let sets = vec![
+            (Decides, vec![0, 1]),
+            (Decides, vec![4]),
+            (Headline, vec![2, 3]),
+        ];
+        assert_eq!(base_sets(sets, costs, 5, 52.0, 1.0, 0.3), vec![2, 3, 0, 1]);
+        // A headline that does not fit leaves the room to the others.
+        let sets = vec![(Headline, vec![2, 3]), (Decides, vec![0, 1])];
+        assert_eq!(base_sets(sets, costs, 5, 40.0, 1.0, 0.3), vec![0, 1]);
+        assert!(Headline.decides() && Decides.decides() && !Shown.decides());
+    }
+
     /// The invariants of [`base_sets`] over many random inputs (a property test without a
     /// crate: a seeded generator, so a failure reproduces).
     #[test]
@@ -361,7 +397,12 @@ mod tests {
             let cost: Vec<f64> = (0..n).map(|_| rng.f64() * 10.0).collect();
             let sets: Vec<(Priority, Vec<usize>)> = (0..rng.usize(0..6))
                 .map(|_| {
-                    let p = [Priority::Decides, Priority::Shown, Priority::Beside][rng.usize(0..3)];
+                    let p = [
+                        Priority::Headline,
+                        Priority::Decides,
+                        Priority::Shown,
+                        Priority::Beside,
+                    ][rng.usize(0..4)];
                     let mut set: Vec<usize> =
                         (0..rng.usize(1..4)).map(|_| rng.usize(0..n)).collect();
                     set.sort_unstable();
@@ -381,7 +422,7 @@ mod tests {
             for (p, set) in &sets {
                 // Whole or not at all; and a deciding set left out could not have fitted even
                 // before every dear set that does not decide was taken.
-                if !taken(set) && *p == Priority::Decides {
+                if !taken(set) && p.decides() {
                     let own: f64 = set
                         .iter()
                         .filter(|i| !chosen.contains(i))
@@ -389,14 +430,14 @@ mod tests {
                         .sum();
                     let others_dear: f64 = sets
                         .iter()
-                        .filter(|(q, s)| *q != Priority::Decides && taken(s))
+                        .filter(|(q, s)| !q.decides() && taken(s))
                         .filter(|(_, s)| s.iter().any(|&i| cost[i] >= cheap))
                         .flat_map(|(_, s)| s.iter().copied())
                         .filter(|i| {
                             !set.contains(i)
-                                && !sets.iter().any(|(q, s)| {
-                                    *q == Priority::Decides && taken(s) && s.contains(i)
-                                })
+                                && !sets
+                                    .iter()
+                                    .any(|(q, s)| q.decides() && taken(s) && s.contains(i))
                         })
                         .collect::<std::collections::BTreeSet<usize>>()
                         .iter()

@@ -202,10 +202,10 @@ fn check_priorities(published: &Published, links: &[Vec<usize>]) -> Vec<CheckSet
                 continue;
             }
             let beside = !check.decides || (check.stand_in && article_measured(&check.facet));
-            let priority = if beside {
-                Priority::Beside
-            } else {
-                Priority::Decides
+            let priority = match (beside, claim.headline) {
+                (true, _) => Priority::Beside,
+                (false, true) => Priority::Headline,
+                (false, false) => Priority::Decides,
             };
             out.push(CheckSet {
                 claim: claim.id.clone(),
@@ -373,7 +373,7 @@ impl Run<'_> {
             return;
         };
         let mut deciding: Vec<usize> = (self.checks.iter())
-            .filter(|c| c.priority == Priority::Decides)
+            .filter(|c| c.priority.decides())
             .flat_map(|c| c.variants.iter().copied())
             .filter(|&i| !self.slots[i].done)
             .collect();
@@ -452,8 +452,18 @@ impl Run<'_> {
         let measured = |i: &usize| !self.slots[*i].done;
         let only_measured = |set: &[usize]| set.iter().copied().filter(measured).collect();
         let seen = self.judged_checks();
+        // A condition of the headline's checks keeps the headline's priority.
+        let headline = |set: &[usize]| {
+            (self.checks.iter()).any(|c| {
+                c.priority == Priority::Headline && set.iter().all(|i| c.variants.contains(i))
+            })
+        };
+        let deciding = |set: &[usize]| match headline(set) {
+            true => Priority::Headline,
+            false => Priority::Decides,
+        };
         let mut sets: Vec<(Priority, Vec<usize>)> = (seen.open.iter())
-            .map(|set| (Priority::Decides, only_measured(set)))
+            .map(|set| (deciding(set), only_measured(set)))
             .chain((seen.beside.iter()).map(|set| (Priority::Beside, only_measured(set))))
             .collect();
         // What none of a check's judged conditions compares (all of it, when its partner is not
@@ -861,7 +871,7 @@ impl Run<'_> {
         let short = self.unfinished_slots(|s| s.short)?;
         // The claims a left-out figure would have decided (those it is only shown beside keep
         // their verdicts).
-        let claims = self.claims_reading(&short, |c| c.priority == Priority::Decides);
+        let claims = self.claims_reading(&short, |c| c.priority.decides());
         let more = self.plan.claim_rounds.saturating_sub(1) as f64;
         let cost: f64 = short
             .iter()
@@ -1105,6 +1115,36 @@ mod tests {
         };
         assert_eq!(stand_in(false), Some(Priority::Decides));
         assert_eq!(stand_in(true), Some(Priority::Beside));
+    }
+
+    #[test]
+    fn the_headline_claims_article_check_is_the_headline_and_its_stand_in_beside() {
+        // S2.no_blocking (marked `headline`): Swoole vs Netty decide first; PHP Fibers stand in
+        // beside while Swoole is measured.
+        let p = published();
+        assert_eq!(
+            (p.claims.iter())
+                .filter(|c| c.headline)
+                .map(|c| c.id.as_str())
+                .collect::<Vec<_>>(),
+            ["S2.no_blocking"]
+        );
+        let links: Vec<Vec<usize>> = (p.claims.iter())
+            .flat_map(|c| c.checks.iter().map(move |k| (c.id.as_str(), k)))
+            .map(|(claim, k)| match (claim, k.stand_in) {
+                ("S2.no_blocking", false) => vec![0, 1],
+                ("S2.no_blocking", true) => vec![2, 1],
+                _ => Vec::new(),
+            })
+            .collect();
+        let priorities = check_priorities(&p, &links);
+        let of = |variants: [usize; 2]| {
+            (priorities.iter())
+                .find(|c| c.variants == variants)
+                .map(|c| c.priority)
+        };
+        assert_eq!(of([0, 1]), Some(Priority::Headline));
+        assert_eq!(of([2, 1]), Some(Priority::Beside));
     }
 
     #[test]
