@@ -20,9 +20,40 @@ pub struct Published {
     pub figures: Vec<Figure>,
     #[serde(rename = "claim", default)]
     pub claims: Vec<Claim>,
+    /// An article's own table rows, as printed, for a report to set beside the run's figures
+    /// (S2's servers: its QPS cells were lost, so its words stand in them).
+    #[serde(rename = "article_row", default)]
+    pub article_rows: Vec<ArticleRow>,
     /// S0's six-dimension table (from `data/s0_table.toml`).
     #[serde(skip)]
     pub dimensions: Vec<Dimension>,
+}
+
+/// One row of an article's own table, its cells as the article printed them (or its words where
+/// a cell was lost), in a report's columns.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ArticleRow {
+    pub seed: String,
+    /// Which of the article's tables: S2's "keep-alive" (no blocking) or "blocking".
+    pub scenario: String,
+    pub server: String,
+    pub requests: String,
+    pub response_ms: String,
+    pub open_loop: String,
+    pub memory: String,
+    pub steady: String,
+}
+
+impl Published {
+    /// The article's rows of `seed`'s `scenario` table, in the order printed.
+    pub fn article_rows_of<'a>(
+        &'a self,
+        seed: &'a str,
+        scenario: &'a str,
+    ) -> impl Iterator<Item = &'a ArticleRow> + 'a {
+        (self.article_rows.iter()).filter(move |r| r.seed == seed && r.scenario == scenario)
+    }
 }
 
 /// One row of seed S0's comparison table.

@@ -73,42 +73,23 @@ pub const HEADER: [&str; 6] = [
     "steady after (s), per start",
 ];
 
-/// The article's rows for a scenario (its words where its cells were lost).
+/// The article's rows for a scenario, from `data/published.toml` (its words where its cells were
+/// lost).
 fn article_rows(blocking: bool) -> Vec<[String; 6]> {
-    let row = |cells: [&str; 6]| cells.map(str::to_string);
-    let (netty_qps, swoole_qps, netty_rt, netty_mem) = if blocking {
-        (
-            "lost; 1/6 of Swoole's",
-            "lost; 「高了6倍」 6x Netty's",
-            "(52, 160)",
-            "100+ MB",
-        )
-    } else {
-        (
-            "lost; 「性能差异并不大」",
-            "lost; about Netty's",
-            "(11, 25)",
-            "600+ MB",
-        )
-    };
-    vec![
-        row([
-            "article: Java + Netty (2 CPUs, 1 GB)",
-            netty_qps,
-            netty_rt,
-            "-",
-            netty_mem,
-            "best of 3 ab runs",
-        ]),
-        row([
-            "article: PHP + Swoole (2 CPUs, 1 GB)",
-            swoole_qps,
-            "(9, 25)",
-            "-",
-            "30+ MB",
-            "best of 3 ab runs",
-        ]),
-    ]
+    let scenario = if blocking { "blocking" } else { "keep-alive" };
+    (concbench_analysis::published::shared().article_rows_of("S2", scenario))
+        .map(|r| {
+            [
+                &r.server,
+                &r.requests,
+                &r.response_ms,
+                &r.open_loop,
+                &r.memory,
+                &r.steady,
+            ]
+            .map(|cell| cell.to_string())
+        })
+        .collect()
 }
 
 /// The result of `id` for `server` (concbench's load generator, not ab).
