@@ -163,11 +163,15 @@ fn ctrl_c_in_a_resident_round_fails_it_and_the_worker_tears_down_and_exits() {
     let dir = tempfile::tempdir().unwrap();
     let file = |name: &str| dir.path().join(name);
     let interrupted = r#"{"type":"outcome","outcome":{"failed":{"id":"fake.op","params":{},"error":"interrupted"}}}"#;
+    // The round's work (`sleep 30`) is ended by the interrupt handler itself: a Ctrl-C that
+    // lands before the shell reaches `wait` would otherwise run the handler first and then
+    // wait the whole 30 s (regression: CI under load, "did not stop within 10 s of Ctrl-C").
     let script = format!(
         "sleep 600 >/dev/null & s=$!; echo $s > {server}; \
-         on_int() {{ printf '%s\\n' '{interrupted}'; }}; trap on_int INT; \
          read -r line; printf '%s\\n' '{measured}'; \
-         read -r line; touch {in_round}; sleep 30 & w=$!; wait $w; kill $w; \
+         read -r line; sleep 30 & w=$!; \
+         on_int() {{ printf '%s\\n' '{interrupted}'; kill $w 2>/dev/null; }}; trap on_int INT; \
+         touch {in_round}; wait $w; \
          while read -r line; do :; done; kill $s; wait $s 2>/dev/null; echo done > {ended}",
         server = file("server").display(),
         in_round = file("in-round").display(),
