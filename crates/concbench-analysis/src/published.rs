@@ -193,13 +193,6 @@ pub struct Claim {
     /// (`"depends"` where its own figures turn at a point).
     #[serde(default)]
     pub article_conclusion: Option<String>,
-    /// The run's headline comparison: its deciding checks get their base rounds before any
-    /// other deciding check, when the budget has room for them. Why: on a 2-CPU machine a full
-    /// run cannot give every verdict six rounds (the servers' first rounds alone, warm-ups
-    /// included, took 195 of its 540 s), and cheapest-first always left the dearest, S2's
-    /// keep-alive servers, at one round — the comparison most users run concbench for.
-    #[serde(default)]
-    pub headline: bool,
 }
 
 impl Figure {

@@ -88,6 +88,13 @@ pub struct CheckSpec {
     /// judged (the verdict rests on a stand-in, not on what the article measured).
     #[serde(default)]
     pub stand_in: bool,
+    /// The run's headline comparison: a full run gives this check's base rounds before any
+    /// other deciding check's, when the budget has room for them. Why: on a 2-CPU machine a full
+    /// run cannot give every verdict six rounds (the servers' first rounds alone, warm-ups
+    /// included, took 195 of its 540 s), and cheapest-first always left the dearest, S2's
+    /// keep-alive servers, at one round — the comparison most users run concbench for.
+    #[serde(default)]
+    pub headline: bool,
     /// Only these values of a `for_each` param make conditions (the rule holds for them).
     #[serde(default)]
     pub for_values: BTreeMap<String, Vec<toml::Value>>,
