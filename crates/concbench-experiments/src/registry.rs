@@ -51,9 +51,13 @@ pub fn is_opt_in(family: &str) -> bool {
 /// servers driven by the article's ab. Each round starts its server and warms it to steady
 /// state before ab runs (a JVM's tens of seconds), for a figure no verdict reads; in a default
 /// run they took a full run's budget from the verdicts' rounds.
-pub const OPT_IN_IDS: [&str; 2] = [
+///
+/// The crossover sweep (`server.crossover`) too: 48 points of several rounds each, a run of its
+/// own (`concbench crossover`).
+pub const OPT_IN_IDS: [&str; 3] = [
     crate::server::ab::KEEPALIVE_ID,
     crate::server::ab::BLOCKING_ID,
+    crate::server::crossover::ID,
 ];
 
 /// Whether a variant runs without `--only` naming it (see [`OPT_IN`], [`OPT_IN_IDS`]).

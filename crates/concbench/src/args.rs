@@ -62,6 +62,10 @@ pub enum Command {
     /// Java platform and virtual thread, PHP Fiber) fit here, the limit that stops each, memory
     /// and creation time per unit — within a memory budget, in a control group of its own.
     Capacity(CapacityArgs),
+    /// Where a thread or process pool, or an event loop that blocks, stops keeping up with
+    /// coroutines: servers swept over the blocking time (0, 0.1, 1, 10 ms) and CPU (0, 100 µs)
+    /// per request under 1000 keep-alive connections, each point beside `advise`'s prediction.
+    Crossover(CrossoverArgs),
     /// Internal: measure one variant for `run` (reads a job on stdin). Not for direct use.
     #[command(name = "__worker", hide = true)]
     Worker,
@@ -333,6 +337,21 @@ pub struct StoreArgs {
 }
 
 #[derive(Debug, clap::Args)]
+pub struct CrossoverArgs {
+    /// Also write the report as markdown.
+    #[arg(long, value_name = "OUT")]
+    pub markdown: Option<PathBuf>,
+    /// Also write the report as a self-contained HTML page (with the crossover chart).
+    #[arg(long, value_name = "OUT")]
+    pub html: Option<PathBuf>,
+    /// The measuring flags. Here --rounds defaults to 6 a point (3 with --quick), the fewest for
+    /// a 95% interval, and --budget to none: the sweep is what was asked for (a full sweep takes
+    /// about 15 minutes on 2 CPUs; --quick, 12 points, about 2).
+    #[command(flatten)]
+    pub measure: MeasureArgs,
+}
+
+#[derive(Debug, clap::Args)]
 pub struct ReplicateArgs {
     /// Seeds to replicate (comma-separated), e.g. `S0.print,S1`; a prefix such as `S0` takes all
     /// of its parts. Default: every seed.
@@ -509,6 +528,14 @@ pub struct ServeArgs {
     /// A blocking call of N milliseconds before each response (seed S2 used 10).
     #[arg(long, value_name = "N", default_value_t = 0)]
     pub blocking_ms: u64,
+    /// A blocking call of N microseconds before each response, for calls under a millisecond
+    /// (the crossover sweep's 100); instead of --blocking-ms.
+    #[arg(long, value_name = "N", conflicts_with = "blocking_ms")]
+    pub blocking_us: Option<u64>,
+    /// N microseconds of CPU burned per request on the serving thread, before the blocking call
+    /// (the crossover sweep's 100).
+    #[arg(long, value_name = "N", default_value_t = 0)]
+    pub cpu_us: u64,
     /// Pool size of prefork and prethread designs (Stevens used 15).
     #[arg(long, value_name = "N", default_value_t = 15, value_parser = clap::value_parser!(u32).range(1..=10_000))]
     pub workers: u32,

@@ -46,6 +46,8 @@ pub fn run(args: RunArgs) -> Result<ExitCode> {
     drop(held);
     let mut doc = measured?;
     super::limit::finish(limited, &mut doc);
+    // A run of the crossover sweep is checked against advise's model as `crossover` checks it.
+    doc.crossover = concbench_analysis::sweep::analyse(&doc);
     if !args.alone {
         if let Some(store) = store.as_mut() {
             // The run's own verdicts stand whatever happens here: the history is an addition.
