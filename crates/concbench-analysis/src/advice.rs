@@ -922,6 +922,35 @@ mod tests {
     };
 
     #[test]
+    fn a_workload_from_times_has_their_share_and_needs_some_cpu() {
+        let w = Workload::from_times(1000.0, 100.0, 900.0, false).unwrap();
+        assert!((w.blocked_share - 0.9).abs() < 1e-12);
+        assert!((w.lifetime_us() - 1000.0).abs() < 1e-9);
+        assert_eq!(Workload::from_times(1000.0, 0.0, 900.0, false), None);
+        assert_eq!(Workload::from_times(1000.0, 10.0, -1.0, false), None);
+    }
+
+    #[test]
+    fn the_bounded_rate_is_the_lower_of_the_cpus_and_littles_law() {
+        // A pool's bill here: 2.5 + 2.5 + 1.2 µs over 100 µs of work: 9,416/s on one CPU.
+        let w = Workload::from_times(1000.0, 100.0, 10_000.0, false).unwrap();
+        let a = advise(&measured(), w);
+        let pool = a
+            .bills
+            .iter()
+            .find(|b| b.model == Model::ThreadPool)
+            .unwrap();
+        let by_cpu = a.rate_within(pool, 1.0).unwrap();
+        // 8 workers, each request in flight 10.1 ms: 792/s.
+        let (rate, limit) = a.rate_bounded(pool, 1.0, 8.0).unwrap();
+        assert_eq!(limit, Limit::Concurrency);
+        assert!((rate - 8.0 / 10_100e-6).abs() < 1e-9);
+        // 1000 workers never run out: the CPU binds.
+        let (rate, limit) = a.rate_bounded(pool, 1.0, 1000.0).unwrap();
+        assert_eq!((rate, limit), (by_cpu, Limit::Cpu));
+    }
+
+    #[test]
     fn arithmetic_follows_littles_law_and_the_measured_costs() {
         let a = advise(&measured(), WEB);
         let fork = a

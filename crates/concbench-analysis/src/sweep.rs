@@ -313,7 +313,7 @@ fn pair(
         .map(|p| p.block_us)
         .collect();
     blocks.sort_by(f64::total_cmp);
-    let ratios: Vec<PairRatio> = blocks
+    let mut ratios: Vec<PairRatio> = blocks
         .iter()
         .filter_map(|&x| {
             let ((pa, ma), (pb, mb)) = (at(a, x)?, at(b, x)?);
@@ -323,8 +323,9 @@ fn pair(
     if ratios.len() < 2 {
         return None;
     }
-    let measured_edges = losing_edges(&standings(&ratios, false).unwrap_or_default());
-    let predicted_edges = standings(&ratios, true)
+    let resolution = judge_predictions(&mut ratios);
+    let measured_edges = losing_edges(&standings(&ratios, None).unwrap_or_default());
+    let predicted_edges = standings(&ratios, Some(resolution))
         .map(|s| losing_edges(&s))
         .unwrap_or_default();
     let measured: Vec<Crossing> = measured_edges.iter().map(crossing).collect();
@@ -347,6 +348,7 @@ fn pair(
         challenger: a.into(),
         reference: b.into(),
         cpu_us: cpu,
+        resolution,
         ratios,
         measured,
         predicted,
@@ -356,28 +358,36 @@ fn pair(
 }
 
 /// The pair's ratio at blocking time `x`: of the medians, with the Hodges-Lehmann interval over
-/// the rounds; the measurement's resolution there ([`decisive_upper`]), and with it whether the
-/// challenger was decisively behind, measured and predicted.
+/// the rounds; the measurement's resolution there ([`decisive_upper`] over the ratio of medians,
+/// so that the ratio times it is that end), and with it whether the challenger was decisively
+/// behind. The prediction's standing is set by the pair ([`judge_predictions`]).
 fn ratio_at(x: f64, a: &SweepPoint, b: &SweepPoint, ra: &[f64], rb: &[f64]) -> PairRatio {
     let measured = a.measured_rps / b.measured_rps;
     let shift = concbench_stats::shift_ratio(rb, ra, 0.95);
     let ci = shift.as_ref().and_then(|s| s.ci).map(|(lo, hi)| [lo, hi]);
-    let centre = shift.as_ref().map_or(measured, |s| s.ratio);
     let upper = decisive_upper(ci, ra, rb);
-    let resolution = upper.map(|u| u / if ci.is_some() { centre } else { measured });
-    let predicted = a.predicted_rps.zip(b.predicted_rps).map(|(pa, pb)| pa / pb);
     PairRatio {
         block_us: x,
         measured,
         measured_ci: ci,
         behind: upper.is_some_and(|u| u < 1.0),
-        resolution,
-        predicted,
-        predicted_behind: predicted
-            .zip(resolution)
-            .map(|(p, r)| p * r < 1.0)
-            .or(predicted.map(|_| false)),
+        resolution: upper.map(|u| u / measured),
+        predicted: a.predicted_rps.zip(b.predicted_rps).map(|(pa, pb)| pa / pb),
+        predicted_behind: None,
     }
+}
+
+/// The resolution the predictions are judged with: the median of the pair's measured ones. Why
+/// one figure for the pair: the model's ratio is smooth (a pool 2% behind coroutines at every
+/// blocking time until its workers run out), and judging each point with its own noise would put
+/// the predicted crossing wherever the measurement happened to be tighter.
+fn judge_predictions(ratios: &mut [PairRatio]) -> Option<f64> {
+    let measured: Vec<f64> = ratios.iter().filter_map(|r| r.resolution).collect();
+    let k = (!measured.is_empty()).then(|| concbench_stats::median(&measured));
+    for r in ratios.iter_mut() {
+        r.predicted_behind = r.predicted.map(|p| k.is_some_and(|k| p * k < 1.0));
+    }
+    k
 }
 
 /// The fewest rounds a side needs for "every round apart" to decide without an interval: at
@@ -401,23 +411,21 @@ pub fn decisive_upper(ci: Option<[f64; 2]>, a: &[f64], b: &[f64]) -> Option<f64>
 }
 
 /// The standings along a pair's sweep for [`losing_edges`], measured or predicted: each side's
-/// decisive end (the measured interval's upper end; the prediction times the measurement's
-/// resolution at that point), behind where it lies below 1. A point the rounds cannot decide is
-/// not behind, its ratio as it is.
-fn standings(ratios: &[PairRatio], predicted: bool) -> Option<Vec<Standing>> {
+/// deciding end (the measured interval's upper end, the ratio times the point's resolution; the
+/// prediction times the pair's `resolution`), behind where it lies below 1. A measured point the
+/// rounds cannot decide is not behind, its ratio as it is.
+fn standings(ratios: &[PairRatio], predicted: Option<Option<f64>>) -> Option<Vec<Standing>> {
     ratios
         .iter()
         .map(|r| {
-            let ratio = if predicted { r.predicted? } else { r.measured };
-            let upper = r.resolution.map_or(ratio, |k| ratio * k);
+            let (ratio, k, behind) = match predicted {
+                Some(k) => (r.predicted?, k, r.predicted_behind?),
+                None => (r.measured, r.resolution, r.behind),
+            };
             Some(Standing {
                 x: r.block_us,
-                ratio: upper,
-                behind: if predicted {
-                    r.predicted_behind?
-                } else {
-                    r.behind
-                },
+                ratio: k.map_or(ratio, |k| ratio * k),
+                behind,
             })
         })
         .collect()

@@ -65,7 +65,11 @@ fn the_thread_pool_falls_behind_where_its_ratios_upper_end_reaches_one() {
     assert_eq!(pair.predicted.len(), 1, "{:?}", pair.predicted);
     let p = &pair.predicted[0];
     assert_eq!((p.direction.as_str(), p.low_us), ("falls behind", 100.0));
-    let upper = |i: usize| pair.ratios[i].predicted.unwrap() * pair.ratios[i].resolution.unwrap();
+    // The pair's resolution is the median of its points'.
+    let resolutions: Vec<f64> = pair.ratios.iter().filter_map(|r| r.resolution).collect();
+    let k = concbench_stats::median(&resolutions);
+    assert_eq!(pair.resolution, Some(k));
+    let upper = |i: usize| pair.ratios[i].predicted.unwrap() * k;
     assert!((p.at_us - log_zero(100.0, upper(1), 1000.0, upper(2))).abs() < 1e-6);
     assert!((pair.error.unwrap() - m.at_us / p.at_us).abs() < 1e-9);
     assert!(pair.summary.contains("falls behind"), "{}", pair.summary);

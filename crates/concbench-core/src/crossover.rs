@@ -71,6 +71,10 @@ pub struct Pair {
     pub challenger: String,
     pub reference: String,
     pub cpu_us: f64,
+    /// The resolution the predictions are judged with: the median of the points' (see
+    /// [`PairRatio::resolution`]); absent when no point could be decided.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub resolution: Option<f64>,
     /// challenger / reference at each blocking time both were measured at.
     pub ratios: Vec<PairRatio>,
     pub measured: Vec<Crossing>,
@@ -95,16 +99,15 @@ pub struct PairRatio {
     /// Whether the challenger was decisively behind here: the interval wholly below 1, or, with
     /// too few rounds for an interval, every round of it below every round of the reference.
     pub behind: bool,
-    /// How far above its estimate the ratio's deciding end lies here (the interval's upper end
-    /// over the estimate; without an interval, the challenger's highest round over the
-    /// reference's lowest, over the ratio of medians): the measurement's resolution, which the
-    /// prediction is judged with too. Absent when the rounds are too few to decide anything.
+    /// The ratio's deciding end over the ratio of medians (the interval's upper end; without an
+    /// interval, the challenger's highest round over the reference's lowest): the
+    /// measurement's resolution here. Absent when the rounds are too few to decide anything.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub resolution: Option<f64>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub predicted: Option<f64>,
-    /// Whether the prediction is behind as a measurement centred on it, with this point's
-    /// resolution, would be: the prediction times `resolution` below 1.
+    /// Whether the prediction is behind as a measurement of it would be: the prediction times
+    /// the pair's [`Pair::resolution`] below 1 (never, without one).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub predicted_behind: Option<bool>,
 }

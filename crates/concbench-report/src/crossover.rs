@@ -165,11 +165,13 @@ pub fn error_line(c: &Crossover) -> String {
 pub fn method_lines(c: &Crossover) -> Vec<String> {
     let mut v: Vec<String> = c.model.clone();
     v.push(
-        "a crossing is where the challenger starts or stops being decisively behind (its \
-         ratio's 95% interval below 1; with three rounds a side and no interval, every round \
-         below), estimated where the ratio reaches 1, its logarithm interpolated linearly in the \
-         logarithm of the blocking time (linearly in the time next to 0); \"by\" and \"from\" \
-         mark a bound where the ratio did not reach 1 between the two points"
+        "a crossing is where the challenger starts or stops being decisively behind: where the \
+         upper end of its ratio's 95% interval (with three rounds a side and no interval, its \
+         highest round over the reference's lowest) reaches 1, its logarithm interpolated \
+         linearly in the logarithm of the blocking time (linearly in the time next to 0); a \
+         prediction is judged the same way, its ratio times the pair's measured resolution (the \
+         median of the points' upper end over their ratio); \"by\" and \"from\" mark a bound \
+         where a point could not be decided"
             .into(),
     );
     v.extend(c.missing.iter().map(|m| format!("missing: {m}")));

@@ -319,7 +319,8 @@ pub struct ReportArgs {
     #[arg(long, short = 'v')]
     pub all: bool,
     /// Judge the claims again from the stored samples with this build's rules, instead of
-    /// showing the verdicts the document was written with (for documents from older builds).
+    /// showing the verdicts the document was written with (for documents from older builds);
+    /// a crossover sweep's check is redone with this build's model and crossing rule too.
     #[arg(long)]
     pub rejudge: bool,
 }

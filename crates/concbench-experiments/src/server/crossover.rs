@@ -4,7 +4,7 @@
 //! 64 and 256 threads, a process pool of 64, epoll blocking inside its loop and tokio, under
 //! scenario A's 1000 keep-alive connections.
 //!
-//! Every point is scenario A's measurement ([`Steady`]): a fresh server each round, warmed to
+//! Every point is scenario A's measurement (`steady::Steady`): a fresh server each round, warmed to
 //! steady state with the warm-up recorded. Only what each request does (CPU, then the blocking
 //! call) and the pool's size differ, so one harness serves the scenarios and the sweep.
 //!
