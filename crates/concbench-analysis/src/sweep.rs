@@ -454,16 +454,27 @@ fn crossing_error(measured: &[Crossing], predicted: &[Crossing]) -> Option<f64> 
     (m.at_us > 0.0 && p.at_us > 0.0).then(|| m.at_us / p.at_us)
 }
 
-/// A blocking time in words: "0", "0.32 ms", "40 µs".
-pub fn block_text(us: f64) -> String {
+/// Microseconds in words, `zero` for none (`human::micros` would say "0 ns").
+fn us_text(us: f64, zero: &str) -> String {
     if us == 0.0 {
-        "0".into()
+        zero.into()
     } else {
         human::micros(us)
     }
 }
 
-/// "falls behind at 0.32 ms (between 0.1 and 1 ms)"; a bound says "at most"/"at least".
+/// A blocking time in words: "0", "0.32 ms", "40 µs".
+pub fn block_text(us: f64) -> String {
+    us_text(us, "0")
+}
+
+/// A CPU cost in words: "0 µs", "100 µs".
+pub fn cpu_text(us: f64) -> String {
+    us_text(us, "0 µs")
+}
+
+/// "falls behind at 0.32 ms (between 0.1 and 1 ms)"; a bound says "by" (behind by then at the
+/// latest) or "from" (not behind from then at the latest).
 pub fn crossing_text(c: &Crossing) -> String {
     let at = match (c.bound, c.direction.as_str()) {
         (true, "falls behind") => format!("by {}", block_text(c.at_us)),
@@ -553,26 +564,13 @@ fn error_summary(points: &[SweepPoint]) -> Option<ErrorSummary> {
     })
 }
 
-/// A CPU cost in words: "0 µs", "100 µs".
-pub fn cpu_text(us: f64) -> String {
-    if us == 0.0 {
-        "0 µs".into()
-    } else {
-        human::micros(us)
-    }
-}
-
 /// "thread pool of 8, 100 µs CPU, 10 ms blocking".
 pub fn point_name(p: &SweepPoint) -> String {
     format!(
         "{}, {} CPU, {} blocking",
         p.label,
         cpu_text(p.cpu_us),
-        if p.block_us == 0.0 {
-            "no".to_string()
-        } else {
-            human::micros(p.block_us)
-        }
+        us_text(p.block_us, "no")
     )
 }
 

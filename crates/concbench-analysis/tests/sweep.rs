@@ -4,6 +4,12 @@
 
 use concbench_analysis::sweep::{analyse, check, SWEEP_ID};
 use concbench_analysis::synthetic::{doc, sweep_costs as costs, swept};
+use concbench_core::crossover::{Crossover, Pair};
+
+/// The pair whose challenger is `label`.
+fn pair_of<'a>(c: &'a Crossover, label: &str) -> &'a Pair {
+    c.pairs.iter().find(|p| p.challenger == label).unwrap()
+}
 
 /// Where ln(y) reaches 0 between (x0, y0) and (x1, y1), linear in ln(x).
 fn log_zero(x0: f64, y0: f64, x1: f64, y1: f64) -> f64 {
@@ -45,11 +51,7 @@ fn each_prediction_is_advises_bill_under_littles_law() {
 #[test]
 fn the_thread_pool_falls_behind_where_its_ratios_upper_end_reaches_one() {
     let c = analyse(&swept()).unwrap();
-    let pair = c
-        .pairs
-        .iter()
-        .find(|p| p.challenger == "thread pool of 8")
-        .unwrap();
+    let pair = pair_of(&c, "thread pool of 8");
     assert_eq!(pair.reference, "coroutines (tokio)");
     let behind: Vec<bool> = pair.ratios.iter().map(|r| r.behind).collect();
     assert_eq!(behind, [false, false, true, true]);
@@ -78,11 +80,7 @@ fn the_thread_pool_falls_behind_where_its_ratios_upper_end_reaches_one() {
 #[test]
 fn the_process_pool_catches_up_with_the_threads_once_both_run_out_of_workers() {
     let c = analyse(&swept()).unwrap();
-    let pair = c
-        .pairs
-        .iter()
-        .find(|p| p.challenger == "process pool of 8")
-        .unwrap();
+    let pair = pair_of(&c, "process pool of 8");
     assert_eq!(pair.reference, "thread pool of 8");
     let dirs = |cs: &[concbench_core::crossover::Crossing]| -> Vec<String> {
         cs.iter().map(|c| c.direction.clone()).collect()

@@ -62,7 +62,13 @@ pub const OPT_IN_IDS: [&str; 3] = [
 
 /// Whether a variant runs without `--only` naming it (see [`OPT_IN`], [`OPT_IN_IDS`]).
 fn by_default(e: &dyn Experiment) -> bool {
-    !is_opt_in(e.meta().family) && !OPT_IN_IDS.contains(&e.meta().id)
+    runs_by_default(e.meta().family, e.meta().id)
+}
+
+/// Whether the variants of `id` (in `family`) run without `--only` naming them: not in an opt-in
+/// family, not an opt-in id.
+pub fn runs_by_default(family: &str, id: &str) -> bool {
+    !is_opt_in(family) && !OPT_IN_IDS.contains(&id)
 }
 
 /// Family names, in run order, without duplicates.

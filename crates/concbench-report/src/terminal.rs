@@ -348,13 +348,7 @@ impl Terminal {
             out += &self.capacity_detail(doc);
             writeln!(out)?;
         }
-        writeln!(
-            out,
-            "concbench {} capacity — {}",
-            doc.tool.version, doc.started_at
-        )?;
-        let host = columns(&[[short_host_line(doc)]], self.width);
-        writeln!(out, "{}", host.trim_start())?;
+        out += &self.screen_head(doc, "capacity");
         writeln!(
             out,
             "\nHow many idle units fit here, and what stops them first:"
@@ -378,20 +372,36 @@ impl Terminal {
                 "interrupted: the models measured before Ctrl-C are above"
             )?;
         }
-        if !self.all {
-            let file = self
-                .files
-                .document
-                .as_ref()
-                .map_or("FILE".into(), |p| p.display().to_string());
-            let line = format!(
-                "Why each stopped, every limit read and each model's readings: `concbench report \
-                 {file} --all`."
-            );
-            writeln!(out, "{}", columns(&[[line]], self.width).trim_start())?;
-        }
+        out += &self.report_hint("Why each stopped, every limit read and each model's readings");
         out += &self.where_files();
         Ok(out)
+    }
+
+    /// The opening of a command's own screen: "concbench 0.1.0 NAME — start time", the machine.
+    fn screen_head(&self, doc: &ResultDoc, name: &str) -> String {
+        let host = columns(&[[short_host_line(doc)]], self.width);
+        format!(
+            "concbench {} {name} — {}{}\n{}\n",
+            doc.tool.version,
+            doc.started_at,
+            mode(doc),
+            host.trim_start()
+        )
+    }
+
+    /// "WHAT: `concbench report FILE --all`." under a command's own screen (not with `all`,
+    /// which printed it above).
+    fn report_hint(&self, what: &str) -> String {
+        if self.all {
+            return String::new();
+        }
+        let file = self
+            .files
+            .document
+            .as_ref()
+            .map_or("FILE".into(), |p| p.display().to_string());
+        let line = format!("{what}: `concbench report {file} --all`.");
+        format!("{}\n", columns(&[[line]], self.width).trim_start())
     }
 
     /// `crossover` alone: where each pair crosses, measured and predicted, and how far off the
@@ -406,15 +416,7 @@ impl Terminal {
             out += &self.crossover_detail(doc);
             writeln!(out)?;
         }
-        writeln!(
-            out,
-            "concbench {} crossover — {}{}",
-            doc.tool.version,
-            doc.started_at,
-            mode(doc)
-        )?;
-        let host = columns(&[[short_host_line(doc)]], self.width);
-        writeln!(out, "{}", host.trim_start())?;
+        out += &self.screen_head(doc, "crossover");
         writeln!(
             out,
             "\nWhere each design stops keeping up, along the blocking time per request \
@@ -438,18 +440,8 @@ impl Terminal {
         for f in sections::failure_lines(doc) {
             writeln!(out, "FAILED: {f}")?;
         }
-        if !self.all {
-            let file = self
-                .files
-                .document
-                .as_ref()
-                .map_or("FILE".into(), |p| p.display().to_string());
-            let line = format!(
-                "Every point, measured and predicted, and how crossings are found: `concbench \
-                 report {file} --all`."
-            );
-            writeln!(out, "{}", columns(&[[line]], self.width).trim_start())?;
-        }
+        out +=
+            &self.report_hint("Every point, measured and predicted, and how crossings are found");
         out += &self.where_files();
         Ok(out)
     }

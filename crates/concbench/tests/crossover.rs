@@ -8,7 +8,6 @@ mod common;
 use common::{assert_valid, fixture, read_json, TestHome};
 use concbench_analysis::synthetic::sweep_point;
 use concbench_core::ResultDoc;
-use predicates::prelude::*;
 use std::path::Path;
 
 /// The synthetic fixture with one sweep point — a pool of 8 threads, 10 ms of blocking and
@@ -35,39 +34,39 @@ fn write(doc: &ResultDoc, path: &Path) {
 
 const WORKLOAD: [&str; 5] = ["advise", "--units-per-sec", "1000", "--blocked", "0.5"];
 
+/// What `advise` prints for [`WORKLOAD`] with `source` (`--from FILE`, `--db PATH`), in a home
+/// of its own.
+fn advise_with(source: &str, path: &Path) -> String {
+    common::printed(
+        TestHome::new()
+            .concbench()
+            .args(WORKLOAD)
+            .arg(source)
+            .arg(path),
+    )
+}
+
 #[test]
 fn advise_reads_the_sweeps_points_back_into_its_check_with_their_error() {
     let dir = tempfile::tempdir().unwrap();
     let file = dir.path().join("swept.json");
     write(&with_sweep(), &file);
-    TestHome::new()
-        .concbench()
-        .args(WORKLOAD)
-        .arg("--from")
-        .arg(&file)
-        .assert()
-        .success()
-        .stdout(
-            predicate::str::contains("Checked on this machine: the crossover sweep in")
-                .and(predicate::str::contains("measured 1 points"))
-                .and(predicate::str::contains("measured / predicted was 0.885"))
-                .and(predicate::str::contains("1.13 at worst (thread pool of 8")),
-        );
+    let said = advise_with("--from", &file);
+    for needle in [
+        "Checked on this machine: the crossover sweep in",
+        "measured 1 points",
+        "measured / predicted was 0.885",
+        "1.13 at worst (thread pool of 8",
+    ] {
+        assert!(said.contains(needle), "{needle} missing in\n{said}");
+    }
 }
 
 #[test]
 fn advise_without_a_sweep_says_it_was_never_checked_and_how_to_check_it() {
-    TestHome::new()
-        .concbench()
-        .args(WORKLOAD)
-        .arg("--from")
-        .arg(fixture())
-        .assert()
-        .success()
-        .stdout(
-            predicate::str::contains("Never checked on this machine")
-                .and(predicate::str::contains("`concbench crossover`")),
-        );
+    let said = advise_with("--from", &fixture());
+    assert!(said.contains("Never checked on this machine"), "{said}");
+    assert!(said.contains("`concbench crossover`"), "{said}");
 }
 
 #[test]
@@ -85,17 +84,12 @@ fn advise_finds_the_newest_sweep_of_this_machine_in_the_history() {
     let plain: ResultDoc = serde_json::from_str(&text).unwrap();
     store.save(&plain, "run").unwrap();
     drop(store);
-    TestHome::new()
-        .concbench()
-        .args(WORKLOAD)
-        .arg("--db")
-        .arg(&db)
-        .assert()
-        .success()
-        .stdout(
-            predicate::str::contains("the crossover sweep in run 1 (`crossover`")
-                .and(predicate::str::contains("measured / predicted was 0.885")),
-        );
+    let said = advise_with("--db", &db);
+    assert!(
+        said.contains("the crossover sweep in run 1 (`crossover`"),
+        "{said}"
+    );
+    assert!(said.contains("measured / predicted was 0.885"), "{said}");
 }
 
 #[test]
@@ -103,16 +97,11 @@ fn a_smoke_sweep_runs_end_to_end_is_valid_and_every_page_shows_it() {
     let home = TestHome::new();
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("crossover.json");
-    let printed = home
-        .concbench()
-        .args(["crossover", "--smoke", "--json"])
-        .arg(&out)
-        .assert()
-        .success()
-        .get_output()
-        .stdout
-        .clone();
-    let printed = String::from_utf8(printed).unwrap();
+    let printed = common::printed(
+        home.concbench()
+            .args(["crossover", "--smoke", "--json"])
+            .arg(&out),
+    );
     assert!(
         printed.contains("Where each design stops keeping up"),
         "{printed}"
@@ -137,17 +126,7 @@ fn a_smoke_sweep_runs_end_to_end_is_valid_and_every_page_shows_it() {
         "{c:#}"
     );
     assert_eq!(doc["settings"]["command"], "crossover");
-    let all = home
-        .concbench()
-        .arg("report")
-        .arg(&out)
-        .arg("--all")
-        .assert()
-        .success()
-        .get_output()
-        .stdout
-        .clone();
-    let all = String::from_utf8(all).unwrap();
+    let all = common::report_all(&home, &out);
     assert!(all.contains("predicted req/s"), "{all}");
     let html = dir.path().join("page.html");
     let md = dir.path().join("page.md");
@@ -166,11 +145,9 @@ fn a_smoke_sweep_runs_end_to_end_is_valid_and_every_page_shows_it() {
     let markdown = std::fs::read_to_string(&md).unwrap();
     assert!(markdown.contains("## The crossover"));
     // Stored in this home's history, where advise finds it.
-    home.concbench()
-        .args(WORKLOAD)
-        .assert()
-        .success()
-        .stdout(predicate::str::contains(
-            "crossover sweep in run 1 (`crossover`",
-        ));
+    let said = common::printed(home.concbench().args(WORKLOAD));
+    assert!(
+        said.contains("crossover sweep in run 1 (`crossover`"),
+        "{said}"
+    );
 }

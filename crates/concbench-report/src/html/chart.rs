@@ -441,35 +441,30 @@ impl LineChart {
         y_axis(&mut s, &yscale, left, plot_w, top, plot_h, &self.y_label);
         let px = |v: f64| left + xscale.fraction(v) * plot_w;
         let py = |v: f64| bottom - yscale.fraction(v) * plot_h;
-        for (i, line) in self.dashed.iter().enumerate() {
-            let mut pts = line.points.clone();
-            pts.sort_by(|a, b| a.x.total_cmp(&b.x));
-            let path: Vec<String> = pts
-                .iter()
-                .map(|p| format!("{:.1},{:.1}", px(p.x), py(p.y)))
-                .collect();
-            let _ = write!(
-                s,
-                r#"<polyline class="line predicted" fill="none" stroke="{}" stroke-width="1.5" stroke-dasharray="6 4" points="{}"><title>{}</title></polyline>"#,
-                colour(i),
-                path.join(" "),
-                esc(&line.name)
-            );
-        }
-        for (i, series) in self.series.iter().enumerate() {
+        // A polyline through a series' points in order of x: (class, width, more attributes).
+        let polyline = |s: &mut String, series: &Series, i: usize, style: (&str, &str, &str)| {
             let mut pts = series.points.clone();
             pts.sort_by(|a, b| a.x.total_cmp(&b.x));
             let path: Vec<String> = pts
                 .iter()
                 .map(|p| format!("{:.1},{:.1}", px(p.x), py(p.y)))
                 .collect();
+            let (class, width, more) = style;
             let _ = write!(
                 s,
-                r#"<polyline class="line" fill="none" stroke="{}" stroke-width="2" points="{}"><title>{}</title></polyline>"#,
+                r#"<polyline class="{class}" fill="none" stroke="{}" stroke-width="{width}"{more} points="{}"><title>{}</title></polyline>"#,
                 colour(i),
                 path.join(" "),
                 esc(&series.name)
             );
+            pts
+        };
+        for (i, line) in self.dashed.iter().enumerate() {
+            let dashed = ("line predicted", "1.5", r#" stroke-dasharray="6 4""#);
+            polyline(&mut s, line, i, dashed);
+        }
+        for (i, series) in self.series.iter().enumerate() {
+            let pts = polyline(&mut s, series, i, ("line", "2", ""));
             for Point {
                 x,
                 y,

@@ -6,16 +6,11 @@
 
 use super::preflight;
 use crate::args::CrossoverArgs;
-use crate::db;
-use crate::output;
 use crate::session::{self, Builtin};
-use crate::stdout::out;
 use anyhow::Result;
 use concbench_analysis::{advice, sweep};
 use concbench_core::{Experiment, Params};
-use concbench_report::{Exporter, Files, Terminal};
 use concbench_session::{selection, Chosen, Registry, RunRequest};
-use std::path::Path;
 use std::process::ExitCode;
 use std::time::Duration;
 
@@ -28,13 +23,11 @@ const QUICK_ROUNDS: usize = 3;
 const NO_BUDGET: Duration = Duration::from_secs(24 * 3600);
 
 pub fn crossover(args: CrossoverArgs) -> Result<ExitCode> {
-    let pages: Vec<(&str, &Path)> = [("--markdown", &args.markdown), ("--html", &args.html)]
-        .into_iter()
-        .filter_map(|(flag, path)| Some((flag, path.as_deref()?)))
-        .collect();
-    preflight::check_before_measuring(args.measure.json.as_deref(), &pages)?;
-    super::leftovers::sweep_before_measuring();
-    let mut store = db::for_writing(&args.measure.store)?;
+    let pages = session::Pages {
+        markdown: args.markdown.as_deref(),
+        html: args.html.as_deref(),
+    };
+    let mut store = preflight::ready_to_measure(&args.measure, pages)?;
     let mut request = session::request(&args.measure);
     plan(&mut request, &args);
     request
@@ -43,21 +36,11 @@ pub fn crossover(args: CrossoverArgs) -> Result<ExitCode> {
     let chosen = variants(&request);
     let mut doc = session::measure(chosen, &args.measure, request)?;
     doc.crossover = sweep::analyse(&doc);
-    let written = write_files(&doc, &args);
-    let document = written.as_ref().ok().and_then(|f| f.document.clone());
-    let stored = session::store(&doc, store.as_mut(), "crossover", document.as_deref());
-    let terminal = Terminal {
-        width: concbench_report::terminal::stdout_width(),
-        all: args.measure.all,
-        files: written.as_ref().map(Clone::clone).unwrap_or_default(),
-    };
-    out!("{}", terminal.render(&doc)?);
-    written?;
-    stored?;
-    Ok(session::exit_code(&doc))
+    session::conclude(&doc, &args.measure, "crossover", pages, store.as_mut())
 }
 
-/// Every point the same rounds (unless --rounds), and no budget (unless --budget).
+/// Every point the same rounds (unless --rounds; more where a round was disturbed and is
+/// replaced), and no budget (unless --budget).
 fn plan(request: &mut RunRequest, args: &CrossoverArgs) {
     let mode = request.mode;
     if args.measure.rounds.is_none() && !mode.is_smoke() {
@@ -66,8 +49,10 @@ fn plan(request: &mut RunRequest, args: &CrossoverArgs) {
         } else {
             FULL_ROUNDS
         };
+        // The cap stays the mode's: a round taken while another program used the CPU is left
+        // out and replaced, which a cap of `rounds` would forbid (a run beside another's test
+        // suite kept 121 of its 432 rounds so, with intervals ten times as wide).
         request.plan = request.plan.clone().with_rounds(rounds);
-        request.plan.max_rounds = rounds;
     }
     if args.measure.budget.is_none() {
         request.plan.budget = NO_BUDGET;
@@ -90,16 +75,6 @@ fn variants(request: &RunRequest) -> Vec<Chosen> {
         .map(|(i, _)| (i, Builtin.at(i).expect("index from the registry")))
         .collect();
     selection::prepare(chosen, request)
-}
-
-/// The document (`--json` or `concbench-results/crossover-<time>.json`) and the pages.
-fn write_files(doc: &concbench_core::ResultDoc, args: &CrossoverArgs) -> Result<Files> {
-    let document = session::keep(doc, &args.measure, "crossover")?;
-    let page = output::write_pages(doc, args.markdown.as_deref(), args.html.as_deref())?;
-    Ok(Files {
-        document: Some(document),
-        page,
-    })
 }
 
 #[cfg(test)]
