@@ -203,7 +203,7 @@ pub fn checked_text(found: Option<(&Crossover, &str)>) -> String {
         },
         None => "Never checked on this machine: `concbench crossover` measures servers at four \
                  blocking times and two CPU costs and sets this model's predictions beside them \
-                 (about 15 minutes; --quick about 2)."
+                 (about 10 minutes; --quick about 25 s)."
             .into(),
     }
 }

@@ -346,8 +346,8 @@ pub struct CrossoverArgs {
     #[arg(long, value_name = "OUT")]
     pub html: Option<PathBuf>,
     /// The measuring flags. Here --rounds defaults to 6 a point (3 with --quick), the fewest for
-    /// a 95% interval, and --budget to none: the sweep is what was asked for (a full sweep takes
-    /// about 15 minutes on 2 CPUs; --quick, 12 points, about 2).
+    /// a 95% interval, and --budget to none: the sweep is what was asked for (a full sweep, 48
+    /// points, takes about 10 minutes on 2 CPUs; --quick, 12 points, about 25 s).
     #[command(flatten)]
     pub measure: MeasureArgs,
 }

@@ -144,10 +144,16 @@ fn a_smoke_sweep_runs_end_to_end_is_valid_and_every_page_shows_it() {
     assert!(page.contains("stroke-dasharray"), "the predictions, dashed");
     let markdown = std::fs::read_to_string(&md).unwrap();
     assert!(markdown.contains("## The crossover"));
-    // Stored in this home's history, where advise finds it.
+    // Stored in this home's history, where advise finds it and reads its points back: the
+    // line counts the points the sweep checked (or says it holds no prediction).
     let said = common::printed(home.concbench().args(WORKLOAD));
     assert!(
         said.contains("crossover sweep in run 1 (`crossover`"),
         "{said}"
     );
+    let checked = match c["error"]["points"].as_u64() {
+        Some(n) => format!("measured {n} points of servers beside this model's predictions"),
+        None => "holds no prediction to check this model against".into(),
+    };
+    assert!(said.contains(&checked), "{checked} missing in\n{said}");
 }
