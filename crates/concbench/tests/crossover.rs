@@ -1,7 +1,8 @@
 //! `concbench crossover` end to end, and `advise`'s line on whether its model was checked here:
 //! the sweep's measured points read back into that check (a synthetic fixture, never a
 //! measurement), from `--from FILE` and from the history; a smoke sweep through the binary,
-//! against the schema, rendered by `report`. Every command runs in a home of its own.
+//! against the schema, rendered by `report`; `list` marking the sweep opt-in. Every command runs
+//! in a home of its own.
 
 mod common;
 
@@ -156,4 +157,32 @@ fn a_smoke_sweep_runs_end_to_end_is_valid_and_every_page_shows_it() {
         None => "holds no prediction to check this model against".into(),
     };
     assert!(said.contains(&checked), "{checked} missing in\n{said}");
+}
+
+#[test]
+fn list_marks_the_sweep_opt_in_by_its_id() {
+    // Regression: `list` marked only opt-in families, so the sweep (opt-in by id, in the server
+    // family) read as part of a plain run.
+    let home = TestHome::new();
+    let all = common::printed(home.concbench().arg("list"));
+    let line = all
+        .lines()
+        .find(|l| l.starts_with("server.crossover "))
+        .unwrap_or_else(|| panic!("no server.crossover in\n{all}"));
+    assert!(line.ends_with("[opt-in]"), "{line}");
+    assert!(!all
+        .lines()
+        .any(|l| l.starts_with("server.keepalive ") && l.contains("[opt-in]")));
+    assert!(
+        all.contains("server.crossover (`concbench crossover`"),
+        "{all}"
+    );
+    let one = common::printed(home.concbench().args(["list", "server.crossover"]));
+    assert!(
+        one.lines()
+            .next()
+            .unwrap()
+            .contains("[opt-in: runs only when named by --only]"),
+        "{one}"
+    );
 }
