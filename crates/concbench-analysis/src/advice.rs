@@ -500,6 +500,24 @@ pub struct Workload {
 }
 
 impl Workload {
+    /// A unit that runs `cpu_us` of CPU and besides is blocked for `blocked_us`, as the blocked
+    /// share of its lifetime. `None` when it runs no CPU (its share would be 1: a lifetime of
+    /// blocking alone, with no work to bill) or a time is negative or not finite.
+    pub fn from_times(
+        units_per_sec: f64,
+        cpu_us: f64,
+        blocked_us: f64,
+        isolation: bool,
+    ) -> Option<Workload> {
+        let valid = |t: f64| t.is_finite() && t >= 0.0;
+        (valid(cpu_us) && valid(blocked_us) && cpu_us > 0.0).then(|| Workload {
+            units_per_sec,
+            blocked_share: blocked_us / (cpu_us + blocked_us),
+            cpu_us,
+            isolation,
+        })
+    }
+
     /// A unit's lifetime in microseconds: its CPU time stretched by the time it is blocked.
     pub fn lifetime_us(&self) -> f64 {
         self.cpu_us / (1.0 - self.blocked_share)
@@ -537,6 +555,24 @@ pub fn typical_workloads() -> Vec<(&'static str, Workload)> {
             Workload { units_per_sec: 100.0, blocked_share: 0.2, cpu_us: 5_000.0, isolation: true },
         ),
     ]
+}
+
+/// Which of a model's limits sets its rate ([`Advice::rate_bounded`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Limit {
+    /// The CPUs: the units' work and the model's overhead fill them.
+    Cpu,
+    /// Little's law: every unit that may be in flight is, for its whole lifetime.
+    Concurrency,
+}
+
+impl Limit {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Limit::Cpu => "cpu",
+            Limit::Concurrency => "concurrency",
+        }
+    }
 }
 
 /// One model's bill for the workload.
@@ -595,6 +631,28 @@ impl Advice {
     pub fn rate_within(&self, bill: &Bill, cpu: f64) -> Option<f64> {
         let per_unit = self.cpu_per_unit(bill).filter(|c| *c > 0.0)?;
         Some(cpu / per_unit)
+    }
+
+    /// Units per second under both of the model's limits, and which one sets it: the CPUs
+    /// ([`Advice::rate_within`] `cpus`) and Little's law with at most `concurrency` units in
+    /// flight at once — a pool's workers, one loop — each for the unit's lifetime
+    /// ([`Workload::in_flight`] = rate x lifetime, so rate <= concurrency / lifetime). `None`
+    /// when the bill is incomplete or a unit costs nothing.
+    ///
+    /// Invariant: never above either limit; equal to the lower one.
+    pub fn rate_bounded(&self, bill: &Bill, cpus: f64, concurrency: f64) -> Option<(f64, Limit)> {
+        let by_cpu = self.rate_within(bill, cpus)?;
+        let lifetime_s = self.workload.lifetime_us() / 1e6;
+        let by_flight = if lifetime_s > 0.0 {
+            concurrency / lifetime_s
+        } else {
+            f64::INFINITY
+        };
+        Some(if by_flight < by_cpu {
+            (by_flight, Limit::Concurrency)
+        } else {
+            (by_cpu, Limit::Cpu)
+        })
     }
 
     /// The model's overhead as a share of the units' own work (0.012: 1.2%); `None` when the
@@ -862,6 +920,35 @@ mod tests {
         cpu_us: 100.0,
         isolation: false,
     };
+
+    #[test]
+    fn a_workload_from_times_has_their_share_and_needs_some_cpu() {
+        let w = Workload::from_times(1000.0, 100.0, 900.0, false).unwrap();
+        assert!((w.blocked_share - 0.9).abs() < 1e-12);
+        assert!((w.lifetime_us() - 1000.0).abs() < 1e-9);
+        assert_eq!(Workload::from_times(1000.0, 0.0, 900.0, false), None);
+        assert_eq!(Workload::from_times(1000.0, 10.0, -1.0, false), None);
+    }
+
+    #[test]
+    fn the_bounded_rate_is_the_lower_of_the_cpus_and_littles_law() {
+        // A pool's bill here: 2.5 + 2.5 + 1.2 µs over 100 µs of work: 9,416/s on one CPU.
+        let w = Workload::from_times(1000.0, 100.0, 10_000.0, false).unwrap();
+        let a = advise(&measured(), w);
+        let pool = a
+            .bills
+            .iter()
+            .find(|b| b.model == Model::ThreadPool)
+            .unwrap();
+        let by_cpu = a.rate_within(pool, 1.0).unwrap();
+        // 8 workers, each request in flight 10.1 ms: 792/s.
+        let (rate, limit) = a.rate_bounded(pool, 1.0, 8.0).unwrap();
+        assert_eq!(limit, Limit::Concurrency);
+        assert!((rate - 8.0 / 10_100e-6).abs() < 1e-9);
+        // 1000 workers never run out: the CPU binds.
+        let (rate, limit) = a.rate_bounded(pool, 1.0, 1000.0).unwrap();
+        assert_eq!((rate, limit), (by_cpu, Limit::Cpu));
+    }
 
     #[test]
     fn arithmetic_follows_littles_law_and_the_measured_costs() {

@@ -18,6 +18,8 @@
 //! * [`answer`] is the answer a run gives, computed once for every renderer: unit costs, advice,
 //!   verdicts as said, and the figures each check is computed from.
 //! * [`advice`] answers "which model costs least for this workload" from measured costs.
+//! * [`sweep`] checks `advise`'s model against the crossover sweep of servers: each point's
+//!   measured and predicted requests/s, and where each pair of designs crosses.
 //!
 //! Nothing here reads a clock or formats for a terminal.
 
@@ -30,6 +32,7 @@ pub mod entry;
 pub mod gate;
 pub mod published;
 pub mod replication;
+pub mod sweep;
 mod threshold;
 mod toml_json;
 pub mod validate;

@@ -62,3 +62,80 @@ pub fn steady_run(id: &str, level: f64) -> ResultDoc {
         &[0.99, 1.0, 1.01, 0.995, 1.005, 1.0].map(|x| x * level),
     )])
 }
+
+/// A unit cost (ns) of `id` with `params`.
+fn cost(id: &str, ns: f64, params: &[(&str, &str)]) -> ResultEntry {
+    let mut p = Params::new().with("placement", "same-cpu");
+    for (k, v) in params {
+        p.set(k, *v);
+    }
+    entry_with(id, "ns", p, &[ns; 6])
+}
+
+/// Thread: 2 µs hand-over, 1 µs bare switch; process: 10 µs and 1.5 µs; coroutine: 5 µs create
+/// (dearer than a thread pool's hand-off, so the model has the pool ahead until its workers run
+/// out), 0.1 µs channel, 0.05 µs switch; the request's I/O 10 µs of server CPU.
+pub fn sweep_costs() -> Vec<ResultEntry> {
+    let mut io = entry_with(
+        "server.keepalive",
+        "req/s",
+        Params::new().with("design", "epoll"),
+        &[50_000.0; 6],
+    );
+    io.counters.insert("server_cpu_us_per_req".into(), 10.0);
+    vec![
+        cost("create.thread", 20_000.0, &[("stack", "default")]),
+        cost("create.fork", 100_000.0, &[("parent", "single-threaded")]),
+        cost("create.coroutine", 5000.0, &[("stack_alloc", "reused")]),
+        cost("switch.pipe.thread", 2000.0, &[]),
+        cost("switch.pipe.process", 10_000.0, &[]),
+        cost("switch.alone.thread", 1000.0, &[]),
+        cost("switch.alone.process", 1500.0, &[]),
+        cost("switch.channel.coroutine", 100.0, &[]),
+        cost("switch.coroutine", 50.0, &[]),
+        io,
+    ]
+}
+
+/// A point of the crossover sweep (`server.crossover`) measured at `rps` in six rounds spread by
+/// 1% around it, on one server CPU, levelled.
+pub fn sweep_point(
+    design: &str,
+    workers: Option<u64>,
+    block_us: u64,
+    cpu_us: u64,
+    rps: f64,
+) -> ResultEntry {
+    let mut p = Params::new()
+        .with("design", design)
+        .with("connections", 1000u64)
+        .with("block_us", block_us)
+        .with("cpu_us", cpu_us);
+    if let Some(n) = workers {
+        p.set("workers", n);
+    }
+    let rounds = [0.99, 1.0, 1.01, 0.995, 1.005, 1.0].map(|f| f * rps);
+    let mut e = entry_with(crate::sweep::SWEEP_ID, "req/s", p, &rounds);
+    e.family = "server".into();
+    e.counters.insert("server_cpus".into(), 1.0);
+    e.counters.insert("steady".into(), 1.0);
+    e
+}
+
+/// A crossover sweep with the unit costs it is predicted from (see [`sweep_costs`]), at 100 µs
+/// of CPU a request: a pool of 8 threads against tokio: even up to 0.1 ms of blocking, behind
+/// from 1 ms on; a pool of 8 processes behind the threads' up to 0.1 ms, even from 1 ms on.
+pub fn swept() -> ResultDoc {
+    let mut results = sweep_costs();
+    for (block, threads, tokio, processes) in [
+        (0, 8_600.0, 8_600.0, 8_000.0),
+        (100, 8_550.0, 8_500.0, 8_000.0),
+        (1_000, 6_500.0, 8_600.0, 6_500.0),
+        (10_000, 700.0, 8_000.0, 700.0),
+    ] {
+        results.push(sweep_point("prethread-mutex", Some(8), block, 100, threads));
+        results.push(sweep_point("tokio-multi", None, block, 100, tokio));
+        results.push(sweep_point("prefork", Some(8), block, 100, processes));
+    }
+    doc(results)
+}

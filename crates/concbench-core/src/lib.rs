@@ -8,6 +8,7 @@
 pub mod capacity;
 pub mod container;
 pub mod context;
+pub mod crossover;
 pub mod error;
 pub mod experiment;
 pub mod host;

@@ -64,6 +64,10 @@ pub struct ResultDoc {
     /// The CPU limit the run was under (`--cpus`), what each runtime detected, the throttling.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub container: Option<crate::container::Container>,
+    /// The crossover sweep checked against `advise`'s predictions (`concbench crossover`, or a
+    /// run of `server.crossover`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub crossover: Option<crate::crossover::Crossover>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -506,6 +510,7 @@ impl ResultDoc {
             history: None,
             capacity: None,
             container: None,
+            crossover: None,
         }
     }
 

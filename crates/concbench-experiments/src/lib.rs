@@ -22,4 +22,6 @@ pub mod switch;
 pub mod syscall;
 pub mod workload;
 
-pub use registry::{all, at, families, is_opt_in, name_selects, select, OPT_IN};
+pub use registry::{
+    all, at, families, is_opt_in, name_selects, runs_by_default, select, OPT_IN, OPT_IN_IDS,
+};

@@ -51,14 +51,24 @@ pub fn is_opt_in(family: &str) -> bool {
 /// servers driven by the article's ab. Each round starts its server and warms it to steady
 /// state before ab runs (a JVM's tens of seconds), for a figure no verdict reads; in a default
 /// run they took a full run's budget from the verdicts' rounds.
-pub const OPT_IN_IDS: [&str; 2] = [
+///
+/// The crossover sweep (`server.crossover`) too: 48 points of several rounds each, a run of its
+/// own (`concbench crossover`).
+pub const OPT_IN_IDS: [&str; 3] = [
     crate::server::ab::KEEPALIVE_ID,
     crate::server::ab::BLOCKING_ID,
+    crate::server::crossover::ID,
 ];
 
 /// Whether a variant runs without `--only` naming it (see [`OPT_IN`], [`OPT_IN_IDS`]).
 fn by_default(e: &dyn Experiment) -> bool {
-    !is_opt_in(e.meta().family) && !OPT_IN_IDS.contains(&e.meta().id)
+    runs_by_default(e.meta().family, e.meta().id)
+}
+
+/// Whether the variants of `id` (in `family`) run without `--only` naming them: not in an opt-in
+/// family, not an opt-in id.
+pub fn runs_by_default(family: &str, id: &str) -> bool {
+    !is_opt_in(family) && !OPT_IN_IDS.contains(&id)
 }
 
 /// Family names, in run order, without duplicates.

@@ -59,6 +59,11 @@ pub fn collect() -> Host {
     }
 }
 
+/// This machine's id, as [`collect`] records it in `host.machine_id`.
+pub fn this_machine() -> String {
+    crate::machine_id::collect(&rustix_uname().0)
+}
+
 fn rustix_uname() -> (String, String) {
     // SAFETY: an all-zero utsname is a valid value of this plain C struct.
     let mut u: libc::utsname = unsafe { std::mem::zeroed() };

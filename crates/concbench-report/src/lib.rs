@@ -13,6 +13,7 @@ pub mod capacity;
 pub mod cjk_font;
 pub mod compare;
 pub mod compare_json;
+pub mod crossover;
 mod csv;
 mod exporter;
 pub mod fleet;

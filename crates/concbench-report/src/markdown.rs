@@ -45,6 +45,7 @@ impl Exporter for Markdown {
         let answer = Answer::of(doc);
         answer_section(&mut out, &answer)?;
         capacity_sections(&mut out, doc)?;
+        crossover_section(&mut out, doc)?;
         if doc.capacity.is_some() && doc.results.is_empty() {
             return Ok(out);
         }
@@ -120,6 +121,27 @@ impl Exporter for Markdown {
         }
         Ok(out)
     }
+}
+
+/// The crossover sweep: where each pair crosses, the error, every point, the method.
+fn crossover_section(out: &mut String, doc: &ResultDoc) -> std::fmt::Result {
+    use crate::crossover as x;
+    let Some(c) = &doc.crossover else {
+        return Ok(());
+    };
+    writeln!(
+        out,
+        "## The crossover: where each design stops keeping up, measured and predicted\n"
+    )?;
+    table(out, x::PAIR_HEADER, &x::pair_rows(c))?;
+    writeln!(out, "\n{}.\n", cell(&x::error_line(c)))?;
+    writeln!(out, "### Every point: requests/s measured and predicted\n")?;
+    table(out, x::POINT_HEADER, &x::point_rows(c))?;
+    writeln!(out)?;
+    for line in x::method_lines(c) {
+        writeln!(out, "- {}", cell(&line))?;
+    }
+    writeln!(out)
 }
 
 /// `capacity`'s table, the limits read and each model in full; the CPU limit and what each

@@ -8,7 +8,7 @@
 
 use crate::layout::{self, columns, text_width};
 pub use crate::layout::{stdout_width, table};
-use crate::{anatomy, answer, capacity, runtimes, sections, Exporter};
+use crate::{anatomy, answer, capacity, crossover, runtimes, sections, Exporter};
 use comfy_table::Table;
 use concbench_analysis::answer::{Answer, VerdictAnswer};
 use concbench_core::{human, Check, ResultDoc, RunMode, Verdict, VerdictKind};
@@ -46,6 +46,9 @@ impl Exporter for Terminal {
         if let (Some(c), true) = (&doc.capacity, doc.results.is_empty()) {
             return self.capacity_screen(doc, c);
         }
+        if let (Some(c), true) = (&doc.crossover, crossover::is_command(doc)) {
+            return self.crossover_screen(doc, c);
+        }
         let answer = Answer::of(doc);
         let mut out = String::new();
         if self.all {
@@ -76,6 +79,10 @@ impl Terminal {
         out += &self.units(answer, width);
         if let Some(c) = &doc.container {
             out += &self.container_brief(c);
+        }
+        if let Some(c) = &doc.crossover {
+            let line = format!("Crossover sweep: {}.", crossover::error_line(c));
+            writeln!(out, "\n{}", columns(&[[line]], self.width).trim_start())?;
         }
         if !doc.verdicts.is_empty() {
             // Wrapped: the tally grows with the kinds of verdict.
@@ -314,6 +321,7 @@ impl Terminal {
             writeln!(out, "{}", self.table(sections::S0_TABLE_HEADER, &rows))?;
         }
         out += &self.capacity_detail(doc);
+        out += &self.crossover_detail(doc);
         for s in sections::skipped_lines(doc) {
             writeln!(out, "skipped: {s}")?;
         }
@@ -340,13 +348,7 @@ impl Terminal {
             out += &self.capacity_detail(doc);
             writeln!(out)?;
         }
-        writeln!(
-            out,
-            "concbench {} capacity — {}",
-            doc.tool.version, doc.started_at
-        )?;
-        let host = columns(&[[short_host_line(doc)]], self.width);
-        writeln!(out, "{}", host.trim_start())?;
+        out += &self.screen_head(doc, "capacity");
         writeln!(
             out,
             "\nHow many idle units fit here, and what stops them first:"
@@ -370,20 +372,107 @@ impl Terminal {
                 "interrupted: the models measured before Ctrl-C are above"
             )?;
         }
-        if !self.all {
-            let file = self
-                .files
-                .document
-                .as_ref()
-                .map_or("FILE".into(), |p| p.display().to_string());
-            let line = format!(
-                "Why each stopped, every limit read and each model's readings: `concbench report \
-                 {file} --all`."
-            );
-            writeln!(out, "{}", columns(&[[line]], self.width).trim_start())?;
-        }
+        out += &self.report_hint("Why each stopped, every limit read and each model's readings");
         out += &self.where_files();
         Ok(out)
+    }
+
+    /// The opening of a command's own screen: "concbench 0.1.0 NAME — start time", the machine.
+    fn screen_head(&self, doc: &ResultDoc, name: &str) -> String {
+        let host = columns(&[[short_host_line(doc)]], self.width);
+        format!(
+            "concbench {} {name} — {}{}\n{}\n",
+            doc.tool.version,
+            doc.started_at,
+            mode(doc),
+            host.trim_start()
+        )
+    }
+
+    /// "WHAT: `concbench report FILE --all`." under a command's own screen (not with `all`,
+    /// which printed it above).
+    fn report_hint(&self, what: &str) -> String {
+        if self.all {
+            return String::new();
+        }
+        let file = self
+            .files
+            .document
+            .as_ref()
+            .map_or("FILE".into(), |p| p.display().to_string());
+        let line = format!("{what}: `concbench report {file} --all`.");
+        format!("{}\n", columns(&[[line]], self.width).trim_start())
+    }
+
+    /// `crossover` alone: where each pair crosses, measured and predicted, and how far off the
+    /// predictions were; with `all`, every point and the method first.
+    fn crossover_screen(
+        &self,
+        doc: &ResultDoc,
+        c: &concbench_core::crossover::Crossover,
+    ) -> anyhow::Result<String> {
+        let mut out = String::new();
+        if self.all {
+            out += &self.crossover_detail(doc);
+            writeln!(out)?;
+        }
+        out += &self.screen_head(doc, "crossover");
+        writeln!(
+            out,
+            "\nWhere each design stops keeping up, along the blocking time per request \
+             ({} points, {:.0} s):",
+            c.points.len(),
+            doc.duration_s
+        )?;
+        writeln!(
+            out,
+            "{}",
+            self.table(crossover::PAIR_HEADER, &crossover::pair_rows(c))
+        )?;
+        let line = format!("{}.", crossover::error_line(c));
+        writeln!(out, "{}", columns(&[[line]], self.width).trim_start())?;
+        if doc.interrupted {
+            writeln!(
+                out,
+                "interrupted: the points measured before Ctrl-C are above"
+            )?;
+        }
+        for f in sections::failure_lines(doc) {
+            writeln!(out, "FAILED: {f}")?;
+        }
+        out +=
+            &self.report_hint("Every point, measured and predicted, and how crossings are found");
+        out += &self.where_files();
+        Ok(out)
+    }
+
+    /// The sweep's points and crossings in full, with the method (`--all`).
+    fn crossover_detail(&self, doc: &ResultDoc) -> String {
+        let Some(c) = &doc.crossover else {
+            return String::new();
+        };
+        let mut out = String::new();
+        let _ = writeln!(
+            out,
+            "\nThe crossover sweep: requests/s measured and as advise's model predicts them:"
+        );
+        let _ = writeln!(
+            out,
+            "{}",
+            self.table(crossover::POINT_HEADER, &crossover::point_rows(c))
+        );
+        let _ = writeln!(out, "Where each pair crosses:");
+        let _ = writeln!(
+            out,
+            "{}",
+            self.table(crossover::PAIR_HEADER, &crossover::pair_rows(c))
+        );
+        let lines: Vec<[String; 1]> = crossover::method_lines(c)
+            .into_iter()
+            .map(|l| [l])
+            .collect();
+        let _ = writeln!(out, "{}", columns(&lines, self.width));
+        out
     }
 
     /// The CPU limit in three lines: the limit and its throttling, what each runtime sized for,

@@ -46,12 +46,13 @@ pub fn serve(stream: &mut TcpStream, handler: &Handler, bufs: &mut Buffers) -> i
     }
 }
 
-/// Append the answer to one request, blocking first if the handler says so.
+/// Append the answer to one request, working and blocking first if the handler says so.
 fn answer(req: Request, handler: &Handler, out: &mut Vec<u8>) {
     if req == Request::Crash {
         crash::on_crash_request(handler);
         return;
     }
+    crate::work::burn(handler.cpu);
     if let Some(d) = handler.blocking {
         std::thread::sleep(d);
     }

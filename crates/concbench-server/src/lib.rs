@@ -14,6 +14,7 @@ pub mod listener;
 pub mod process;
 pub mod protocol;
 mod termination;
+pub mod work;
 
 pub use designs::Design;
 pub use process::{start, RunningServer};
@@ -29,6 +30,9 @@ pub const DEFAULT_WORKERS: usize = 15;
 pub struct Handler {
     /// The "blocking call" made before each response (seed S2: 10 ms).
     pub blocking: Option<Duration>,
+    /// CPU each request burns on its serving thread before the blocking call (the crossover
+    /// sweep's 100 µs); see [`work::burn`].
+    pub cpu: Option<Duration>,
     /// Honour the crash request (the crash scenario); otherwise it is a bad request.
     pub allow_crash: bool,
 }

@@ -91,6 +91,13 @@ fn server_main(listener: std::net::TcpListener, config: &ServerConfig, ready: Ow
     // SAFETY: setpgid(0, 0) makes this process a group leader; it affects nothing else.
     unsafe { libc::setpgid(0, 0) };
     termination::install_group_terminator();
+    if config
+        .handler
+        .blocking
+        .is_some_and(|d| d < crate::work::SHORT_BLOCK)
+    {
+        crate::work::precise_sleeps();
+    }
     if !config.cpus.is_empty() && concbench_sys::affinity::set_current_thread(&config.cpus).is_err()
     {
         return 3;

@@ -36,7 +36,7 @@ fn config(design: Design, blocking: Option<Duration>) -> ServerConfig {
     c.workers = 3;
     c.handler = Handler {
         blocking,
-        allow_crash: false,
+        ..Handler::default()
     };
     c
 }

@@ -62,6 +62,10 @@ pub enum Command {
     /// Java platform and virtual thread, PHP Fiber) fit here, the limit that stops each, memory
     /// and creation time per unit — within a memory budget, in a control group of its own.
     Capacity(CapacityArgs),
+    /// Where a thread or process pool, or an event loop that blocks, stops keeping up with
+    /// coroutines: servers swept over the blocking time (0, 0.1, 1, 10 ms) and CPU (0, 100 µs)
+    /// per request under 1000 keep-alive connections, each point beside `advise`'s prediction.
+    Crossover(CrossoverArgs),
     /// Internal: measure one variant for `run` (reads a job on stdin). Not for direct use.
     #[command(name = "__worker", hide = true)]
     Worker,
@@ -315,7 +319,8 @@ pub struct ReportArgs {
     #[arg(long, short = 'v')]
     pub all: bool,
     /// Judge the claims again from the stored samples with this build's rules, instead of
-    /// showing the verdicts the document was written with (for documents from older builds).
+    /// showing the verdicts the document was written with (for documents from older builds);
+    /// a crossover sweep's check is redone with this build's model and crossing rule too.
     #[arg(long)]
     pub rejudge: bool,
 }
@@ -330,6 +335,21 @@ pub struct StoreArgs {
     /// Do not store this run in the history database.
     #[arg(long, conflicts_with = "db")]
     pub no_store: bool,
+}
+
+#[derive(Debug, clap::Args)]
+pub struct CrossoverArgs {
+    /// Also write the report as markdown.
+    #[arg(long, value_name = "OUT")]
+    pub markdown: Option<PathBuf>,
+    /// Also write the report as a self-contained HTML page (with the crossover chart).
+    #[arg(long, value_name = "OUT")]
+    pub html: Option<PathBuf>,
+    /// The measuring flags. Here --rounds defaults to 6 a point (3 with --quick), the fewest for
+    /// a 95% interval, and --budget to none: the sweep is what was asked for (a full sweep, 48
+    /// points, takes about 10 minutes on 2 CPUs; --quick, 12 points, about 25 s).
+    #[command(flatten)]
+    pub measure: MeasureArgs,
 }
 
 #[derive(Debug, clap::Args)]
@@ -509,6 +529,14 @@ pub struct ServeArgs {
     /// A blocking call of N milliseconds before each response (seed S2 used 10).
     #[arg(long, value_name = "N", default_value_t = 0)]
     pub blocking_ms: u64,
+    /// A blocking call of N microseconds before each response, for calls under a millisecond
+    /// (the crossover sweep's 100); instead of --blocking-ms.
+    #[arg(long, value_name = "N", conflicts_with = "blocking_ms")]
+    pub blocking_us: Option<u64>,
+    /// N microseconds of CPU burned per request on the serving thread, before the blocking call
+    /// (the crossover sweep's 100).
+    #[arg(long, value_name = "N", default_value_t = 0)]
+    pub cpu_us: u64,
     /// Pool size of prefork and prethread designs (Stevens used 15).
     #[arg(long, value_name = "N", default_value_t = 15, value_parser = clap::value_parser!(u32).range(1..=10_000))]
     pub workers: u32,

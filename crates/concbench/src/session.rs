@@ -205,6 +205,53 @@ fn rounds_per_verdict(doc: &ResultDoc, base: usize) -> String {
     }
 }
 
+/// The pages a measuring command was asked for beside its document.
+#[derive(Clone, Copy)]
+pub struct Pages<'a> {
+    pub markdown: Option<&'a Path>,
+    pub html: Option<&'a Path>,
+}
+
+impl<'a> Pages<'a> {
+    /// Each page asked for with the flag that asked for it (for the checks before measuring).
+    pub fn flagged(&self) -> Vec<(&'static str, &'a Path)> {
+        [("--markdown", self.markdown), ("--html", self.html)]
+            .into_iter()
+            .filter_map(|(flag, path)| Some((flag, path?)))
+            .collect()
+    }
+}
+
+/// How every measuring command ends: the document and the pages asked for first, so that the
+/// summary can say where they are; the history whatever became of them; the answer on stdout,
+/// printed even when a write failed (the error follows it); the exit code of the run.
+pub fn conclude(
+    doc: &ResultDoc,
+    args: &MeasureArgs,
+    command: &str,
+    pages: Pages<'_>,
+    store: Option<&mut Store>,
+) -> Result<ExitCode> {
+    let written = keep(doc, args, command).and_then(|document| {
+        let page = output::write_pages(doc, pages.markdown, pages.html)?;
+        Ok(concbench_report::Files {
+            document: Some(document),
+            page,
+        })
+    });
+    let document = written.as_ref().ok().and_then(|f| f.document.clone());
+    let stored = self::store(doc, store, command, document.as_deref());
+    let terminal = concbench_report::Terminal {
+        width: concbench_report::terminal::stdout_width(),
+        all: args.all,
+        files: written.as_ref().map(Clone::clone).unwrap_or_default(),
+    };
+    crate::stdout::out!("{}", terminal.render(doc)?);
+    written?;
+    stored?;
+    Ok(exit_code(doc))
+}
+
 /// Write the document (`--json` or the default path); returns where it went.
 pub fn keep(doc: &ResultDoc, args: &MeasureArgs, command: &str) -> Result<PathBuf> {
     let label = output::document_label(args.json.as_deref());

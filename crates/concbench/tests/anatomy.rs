@@ -33,16 +33,7 @@ fn only_anatomy_measures_its_layers_and_the_report_shows_them() {
     // Nothing of the default run's other families came along.
     assert!(!ids.contains(&"create.thread") && !ids.contains(&"switch.eventfd.thread"));
 
-    let report = concbench()
-        .arg("report")
-        .arg(dir.path().join("out.json"))
-        .arg("--all")
-        .assert()
-        .success()
-        .get_output()
-        .stdout
-        .clone();
-    let text = String::from_utf8(report).unwrap();
+    let text = common::report_all(&common::TestHome::new(), &dir.path().join("out.json"));
     assert!(text.contains("Anatomy of a hand-over"), "{text}");
     assert!(text.contains("system-call floor"), "{text}");
     assert!(text.contains("What makes fork expensive"), "{text}");

@@ -134,15 +134,18 @@ pub fn fit_descriptors(connections: usize) -> (usize, Option<String>) {
     )
 }
 
-/// Start `design` pinned to the server CPUs. The second value is a warning when the design
-/// ran something other than itself (io_uring refused by the kernel: epoll instead).
+/// Start `design` pinned to the server CPUs, with `workers` units if it is a pool. The second
+/// value is a warning when the design ran something other than itself (io_uring refused by the
+/// kernel: epoll instead).
 pub fn start(
     design: Design,
     ctx: &RunContext,
     handler: Handler,
+    workers: usize,
 ) -> Result<(RunningServer, Option<String>)> {
     let mut config = ServerConfig::new(design);
     config.handler = handler;
+    config.workers = workers;
     config.cpus = cpus(ctx).1;
     let server = concbench_server::start(&config)?;
     let warning = server

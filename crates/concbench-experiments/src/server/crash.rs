@@ -69,10 +69,11 @@ pub fn crash_once(
     duration: Duration,
 ) -> Result<CrashOutcome> {
     let handler = Handler {
-        blocking: None,
         allow_crash: true,
+        ..Handler::default()
     };
-    let (mut server, note) = common::start(design, ctx, handler)?;
+    let (mut server, note) =
+        common::start(design, ctx, handler, concbench_server::DEFAULT_WORKERS)?;
     let mut cfg = common::stevens_config(server.addr(), ctx, clients, 100);
     cfg.duration = duration;
     cfg.fault = Some(Fault {

@@ -1,7 +1,8 @@
 //! Family `server`: server designs head to head (seeds Stevens, as S0 reproduces him, and S2) —
 //! Stevens's nine designs and today's event loops, under four scenarios: (A) 1000 keep-alive
 //! connections, (B) the same with a 10 ms blocking call per request, (C) Stevens's one
-//! connection per request with server CPU per connection, (X) a worker crashing mid-run.
+//! connection per request with server CPU per connection, (X) a worker crashing mid-run — and
+//! the crossover sweep ([`crossover`]: blocking time x CPU per request, opt-in by id).
 //!
 //! The servers are in `concbench-server`, the load generator in `concbench-load`; each variant
 //! runs in a fresh worker process, its server is a forked child of that worker (dies with it).
@@ -14,6 +15,7 @@ pub mod ab;
 mod blocking;
 mod common;
 pub mod crash;
+pub mod crossover;
 mod keepalive;
 pub mod runtime;
 mod steady;
@@ -55,6 +57,9 @@ pub fn all() -> Vec<Box<dyn Experiment>> {
     }
     for d in designs_without_naive() {
         v.push(Box::new(crash::Crash::new(d)));
+    }
+    for p in crossover::points() {
+        v.push(Box::new(crossover::variant(p)));
     }
     v
 }

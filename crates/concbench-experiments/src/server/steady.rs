@@ -19,6 +19,7 @@
 //! corrected, as wrk2 and oha).
 
 use super::common::{self, Sizes};
+use super::crossover;
 use super::runtime::{Activity, RuntimeWatch};
 use super::target::{Running, Target};
 use super::warmup::{self, Schedule};
@@ -46,6 +47,9 @@ pub struct Steady {
     meta: &'static Meta,
     target: Target,
     blocking: Option<Duration>,
+    /// The crossover sweep's point, which also sets the CPU per request, the pool's size, the
+    /// params and the quick subset; `None` for scenarios A and B.
+    point: Option<crossover::Point>,
     runtime_version: Option<String>,
 }
 
@@ -69,8 +73,27 @@ impl Steady {
             meta,
             target,
             blocking,
+            point: None,
             runtime_version: None,
         })
+    }
+
+    /// A point of the crossover sweep: scenario A's measurement with the point's work per
+    /// request and pool.
+    pub fn sweep(meta: &'static Meta, target: Target, point: crossover::Point) -> Stages<Self> {
+        Stages::new(Self {
+            meta,
+            target,
+            blocking: point.blocking(),
+            point: Some(point),
+            runtime_version: None,
+        })
+    }
+
+    /// The pool's size the server starts with.
+    fn workers(&self) -> usize {
+        self.point
+            .map_or(concbench_server::DEFAULT_WORKERS, |p| p.workers())
     }
 }
 
@@ -99,6 +122,9 @@ impl Staged for Steady {
             .target
             .params()
             .with("connections", common::KEEPALIVE_CONNECTIONS as u64);
+        if let Some(point) = self.point {
+            return point.params(p);
+        }
         match self.blocking {
             Some(d) => p.with("blocking_ms", d.as_millis() as u64),
             None => p,
@@ -114,6 +140,9 @@ impl Staged for Steady {
     }
 
     fn in_quick(&self) -> bool {
+        if let Some(point) = self.point {
+            return point.in_quick();
+        }
         match self.target {
             Target::Design(d) => {
                 let scenario = if self.blocking.is_some() {
@@ -153,9 +182,10 @@ impl Staged for Steady {
         let (connections, cap) = common::fit_descriptors(sizes.connections);
         let handler = Handler {
             blocking: self.blocking,
+            cpu: self.point.and_then(|p| p.cpu()),
             allow_crash: false,
         };
-        let (server, note) = self.target.start(ctx, handler)?;
+        let (server, note) = self.target.start(ctx, handler, self.workers())?;
         self.runtime_version = server.runtime_version().map(str::to_string);
         let idle_pss_kib = tree::tree_pss_kib(server.pid());
         let mut session = Session::open(common::load_config(server.addr(), ctx, connections))
@@ -247,7 +277,7 @@ impl Staged for Steady {
         out.warnings
             .extend(starvation(self.target, &report, st.sizes.connections));
         if let Some(d) = self.blocking {
-            let (ceiling, w) = littles_law(self.target, st.sizes.connections, d);
+            let (ceiling, w) = littles_law(self.target, self.workers(), st.sizes.connections, d);
             out = out.metric("littles_law_ceiling_rps", ceiling);
             out.warnings.push(w);
         }
@@ -418,9 +448,15 @@ fn starvation(target: Target, r: &LoadReport, connections: usize) -> Option<Stri
 }
 
 /// Little's law for the blocking scenario: at most N requests wait in the blocking call at once
-/// (N = connections, or the design's pool or loop count), so throughput <= N / delay.
-pub fn littles_law(target: Target, connections: usize, delay: Duration) -> (f64, String) {
-    let concurrency = target.blocking_concurrency();
+/// (N = connections, or the design's pool of `workers` or loop count), so throughput <= N /
+/// delay.
+pub fn littles_law(
+    target: Target,
+    workers: usize,
+    connections: usize,
+    delay: Duration,
+) -> (f64, String) {
+    let concurrency = target.blocking_concurrency(workers);
     let n = concurrency.map_or(connections, |k| k.min(connections));
     let ceiling = n as f64 / delay.as_secs_f64();
     let who = match (concurrency, target) {

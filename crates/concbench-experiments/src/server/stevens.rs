@@ -63,7 +63,12 @@ fn serve_batch(
     n: u64,
     timer: &mut dyn SampleTimer,
 ) -> Result<(f64, f64, LoadReport, Option<String>)> {
-    let (server, note) = common::start(design, ctx, Handler::default())?;
+    let (server, note) = common::start(
+        design,
+        ctx,
+        Handler::default(),
+        concbench_server::DEFAULT_WORKERS,
+    )?;
     let mut cfg = common::stevens_config(server.addr(), ctx, CLIENTS, BYTES);
     cfg.max_requests = Some(n);
     cfg.duration = Duration::from_secs(300);

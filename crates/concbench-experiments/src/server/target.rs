@@ -32,10 +32,11 @@ impl Target {
         }
     }
 
-    /// The N of Little's law with `workers` pool units (`None`: one per connection).
-    pub fn blocking_concurrency(self) -> Option<usize> {
+    /// The N of Little's law with `workers` pool units, for a design (`None`: one per
+    /// connection); an article's system has its own.
+    pub fn blocking_concurrency(self, workers: usize) -> Option<usize> {
         match self {
-            Target::Design(d) => d.blocking_concurrency(concbench_server::DEFAULT_WORKERS),
+            Target::Design(d) => d.blocking_concurrency(workers),
             Target::System(s) => s.blocking_concurrency(),
         }
     }
@@ -71,12 +72,17 @@ impl Target {
         }
     }
 
-    /// Start it on the server CPUs; the second value is a warning to carry (a design that fell
-    /// back, a probe cache that had to move).
-    pub fn start(self, ctx: &RunContext, handler: Handler) -> Result<(Running, Option<String>)> {
+    /// Start it on the server CPUs, a design's pool with `workers` units; the second value is a
+    /// warning to carry (a design that fell back, a probe cache that had to move).
+    pub fn start(
+        self,
+        ctx: &RunContext,
+        handler: Handler,
+        workers: usize,
+    ) -> Result<(Running, Option<String>)> {
         match self {
             Target::Design(d) => {
-                common::start(d, ctx, handler).map(|(s, note)| (Running::Design(s), note))
+                common::start(d, ctx, handler, workers).map(|(s, note)| (Running::Design(s), note))
             }
             Target::System(s) => {
                 let server = s.start(ctx, &common::cpus(ctx).1, handler.blocking)?;

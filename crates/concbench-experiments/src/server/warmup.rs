@@ -182,9 +182,9 @@ pub fn record_series(
     let (connections, _) = super::common::fit_descriptors(super::common::KEEPALIVE_CONNECTIONS);
     let handler = concbench_server::Handler {
         blocking,
-        allow_crash: false,
+        ..Default::default()
     };
-    let (server, _) = target.start(ctx, handler)?;
+    let (server, _) = target.start(ctx, handler, concbench_server::DEFAULT_WORKERS)?;
     let mut session = Session::open(super::common::load_config(server.addr(), ctx, connections))?;
     let mut watch = RuntimeWatch::new(server.pid(), server.is_jvm(), server.jvm_logs());
     let schedule = schedule(target, ctx, connections);

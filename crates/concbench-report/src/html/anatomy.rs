@@ -264,6 +264,7 @@ fn fork(a: &Anatomy) -> String {
         x_label: "parent resident size (MiB)".into(),
         y_label: "µs per creation".into(),
         series,
+        ..Default::default()
     }
     .svg()
 }

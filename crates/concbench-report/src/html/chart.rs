@@ -38,6 +38,8 @@ pub struct Scale {
     lo: f64,
     hi: f64,
     log: bool,
+    /// The value drawn where 0 belongs on a log axis (which has no 0): its tick reads "0".
+    zero_at: Option<f64>,
 }
 
 impl Scale {
@@ -52,6 +54,7 @@ impl Scale {
                 lo: 0.0,
                 hi: 1.0,
                 log: false,
+                zero_at: None,
             };
         }
         if min > 0.0 && max / min > log_ratio {
@@ -59,6 +62,7 @@ impl Scale {
                 lo: 10f64.powf(min.log10().floor()),
                 hi: 10f64.powf(max.log10().ceil()),
                 log: true,
+                zero_at: None,
             };
         }
         let lo = min.min(0.0);
@@ -67,7 +71,26 @@ impl Scale {
         } else {
             lo + 1.0
         };
-        Scale { lo, hi, log: false }
+        Scale {
+            lo,
+            hi,
+            log: false,
+            zero_at: None,
+        }
+    }
+
+    /// The scale with `v` standing for 0 (see [`LineChart::zero_at`]).
+    pub fn with_zero_at(self, v: Option<f64>) -> Scale {
+        Scale { zero_at: v, ..self }
+    }
+
+    /// A tick's text: "0" at the value standing for 0, else [`tick_label`].
+    pub fn label(&self, v: f64) -> String {
+        if self.zero_at == Some(v) {
+            "0".into()
+        } else {
+            tick_label(v)
+        }
     }
 
     pub fn is_log(&self) -> bool {
@@ -373,25 +396,28 @@ pub struct Series {
 }
 
 /// Lines over a numeric x axis (e.g. time vs COUNT, MiB/s vs threads).
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, Default)]
 pub struct LineChart {
     pub title: String,
     pub subtitle: String,
     pub x_label: String,
     pub y_label: String,
     pub series: Vec<Series>,
+    /// Lines drawn dashed, without points, each in the colour of the series of its index (a
+    /// model's prediction beside the measurement); named in their tooltips, not in the legend.
+    pub dashed: Vec<Series>,
+    /// On a log x axis, the x that stands for 0 (the caller draws its zeros there): its tick
+    /// reads "0".
+    pub zero_at: Option<f64>,
 }
 
 impl LineChart {
     pub fn svg(&self) -> String {
-        let xs: Vec<f64> = self
-            .series
-            .iter()
-            .flat_map(|s| s.points.iter().map(|p| p.x))
-            .collect();
-        let points = self.series.iter().flat_map(|s| s.points.iter());
+        let every = || self.series.iter().chain(&self.dashed);
+        let xs: Vec<f64> = every().flat_map(|s| s.points.iter().map(|p| p.x)).collect();
+        let points = every().flat_map(|s| s.points.iter());
         let ys = with_intervals(points.map(|p| (p.y, p.ci)));
-        let xscale = Scale::covering(&xs, 20.0);
+        let xscale = Scale::covering(&xs, 20.0).with_zero_at(self.zero_at);
         let yscale = Scale::covering(&ys, 30.0);
         let head = heading_height(&self.title, &self.subtitle);
         let names: Vec<String> = self.series.iter().map(|x| x.name.clone()).collect();
@@ -415,20 +441,30 @@ impl LineChart {
         y_axis(&mut s, &yscale, left, plot_w, top, plot_h, &self.y_label);
         let px = |v: f64| left + xscale.fraction(v) * plot_w;
         let py = |v: f64| bottom - yscale.fraction(v) * plot_h;
-        for (i, series) in self.series.iter().enumerate() {
+        // A polyline through a series' points in order of x: (class, width, more attributes).
+        let polyline = |s: &mut String, series: &Series, i: usize, style: (&str, &str, &str)| {
             let mut pts = series.points.clone();
             pts.sort_by(|a, b| a.x.total_cmp(&b.x));
             let path: Vec<String> = pts
                 .iter()
                 .map(|p| format!("{:.1},{:.1}", px(p.x), py(p.y)))
                 .collect();
+            let (class, width, more) = style;
             let _ = write!(
                 s,
-                r#"<polyline class="line" fill="none" stroke="{}" stroke-width="2" points="{}"><title>{}</title></polyline>"#,
+                r#"<polyline class="{class}" fill="none" stroke="{}" stroke-width="{width}"{more} points="{}"><title>{}</title></polyline>"#,
                 colour(i),
                 path.join(" "),
                 esc(&series.name)
             );
+            pts
+        };
+        for (i, line) in self.dashed.iter().enumerate() {
+            let dashed = ("line predicted", "1.5", r#" stroke-dasharray="6 4""#);
+            polyline(&mut s, line, i, dashed);
+        }
+        for (i, series) in self.series.iter().enumerate() {
+            let pts = polyline(&mut s, series, i, ("line", "2", ""));
             for Point {
                 x,
                 y,
@@ -578,7 +614,7 @@ pub(crate) fn x_axis(
             s,
             r#"<line class="grid" x1="{x:.1}" y1="{top:.1}" x2="{x:.1}" y2="{bottom:.1}"/><text class="tick" x="{x:.1}" y="{:.1}" text-anchor="middle">{}</text>"#,
             bottom + 15.0,
-            tick_label(t)
+            scale.label(t)
         );
     }
     let _ = write!(

@@ -288,6 +288,7 @@ fn lines(
         x_label: x_label.to_string(),
         y_label: format!("{unit} (median, 95% CI)"),
         series,
+        ..Default::default()
     }
     .svg()
 }
@@ -420,6 +421,7 @@ fn io(results: &[&ResultEntry]) -> Vec<Chart> {
             x_label: "readers (threads or processes)".into(),
             y_label: "MiB/s".into(),
             series,
+            ..Default::default()
         }
         .svg(),
     )]
@@ -522,6 +524,7 @@ fn warmups(results: &[&ResultEntry]) -> Vec<Chart> {
             x_label: "time from the first request (s)".into(),
             y_label: "requests/s in the window".into(),
             series,
+            ..Default::default()
         };
         out.push((
             format!(

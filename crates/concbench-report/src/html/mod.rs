@@ -10,6 +10,7 @@ mod anatomy;
 mod bars;
 pub(crate) mod chart;
 mod charts;
+mod crossover_chart;
 mod history;
 
 use crate::{format, runtimes, sections, Exporter};
@@ -75,6 +76,33 @@ struct Page {
     capacity: Option<CapacityView>,
     /// The CPU limit of `--cpus` and what each runtime sized itself for.
     container: Option<ContainerView>,
+    /// The crossover sweep: its charts, crossings and points.
+    crossover: Option<CrossoverView>,
+}
+
+#[derive(Serialize)]
+struct CrossoverView {
+    charts: Vec<charts::Figure>,
+    pair_header: [&'static str; 5],
+    pairs: Vec<[String; 5]>,
+    error: String,
+    point_header: [&'static str; 7],
+    points: Vec<[String; 7]>,
+    method: Vec<String>,
+}
+
+fn crossover_view(doc: &ResultDoc) -> Option<CrossoverView> {
+    use crate::crossover as x;
+    let c = doc.crossover.as_ref()?;
+    Some(CrossoverView {
+        charts: crossover_chart::charts(c),
+        pair_header: x::PAIR_HEADER,
+        pairs: x::pair_rows(c),
+        error: x::error_line(c),
+        point_header: x::POINT_HEADER,
+        points: x::point_rows(c),
+        method: x::method_lines(c),
+    })
 }
 
 #[derive(Serialize)]
@@ -198,6 +226,7 @@ impl From<&ResultDoc> for Page {
             interrupted: doc.interrupted,
             capacity: capacity_view(doc),
             container: container_view(doc),
+            crossover: crossover_view(doc),
         }
     }
 }

@@ -270,6 +270,7 @@ fn drain_requests(
         if req.closes() {
             conn.close_after = true;
         }
+        crate::work::burn(handler.cpu);
         match (handler.blocking, blocking) {
             (Some(d), Blocking::Timer) => {
                 conn.parked += 1;

@@ -224,6 +224,7 @@ impl Ring {
                 return Ok(());
             }
             c.close_after |= req.closes();
+            crate::work::burn(handler.cpu);
             if handler.blocking.is_some() {
                 c.parked.push_back(req);
                 timers += 1;

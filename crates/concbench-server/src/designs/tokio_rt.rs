@@ -64,6 +64,7 @@ async fn connection(mut stream: TcpStream, handler: Handler) {
                 crash::on_crash_request(&handler);
                 return;
             }
+            crate::work::burn(handler.cpu);
             if let Some(d) = handler.blocking {
                 tokio::time::sleep(d).await;
             }

@@ -1,27 +1,79 @@
 //! `concbench advise`: which model costs least for a described workload, from this machine's
-//! stored measurements (the latest run, or `--from FILE`).
+//! stored measurements (the latest run, or `--from FILE`) — and whether its model was checked
+//! on this machine: the crossover sweep in `--from FILE`, else the newest in the history, with
+//! how far its predictions were from the measurements.
 
 use crate::args::AdviseArgs;
 use crate::db;
 use crate::stdout::out;
 use anyhow::Result;
 use concbench_analysis::advice::{advise as bill_models, Advice, Workload};
+use concbench_analysis::sweep;
+use concbench_core::crossover::Crossover;
 use concbench_core::UsageError;
 use concbench_report::advice::advice_text;
+use concbench_report::crossover::checked_text;
 use concbench_store::{Location, RunRow};
 use std::process::ExitCode;
 
 pub fn advise(args: AdviseArgs) -> Result<ExitCode> {
     let workload = workload(&args)?;
-    let (advice, source) = match &args.from {
-        Some(path) => (
-            bill_models(&crate::document::load(path, "--from")?, workload),
-            path.display().to_string(),
-        ),
-        None => from_history(args.db.as_deref(), workload)?,
+    let (advice, source, from_file) = match &args.from {
+        Some(path) => {
+            let doc = crate::document::load(path, "--from")?;
+            let sweep = sweep::check(&doc).map(|c| (c, path.display().to_string()));
+            (
+                bill_models(&doc, workload),
+                path.display().to_string(),
+                sweep,
+            )
+        }
+        None => {
+            let (advice, source) = from_history(args.db.as_deref(), workload)?;
+            (advice, source, None)
+        }
+    };
+    // With --from, the history is a second place to look, not a requirement: a damaged or
+    // unreachable one leaves the line at "never checked" rather than failing the advice.
+    let checked = match (from_file, &args.from) {
+        (Some(found), _) => Some(found),
+        (None, Some(_)) => checked_in_history(args.db.as_deref()).ok().flatten(),
+        (None, None) => checked_in_history(args.db.as_deref())?,
     };
     out!("{}", advice_text(&advice, &source));
+    out!(
+        "\n{}\n",
+        checked_text(checked.as_ref().map(|(c, s)| (c, s.as_str())))
+    );
     Ok(ExitCode::SUCCESS)
+}
+
+/// The newest crossover sweep of this machine in the history (`concbench crossover`, or a run
+/// of `server.crossover`), with where it was found; `None` without one (or without a history).
+fn checked_in_history(db: Option<&str>) -> Result<Option<(Crossover, String)>> {
+    let (path, store) = db::open_existing(db)?;
+    let Some(mut store) = store else {
+        return Ok(None);
+    };
+    let here = concbench_measure::host::this_machine();
+    let runs = store.runs()?;
+    let candidates = runs.iter().filter(|r| {
+        let of_sweep = r.command == "crossover" || r.only.iter().any(|o| o == sweep::SWEEP_ID);
+        of_sweep && r.machine_id.as_deref().is_none_or(|m| m == here)
+    });
+    for run in candidates {
+        let Some(doc) = store.load(run.id)? else {
+            continue;
+        };
+        if let Some(c) = sweep::check(&doc) {
+            let source = format!(
+                "run {} (`{}` started {}) of {path}",
+                run.id, run.command, run.started_at
+            );
+            return Ok(Some((c, source)));
+        }
+    }
+    Ok(None)
 }
 
 /// The advice from the newest stored run that has every measurement it needs (a later

@@ -41,7 +41,7 @@ pub fn list(args: ListArgs) -> anyhow::Result<ExitCode> {
                 title: m.title,
                 variants: 1,
                 in_quick: e.in_quick(),
-                opt_in: concbench_experiments::is_opt_in(m.family),
+                opt_in: !concbench_experiments::runs_by_default(m.family, m.id),
             }),
         }
     }
@@ -70,9 +70,12 @@ pub fn list(args: ListArgs) -> anyhow::Result<ExitCode> {
         .collect();
     outln!(
         "\nopt-in families (not in a plain `concbench run`; run them by name, e.g. `concbench run \
-         --only {}`): {}. `concbench list ID` shows each variant's params and run modes.",
+         --only {}`): {}; opt-in ids (run only when named by id): {} (`concbench crossover` runs \
+         the sweep with what it is checked against). `concbench list ID` shows each variant's \
+         params and run modes.",
         opt_in[0],
-        opt_in.join(", ")
+        opt_in.join(", "),
+        concbench_experiments::OPT_IN_IDS.join(", ")
     );
     Ok(ExitCode::SUCCESS)
 }
@@ -123,7 +126,7 @@ fn list_variants(names: &[String]) -> anyhow::Result<ExitCode> {
             continue;
         }
         if m.id != current {
-            let opt_in = if concbench_experiments::is_opt_in(m.family) {
+            let opt_in = if !concbench_experiments::runs_by_default(m.family, m.id) {
                 " [opt-in: runs only when named by --only]"
             } else {
                 ""

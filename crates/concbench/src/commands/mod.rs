@@ -6,6 +6,7 @@ mod check;
 mod compare;
 mod completions;
 pub(crate) mod cpus;
+mod crossover;
 mod fleet;
 mod history;
 mod holder;
@@ -45,6 +46,7 @@ pub fn dispatch(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Fleet(a) => fleet::fleet(a),
         Command::Check(a) => check::check(a),
         Command::Capacity(a) => capacity::capacity(a),
+        Command::Crossover(a) => crossover::crossover(a),
         Command::Worker => worker::worker(),
         Command::Holder => holder::holder(),
     }

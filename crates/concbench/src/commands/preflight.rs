@@ -1,8 +1,9 @@
-//! Never lose a run to its output paths: `run`, `replicate` and `load` check every file they will
-//! write (`--json` or the default folder, `--markdown`, `--html`) before measuring; a write that
-//! still fails at the end goes to `$TMPDIR` instead ([`crate::output::write_or_fallback`]). A
-//! folder the user named that does not exist is refused, not created; the default folder
-//! (`concbench-results/`) is concbench's own and is created.
+//! Never lose a run to its output paths: `run`, `crossover`, `replicate` and `load` check every
+//! file they will write (`--json` or the default folder, `--markdown`, `--html`) before
+//! measuring; a write that still fails at the end goes to `$TMPDIR` instead
+//! ([`crate::output::write_or_fallback`]). A folder the user named that does not exist is
+//! refused, not created; the default folder (`concbench-results/`) is concbench's own and is
+//! created.
 
 use crate::output::DEFAULT_DIR;
 use anyhow::Result;
@@ -21,6 +22,18 @@ pub fn check_before_measuring(json: Option<&Path>, others: &[(&str, &Path)]) -> 
         check_writable(flag, path)?;
     }
     Ok(())
+}
+
+/// What a measuring command (`run`, `crossover`) does before it measures: refuse its output
+/// paths and a history that cannot be written (exit 2, nothing measured), sweep what killed runs
+/// left behind; the history to store the run in (`None` under `--no-store`).
+pub fn ready_to_measure(
+    args: &crate::args::MeasureArgs,
+    pages: crate::session::Pages<'_>,
+) -> Result<Option<concbench_store::Store>> {
+    check_before_measuring(args.json.as_deref(), &pages.flagged())?;
+    super::leftovers::sweep_before_measuring();
+    crate::db::for_writing(&args.store)
 }
 
 /// A usage error naming `flag` unless `path` can be written (without changing it if it exists).

@@ -34,6 +34,10 @@ pub fn report(args: ReportArgs) -> Result<ExitCode> {
         // The samples are the record; verdicts are a reading of them, which a later build may
         // make better. Nothing measured changes.
         doc.verdicts = verdicts::judge(&doc);
+        // The crossover check is a reading too: this build's model and crossing rule.
+        if doc.crossover.is_some() {
+            doc.crossover = concbench_analysis::sweep::analyse(&doc);
+        }
     }
     // A document from an earlier build may hold a figure below zero that this build's gate
     // rejects: it is shown as the gate says, never as a measurement.

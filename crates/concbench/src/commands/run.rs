@@ -6,16 +6,12 @@
 
 use super::preflight;
 use crate::args::RunArgs;
-use crate::db;
-use crate::output;
 use crate::session::{self, Builtin};
-use crate::stdout::{errln, out};
+use crate::stdout::errln;
 use anyhow::Result;
-use concbench_core::{ResultDoc, UsageError, HOLD_AWAKE_SETTING, LABELS_SETTING};
-use concbench_report::{Exporter, Files, Terminal};
+use concbench_core::{UsageError, HOLD_AWAKE_SETTING, LABELS_SETTING};
 use concbench_session::selection;
 use std::collections::BTreeMap;
-use std::path::Path;
 use std::process::ExitCode;
 
 pub fn run(args: RunArgs) -> Result<ExitCode> {
@@ -32,13 +28,11 @@ pub fn run(args: RunArgs) -> Result<ExitCode> {
         )
         .into());
     }
-    let pages: Vec<(&str, &Path)> = [("--markdown", &args.markdown), ("--html", &args.html)]
-        .into_iter()
-        .filter_map(|(flag, path)| Some((flag, path.as_deref()?)))
-        .collect();
-    preflight::check_before_measuring(args.measure.json.as_deref(), &pages)?;
-    super::leftovers::sweep_before_measuring();
-    let mut store = db::for_writing(&args.measure.store)?;
+    let pages = session::Pages {
+        markdown: args.markdown.as_deref(),
+        html: args.html.as_deref(),
+    };
+    let mut store = preflight::ready_to_measure(&args.measure, pages)?;
     request.settings = settings(&args);
     let held = hold_awake(&args, &mut request.settings);
     let measured = session::measure(variants, &args.measure, request);
@@ -46,6 +40,8 @@ pub fn run(args: RunArgs) -> Result<ExitCode> {
     drop(held);
     let mut doc = measured?;
     super::limit::finish(limited, &mut doc);
+    // A run of the crossover sweep is checked against advise's model as `crossover` checks it.
+    doc.crossover = concbench_analysis::sweep::analyse(&doc);
     if !args.alone {
         if let Some(store) = store.as_mut() {
             // The run's own verdicts stand whatever happens here: the history is an addition.
@@ -56,30 +52,7 @@ pub fn run(args: RunArgs) -> Result<ExitCode> {
             }
         }
     }
-    // The files first, so that the summary can say where they are; it is printed even when a
-    // write failed (the error follows it). The history is written whatever became of them.
-    let written = write_files(&doc, &args);
-    let document = written.as_ref().ok().and_then(|f| f.document.clone());
-    let stored = session::store(&doc, store.as_mut(), "run", document.as_deref());
-    let terminal = Terminal {
-        width: concbench_report::terminal::stdout_width(),
-        all: args.measure.all,
-        files: written.as_ref().map(Clone::clone).unwrap_or_default(),
-    };
-    out!("{}", terminal.render(&doc)?);
-    written?;
-    stored?;
-    Ok(session::exit_code(&doc))
-}
-
-/// The result document and the pages asked for; where they went.
-fn write_files(doc: &ResultDoc, args: &RunArgs) -> Result<Files> {
-    let document = session::keep(doc, &args.measure, "run")?;
-    let page = output::write_pages(doc, args.markdown.as_deref(), args.html.as_deref())?;
-    Ok(Files {
-        document: Some(document),
-        page,
-    })
+    session::conclude(&doc, &args.measure, "run", pages, store.as_mut())
 }
 
 /// With `--hold-awake`, hold the CPUs out of deep idle and record how (the key

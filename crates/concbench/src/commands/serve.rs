@@ -45,8 +45,13 @@ pub fn serve(args: ServeArgs) -> Result<ExitCode> {
     config.bind = SocketAddr::new(args.bind, args.port);
     config.workers = args.workers as usize;
     config.cpus = args.cpus;
+    let blocking = match args.blocking_us {
+        Some(us) => Duration::from_micros(us),
+        None => Duration::from_millis(args.blocking_ms),
+    };
     config.handler = Handler {
-        blocking: (args.blocking_ms > 0).then(|| Duration::from_millis(args.blocking_ms)),
+        blocking: (!blocking.is_zero()).then_some(blocking),
+        cpu: (args.cpu_us > 0).then(|| Duration::from_micros(args.cpu_us)),
         allow_crash: args.allow_crash,
     };
     let server = concbench_server::start(&config).map_err(|e| explain_start(e, &config))?;

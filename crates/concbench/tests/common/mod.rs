@@ -193,6 +193,17 @@ pub fn assert_valid(doc: &serde_json::Value) {
     );
 }
 
+/// What `cmd` prints on stdout (it must succeed).
+pub fn printed(cmd: &mut Command) -> String {
+    let out = cmd.assert().success().get_output().stdout.clone();
+    String::from_utf8(out).expect("UTF-8 output")
+}
+
+/// What `concbench report FILE --all` prints, run in `home` (it must succeed).
+pub fn report_all(home: &TestHome, file: &Path) -> String {
+    printed(home.concbench().arg("report").arg(file).arg("--all"))
+}
+
 /// A smoke run of `only` (or everything) into `dir/out.json`; returns the document.
 pub fn smoke_run(dir: &Path, only: Option<&str>) -> serde_json::Value {
     smoke_run_printing(dir, only).0
