@@ -124,25 +124,24 @@ fn idle_evidence_per_mode(entry: &ResultEntry) -> Option<String> {
 /// switch result fell into separate modes, which is what a wake-up from a sleeping CPU does.
 /// `rerun` is the command that measures them again held awake, as this machine runs it, with how
 /// long it takes ("`sudo concbench run --quick --hold-awake` (about 55 s, as long as this run)").
-pub fn suggest_hold_awake(doc: &concbench_core::ResultDoc, rerun: &str) -> Option<String> {
+pub fn suggest_hold_awake(
+    doc: &concbench_core::ResultDoc,
+    rerun: &str,
+) -> Option<concbench_core::RunWarning> {
     if doc.held_awake().is_some() {
         return None;
     }
-    let bimodal: Vec<&str> = doc
+    let bimodal: Vec<String> = doc
         .results
         .iter()
         .filter(|r| r.family == "switch" && r.modes.len() > 1)
         .filter(|r| r.params.get_str("placement") != Some("same-cpu"))
-        .map(|r| r.id.as_str())
+        .map(|r| r.id.clone())
         .collect();
-    let first = bimodal.first()?;
-    Some(format!(
-        "{} cross-CPU or unpinned switch result(s) ({first}{}) fall into separate modes: a \
-         wake-up costs more when the other CPU was asleep; {rerun} measures them with the CPUs \
-         held awake, and `concbench check` shows the idle settings",
-        bimodal.len(),
-        if bimodal.len() > 1 { ", ..." } else { "" }
-    ))
+    (!bimodal.is_empty()).then(|| concbench_core::RunWarning::HoldAwake {
+        results: bimodal,
+        rerun: rerun.to_string(),
+    })
 }
 
 /// The "did it really switch?" check for experiments that state their expected switches.
@@ -254,7 +253,8 @@ mod tests {
         let mut doc = concbench_core::ResultDoc::new(Default::default(), "now".into());
         doc.results.push(bimodal_entry());
         let w = suggest_hold_awake(&doc, "`concbench run --hold-awake` (about 9 s)")
-            .expect("a suggestion");
+            .expect("a suggestion")
+            .to_string();
         assert!(
             w.contains("`concbench run --hold-awake` (about 9 s) measures")
                 && w.contains("switch.synthetic"),

@@ -75,24 +75,20 @@ impl Host {
         (!parts.is_empty()).then(|| parts.join(", "))
     }
 
-    /// The confounders worth a warning on every result, as sentences that say what to do.
-    pub fn confounder_warnings(&self) -> Vec<String> {
+    /// The confounders worth a warning on every result (each says what to do).
+    pub fn confounder_warnings(&self) -> Vec<crate::RunWarning> {
         // No warning from the load average: it is a one-minute mean that still says "busy" a
         // minute after a build has finished. The run measures what other processes use now,
         // waits for them to settle and records it per round (concbench-session).
         let mut w = Vec::new();
         if self.clocksource != "tsc" && !self.clocksource.is_empty() {
-            w.push(format!(
-                "clocksource is {}, not tsc: every clock read is a slow system call, inflating \
-                 short samples",
-                self.clocksource
-            ));
+            w.push(crate::RunWarning::Clocksource {
+                clocksource: self.clocksource.clone(),
+            });
         }
         if let Some(q) = self.cpu_quota {
             if q < self.logical_cpus as f64 {
-                w.push(format!(
-                    "a cgroup CPU quota of {q:.2} CPUs applies: throttling can stretch samples"
-                ));
+                w.push(crate::RunWarning::CpuQuota { cpus: q });
             }
         }
         w

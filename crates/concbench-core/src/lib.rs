@@ -20,6 +20,7 @@ pub mod placement;
 pub mod pooled;
 pub mod raw;
 pub mod result;
+pub mod run_warning;
 pub mod settings;
 pub mod staged;
 pub mod unit;
@@ -43,6 +44,7 @@ pub use result::{
     Round, Skipped, Spread, Summary, Tool, Verdict, VerdictKind, HOLD_AWAKE_SETTING,
     LABELS_SETTING,
 };
+pub use run_warning::{MarginCheck, RunWarning, RunWarnings};
 pub use settings::{RoundCaps, RunMode};
 pub use staged::{Staged, Stages};
 pub use unit::Unit;

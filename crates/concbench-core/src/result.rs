@@ -4,7 +4,7 @@
 //! validate real output against it. Extend it by adding optional fields; never change a field's
 //! meaning.
 
-use crate::{host::Host, params::Params};
+use crate::{host::Host, params::Params, run_warning::RunWarnings};
 // Their own files, so that `pooled.rs` (which `ResultDoc` holds) does not import this one back.
 pub use crate::mode::Mode;
 pub use crate::verdict_kind::VerdictKind;
@@ -48,9 +48,11 @@ pub struct ResultDoc {
     /// Verdicts on the seed articles' claims.
     #[serde(default)]
     pub verdicts: Vec<Verdict>,
-    /// Run-wide warnings (confounders such as a busy machine), each saying what to do.
-    #[serde(default)]
-    pub warnings: Vec<String>,
+    /// Run-wide warnings (confounders such as a busy machine), each saying what to do: in JSON
+    /// `warnings` (their sentences) and `warning_kinds` (the same, typed; see
+    /// [`crate::run_warning`]).
+    #[serde(flatten)]
+    pub warnings: RunWarnings,
     /// True when the run was stopped by Ctrl-C before it finished.
     #[serde(default)]
     pub interrupted: bool,
@@ -505,7 +507,7 @@ impl ResultDoc {
             failures: Vec::new(),
             invalid: Vec::new(),
             verdicts: Vec::new(),
-            warnings: Vec::new(),
+            warnings: RunWarnings::default(),
             interrupted: false,
             history: None,
             capacity: None,

@@ -40,7 +40,7 @@ impl Exporter for Markdown {
         )?;
         writeln!(out, "**Host:** {}\n", cell(&sections::host_line(doc)))?;
         for w in &doc.warnings {
-            writeln!(out, "> warning: {}\n", cell(w))?;
+            writeln!(out, "> warning: {}\n", cell(&w.to_string()))?;
         }
         let answer = Answer::of(doc);
         answer_section(&mut out, &answer)?;

@@ -125,7 +125,7 @@ impl Terminal {
         let warnings: Vec<[String; 2]> = doc
             .warnings
             .iter()
-            .map(|w| ["warning:".to_string(), compact_warning(w, doc)])
+            .map(|w| ["warning:".to_string(), w.brief()])
             .collect();
         if !warnings.is_empty() {
             writeln!(out, "{}", columns(&warnings, self.width))?;
@@ -881,24 +881,6 @@ fn depends_counts(checks: &[Check]) -> String {
         n(VerdictKind::Confirmed),
         n(VerdictKind::Refuted)
     )
-}
-
-/// A warning for the first screen: one that lists claims with their conditions ("S1.lock at 100
-/// threads vs 2 …, S4.one_thread at …") names the claims alone (the conditions are in `--all`).
-fn compact_warning(w: &str, doc: &ResultDoc) -> String {
-    let Some((head, tail)) = w.split_once(": ") else {
-        return w.to_string();
-    };
-    let mut named: Vec<&str> = Vec::new();
-    for v in &doc.verdicts {
-        if tail.contains(&format!("{} at ", v.source)) && !named.contains(&v.source.as_str()) {
-            named.push(&v.source);
-        }
-    }
-    if named.is_empty() {
-        return w.to_string();
-    }
-    format!("{head}: {} (each condition with --all)", named.join(", "))
 }
 
 /// One figure judged by several rules: its measured side ("a / s"), the figure, and each rule's

@@ -4,7 +4,7 @@
 //! the figures printed beside it.
 
 use concbench_analysis::answer::Answer;
-use concbench_core::{ResultDoc, VerdictKind};
+use concbench_core::{MarginCheck, ResultDoc, RunWarning, VerdictKind};
 use concbench_report::{Exporter, Files, Html, Markdown, Terminal};
 
 fn quick_run() -> ResultDoc {
@@ -214,4 +214,63 @@ fn a_quick_run_says_on_each_line_what_a_full_run_adds_and_how_long_it_takes() {
     assert!(md.contains("a full run judges it on the article's own program or system"));
     let page = Html.render(&doc).unwrap();
     assert!(page.contains("a full run judges it on the article&#x27;s own program or system"));
+}
+
+#[test]
+fn the_recorded_warnings_typed_say_the_sentences_the_run_wrote() {
+    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/quick-run.json");
+    let raw: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
+    let doc = quick_run();
+    assert_eq!(doc.warnings.len(), 2);
+    for (w, said) in doc.warnings.iter().zip(raw["warnings"].as_array().unwrap()) {
+        assert!(!matches!(w, RunWarning::Text { .. }), "{w:?}");
+        assert_eq!(said.as_str(), Some(w.to_string().as_str()));
+    }
+}
+
+/// The claims the first screen's margin warning names (on a screen wide enough for it to take
+/// one line), or `None` when it shows none shortened.
+fn margin_claims_on_the_first_screen(doc: &ResultDoc) -> Option<String> {
+    let text = first_screen(doc, 400);
+    let line = text
+        .lines()
+        .find(|l| l.contains("sits on its rule's margin"))?;
+    let (_, named) = line.split_once("chance: ")?;
+    Some(
+        named
+            .strip_suffix(" (each condition with --all)")?
+            .to_string(),
+    )
+}
+
+#[test]
+fn regression_a_warning_is_shortened_by_its_kind_never_by_its_wording() {
+    // The terminal once split the sentence on ": " and searched it for "{claim} at ": a
+    // condition reading like another claim's, or a sentence reworded, changed what it named.
+    let mut doc = quick_run();
+    assert_eq!(
+        margin_claims_on_the_first_screen(&doc).as_deref(),
+        Some("S0.table.create_switch, S1.lock, S2.switch_order, S4.one_thread")
+    );
+    for w in doc.warnings.iter_mut() {
+        if let RunWarning::OnMargin { checks } = w {
+            checks[0].condition = Some("COUNT = 5: S0.print at COUNT = 500".into());
+            checks.push(MarginCheck {
+                claim: "S0.create".into(),
+                condition: None,
+            });
+        }
+    }
+    assert_eq!(
+        margin_claims_on_the_first_screen(&doc).as_deref(),
+        Some("S0.table.create_switch, S1.lock, S2.switch_order, S4.one_thread, S0.create")
+    );
+    // The same sentence known only as text (an older document) is shown as it is.
+    for w in doc.warnings.iter_mut() {
+        *w = RunWarning::Text {
+            text: w.to_string(),
+        };
+    }
+    assert_eq!(margin_claims_on_the_first_screen(&doc), None);
 }

@@ -58,7 +58,8 @@ fn regression_a_long_warning_wraps_within_the_summary_width() {
             .join(", ")
     );
     assert!(long.chars().count() > 200);
-    doc.warnings.push(long);
+    doc.warnings
+        .push(concbench_core::RunWarning::Text { text: long });
     let text = summary(&doc);
     assert!(text.contains("S2.no_blocking"), "{text}");
     for line in text.lines().filter(|l| !l.contains("concbench-results/")) {

@@ -13,7 +13,7 @@ use crate::runner::RoundRunner;
 use crate::selection::{variants, Chosen, Registry};
 use crate::session::Observer;
 use crate::settle::Settled;
-use concbench_core::{CancelToken, Host, Params, ResultDoc, RunMode};
+use concbench_core::{CancelToken, Host, Params, ResultDoc, RunMode, RunWarning};
 use concbench_measure::{clock, recorded_params, PinMode};
 
 /// What measures the rounds and where: the worker runner, the machine's clock and counters,
@@ -72,7 +72,7 @@ pub fn measure(
     let mut doc = ResultDoc::new(rig.host.clone(), started_at);
     doc.settings = request.settings.clone();
     doc.settings.extend(request.harness_settings());
-    doc.warnings = rig.host.confounder_warnings();
+    doc.warnings = rig.host.confounder_warnings().into();
     doc.warnings.extend(broken);
     doc.warnings.extend(out.warnings);
     if let Some(w) = out.load.and_then(|l| steal_warning(l.steal)) {
@@ -91,15 +91,14 @@ pub fn measure(
     }
     // The last gate: every interval and ratio of the document within what its quantity can be.
     for found in concbench_analysis::validate::document(&mut doc) {
-        doc.warnings.push(format!(
-            "the validation gate held a figure to what it can be: {found}; please report it"
-        ));
+        doc.warnings.push(RunWarning::ValidationGate {
+            found,
+            history: false,
+        });
     }
     let rerun = hold_awake_rerun(request, doc.duration_s);
-    doc.warnings
-        .extend(concbench_analysis::warnings::suggest_hold_awake(
-            &doc, &rerun,
-        ));
+    let hold_awake = concbench_analysis::warnings::suggest_hold_awake(&doc, &rerun);
+    doc.warnings.extend(hold_awake);
     let stats = RunStats {
         rounds: out.rounds,
         passes: out.passes,
@@ -175,7 +174,7 @@ fn span(seconds: f64) -> String {
 
 /// Claims whose rule names a result this build does not register: a build defect (a renamed
 /// experiment or param), said at start-up rather than leaving a verdict silently unjudged.
-pub fn broken_selectors(registry: &dyn Registry) -> Vec<String> {
+pub fn broken_selectors(registry: &dyn Registry) -> Vec<RunWarning> {
     let all = registry.all();
     // The registry as a two-CPU machine pinning as asked would record it, whatever this run does.
     let keys: Vec<(&str, Params)> = all
@@ -191,12 +190,7 @@ pub fn broken_selectors(registry: &dyn Registry) -> Vec<String> {
     let published = concbench_analysis::published::published();
     concbench_analysis::verdicts::unmatched_selectors(&published, &refs)
         .into_iter()
-        .map(|s| {
-            format!(
-                "the rule of {s} names a result this build does not have; that check cannot be \
-                 judged (a renamed experiment or param: please report it)"
-            )
-        })
+        .map(|check| RunWarning::BrokenSelector { check })
         .collect()
 }
 
@@ -204,15 +198,8 @@ pub fn broken_selectors(registry: &dyn Registry) -> Vec<String> {
 const STEAL_WARNING_SHARE: f64 = 0.02;
 
 /// A warning when the hypervisor took CPU time away during the run (other guests on the host).
-fn steal_warning(share: f64) -> Option<String> {
-    (share > STEAL_WARNING_SHARE).then(|| {
-        format!(
-            "the hypervisor took {:.1}% of the CPU time during the run (steal): other guests \
-             on the host competed with the measurement; rerun at a quieter time and compare the \
-             two runs (`concbench compare`) before trusting small differences",
-            share * 100.0
-        )
-    })
+fn steal_warning(share: f64) -> Option<RunWarning> {
+    (share > STEAL_WARNING_SHARE).then_some(RunWarning::Steal { share })
 }
 
 #[cfg(test)]
@@ -222,7 +209,9 @@ mod tests {
     #[test]
     fn steal_is_warned_about_only_above_the_threshold() {
         assert!(steal_warning(0.01).is_none());
-        let w = steal_warning(0.125).expect("12.5% steal is worth a warning");
+        let w = steal_warning(0.125)
+            .expect("12.5% steal is worth a warning")
+            .to_string();
         assert!(
             w.contains("12.5%") && w.contains("concbench compare"),
             "{w}"

@@ -21,6 +21,7 @@
 //! the steal warning, the check of the claims' selectors.
 
 mod assemble;
+mod closing;
 mod finished;
 pub mod machine;
 pub mod monitor;

@@ -1,6 +1,7 @@
 //! The run loop: base passes, then passes for undecided verdicts, then interval top-ups.
 
 use crate::assemble::{assemble, Measured};
+use crate::closing::{self, LeftAt, LeftShort, RunSummary, VerdictState, CORRECTED_ROUNDS};
 use crate::machine::Machine;
 use crate::monitor::Monitor;
 use crate::plan::RunPlan;
@@ -14,7 +15,7 @@ use concbench_analysis::published::{published, Published};
 use concbench_analysis::verdicts;
 use concbench_core::{
     CancelToken, Failure, Host, Invalid, Outcome, Params, ResultEntry, RoundFacts, RoundRaw,
-    Skipped, Verdict,
+    RunWarning, Skipped, Verdict,
 };
 use concbench_measure::HarnessEvent;
 use std::time::Duration;
@@ -51,7 +52,7 @@ pub struct SessionOutput {
     pub rounds: usize,
     pub passes: usize,
     /// Run-wide warnings (a machine that never settled, the budget spent with verdicts open).
-    pub warnings: Vec<String>,
+    pub warnings: Vec<RunWarning>,
     pub settled: Option<Settled>,
     /// Other processes' CPUs and the steal share over the whole run.
     pub load: Option<crate::monitor::Load>,
@@ -177,26 +178,6 @@ struct Run<'a> {
     unmeasured: usize,
     /// The budget after it grew for the deciding check sets ([`RunPlan::grow_to`]).
     grown: Option<Duration>,
-}
-
-/// Rounds that let one refuted condition among several clear Hochberg's correction
-/// (docs/METHODOLOGY.md: with seven conditions, at least 9, all beyond the margin).
-const CORRECTED_ROUNDS: usize = 9;
-
-/// "S0.print at COUNT = 500": each inconclusive check of a verdict, named by its claim and its
-/// condition (the claim alone when it has one check, or its conditions read alike).
-fn margin_checks(v: &Verdict) -> Vec<String> {
-    let open: Vec<&concbench_core::Check> = v
-        .checks
-        .iter()
-        .filter(|c| c.decision == concbench_core::VerdictKind::Inconclusive && !c.beside)
-        .collect();
-    if open.is_empty() || v.checks.len() == 1 {
-        return vec![v.source.clone()];
-    }
-    open.iter()
-        .map(|c| format!("{} at {}", v.source, c.condition))
-        .collect()
 }
 
 /// One check of `published` as the planner sees it.
@@ -876,80 +857,37 @@ impl Run<'_> {
         }
     }
 
-    /// The warning for a run whose base passes spent its whole budget while `open` claims were
-    /// undecided. Why say it apart from the open checks: the remedy differs. An open check after
-    /// adaptive rounds is a close call; here no check had a round beyond its first six (whose
-    /// 95% interval is [min, max]), because the machine was slower than the budget assumes —
-    /// measured on 2026-11-26, a full run's base passes took 545-557 s of its 540 s.
-    fn base_overran(&self, open: usize) -> Option<String> {
-        let (took, budget) = (self.base_took.as_secs_f64(), self.budget().as_secs_f64());
-        if open == 0 || took < budget || self.cancel.is_cancelled() {
-            return None;
-        }
-        // A budget that leaves the undecided checks a quarter of it beyond the base passes,
-        // rounded up to a minute.
-        let suggested = ((took / 0.75) / 60.0).ceil() * 60.0;
-        let n = self.plan.claim_rounds;
-        let span = if n == 6 {
-            " (a 95% interval of six rounds spans their min to max)"
-        } else {
-            ""
-        };
-        Some(format!(
-            "the base passes alone took {took:.0} s of the {budget:.0}-s budget, so no undecided \
-             check got a round beyond its first {n}{span}; on a quieter machine, or with \
-             --budget {suggested:.0}, they get rounds to decide"
-        ))
-    }
-
-    /// The warning for variants the budget gave their first round only (see [`base_sets`]),
-    /// naming the claims whose checks read them and the budget that would measure them.
-    fn short_warning(&self) -> Option<String> {
-        let short = self.unfinished_slots(|s| s.short)?;
-        // The claims a left-out figure would have decided (those it is only shown beside keep
-        // their verdicts).
-        let claims = self.claims_reading(&short, |c| c.priority.decides());
-        let more = self.plan.claim_rounds.saturating_sub(1);
-        let cost: f64 = short.iter().map(|&i| self.slots[i].cost_of(more)).sum();
-        // What the left-out rounds add to the budget, given the share base rounds may take and
-        // the reserve kept for adaptive rounds (a share of the budget, so it grows too).
-        let budget = self.budget().as_secs_f64();
-        let needed = (budget + cost / self.plan.base_share) / (1.0 - self.plan.reserve);
-        let suggested = (needed / 60.0).ceil() * 60.0;
-        let of = if claims.is_empty() {
-            String::new()
-        } else {
-            format!(" (deciding {})", claims.join(", "))
-        };
-        Some(format!(
-            "the budget ({budget:.0} s) had room for one round only of {}{of}, not the {} an \
-             interval needs: their dearer rounds would have left the undecided checks none; \
-             --budget {suggested:.0} measures them too",
-            figures(short.len()),
-            self.plan.claim_rounds,
-        ))
-    }
-
-    /// The warning for variants kept at their first round because no check still to be decided
-    /// compared them after it ([`Slot::withheld`]), naming the claims that read them.
-    fn withheld_warning(&self) -> Option<String> {
-        let kept = self.unfinished_slots(|s| s.withheld)?;
-        let claims = self.claims_reading(&kept, |_| true);
-        Some(format!(
-            "{} read by {} kept their first round only: no undecided check compared them \
-             after it (a guard withheld it, or they are shown beside; each verdict says which)",
-            figures(kept.len()),
-            claims.join(", ")
-        ))
-    }
-
-    /// The slots `marked` picks that are not done, or None when there are none or the run was
-    /// cancelled (a cancelled run's warnings would blame the budget for the user's Ctrl-C).
-    fn unfinished_slots(&self, marked: impl Fn(&Slot) -> bool) -> Option<Vec<usize>> {
+    /// The figures `marked` picks that are not done, with the claims whose checks `counts`
+    /// accepts that read them; `None` when there are none.
+    fn left_at(
+        &self,
+        marked: impl Fn(&Slot) -> bool,
+        counts: impl Fn(&CheckSet) -> bool,
+    ) -> Option<(Vec<usize>, LeftAt)> {
         let picked: Vec<usize> = (0..self.slots.len())
             .filter(|&i| marked(&self.slots[i]) && !self.slots[i].done)
             .collect();
-        (!picked.is_empty() && !self.cancel.is_cancelled()).then_some(picked)
+        if picked.is_empty() {
+            return None;
+        }
+        let claims = (self.claims_reading(&picked, counts).into_iter())
+            .map(str::to_string)
+            .collect();
+        let left = LeftAt {
+            figures: picked.len(),
+            claims,
+        };
+        Some((picked, left))
+    }
+
+    /// The figures the budget gave their first round only ([`Slot::short`]), the claims a
+    /// left-out figure would have decided (those it is only shown beside keep their verdicts),
+    /// and what their left-out rounds cost.
+    fn left_short(&self) -> Option<LeftShort> {
+        let (short, left) = self.left_at(|s| s.short, |c| c.priority.decides())?;
+        let more = self.plan.claim_rounds.saturating_sub(1);
+        let cost_s = short.iter().map(|&i| self.slots[i].cost_of(more)).sum();
+        Some(LeftShort { left, cost_s })
     }
 
     /// The claims, once each in check order, of the checks `counts` accepts that read a slot of
@@ -972,92 +910,18 @@ impl Run<'_> {
         let (results, invalid) = assemble(&measured, self.host);
         let doc = self.doc(results.clone());
         let judged = verdicts::judge_all(&doc, &self.published);
-        let mut warnings = Vec::new();
-        if let Some(w) = settled.and_then(settle_warning) {
-            warnings.push(w);
-        }
-        let claims = |f: &dyn Fn(&verdicts::Judged<'_>) -> bool| -> Vec<&str> {
-            judged
-                .iter()
-                .filter(|j| f(j))
-                .map(|j| j.verdict.source.as_str())
-                .collect()
+        let summary = RunSummary {
+            plan: self.plan,
+            grown: self.grown.map(|g| g.as_secs_f64()),
+            base_took_s: self.base_took.as_secs_f64(),
+            cancelled: self.cancel.is_cancelled(),
+            settled,
+            unmeasured: self.unmeasured,
+            short: self.left_short(),
+            withheld: self.left_at(|s| s.withheld, |_| true).map(|(_, left)| left),
+            verdicts: judged.iter().map(VerdictState::of).collect(),
         };
-        let open = claims(&|j| !j.undecided_checks.is_empty());
-        // Named check by check: a verdict decided by its other checks (refuted, depends) keeps
-        // its word, and the warning says which of its checks alone is inconclusive.
-        let on_margin: Vec<String> = judged
-            .iter()
-            .filter(|j| !j.undecided.is_empty() && j.undecided_checks.is_empty())
-            .flat_map(|j| margin_checks(&j.verdict))
-            .collect();
-        if let Some(w) = self.base_overran(open.len()) {
-            warnings.push(w);
-        }
-        if let Some(w) = self.short_warning() {
-            warnings.push(w);
-        }
-        if let Some(w) = self.withheld_warning() {
-            warnings.push(w);
-        }
-        if let Some(grown) = self.grown {
-            warnings.push(format!(
-                "the budget grew from {:.0} s to {:.0} s after the first pass, so that every \
-                 deciding check of this run may get up to {} rounds (replicate --quick; \
-                 `--budget` fixes it)",
-                self.plan.budget.as_secs_f64(),
-                grown.as_secs_f64(),
-                CORRECTED_ROUNDS.max(self.plan.claim_rounds)
-            ));
-        }
-        if self.unmeasured > 0 {
-            let (n, was) = match self.unmeasured {
-                1 => ("1 figure".to_string(), "was"),
-                n => (format!("{n} figures"), "were"),
-            };
-            warnings.push(format!(
-                "{n} no verdict reads {was} not measured: the budget ({:.0} s) was spent first; \
-                 each is listed as skipped with the way to measure it",
-                self.budget().as_secs_f64()
-            ));
-        }
-        // Only when the plan allowed extra rounds at all: a smoke run (one round, a cap of
-        // one) stopped nothing at a budget or a cap, and "a longer run may decide it" would be
-        // noise under a run that is not a measurement.
-        let could_add = self.plan.max_rounds > self.plan.claim_rounds;
-        if !open.is_empty() && could_add && !self.cancel.is_cancelled() {
-            // Named are the verdicts still inconclusive; those their other checks decided are
-            // counted, so that the warning names no verdict the table calls decided.
-            let undecided = claims(&|j| {
-                !j.undecided_checks.is_empty()
-                    && j.verdict.verdict == concbench_core::VerdictKind::Inconclusive
-            });
-            let decided = open.len() - undecided.len();
-            let also = match decided {
-                0 => String::new(),
-                1 => "1 verdict its other checks decided".to_string(),
-                n => format!("{n} verdicts their other checks decided"),
-            };
-            let named = match (undecided.is_empty(), also.is_empty()) {
-                (true, _) => also,
-                (false, true) => undecided.join(", "),
-                (false, false) => format!("{}, and in {also}", undecided.join(", ")),
-            };
-            warnings.push(format!(
-                "a check was still inconclusive when the budget ({:.0} s) or the round cap ({}) \
-                 was reached in: {named}; a longer run (--budget, or without --quick) may decide \
-                 it",
-                self.budget().as_secs_f64(),
-                self.plan.max_rounds,
-            ));
-        }
-        if !on_margin.is_empty() && !self.cancel.is_cancelled() {
-            warnings.push(format!(
-                "inconclusive because a measured quantity sits on its rule's margin, where more \
-                 rounds would decide it only by chance: {}",
-                on_margin.join(", ")
-            ));
-        }
+        let warnings = closing::warnings(&summary);
         SessionOutput {
             rounds: self.rounds_taken(),
             passes: self.passes,
@@ -1074,56 +938,9 @@ impl Run<'_> {
     }
 }
 
-/// "1 figure", "5 figures".
-fn figures(n: usize) -> String {
-    match n {
-        1 => "1 figure".to_string(),
-        n => format!("{n} figures"),
-    }
-}
-
-/// What a run says when the machine was not known to be quiet before it measured.
-fn settle_warning(s: Settled) -> Option<String> {
-    if s.quiet {
-        return None;
-    }
-    Some(match s.others {
-        Some(others) => format!(
-            "other processes still used {others:.1} CPUs after waiting {:.0} s for the machine \
-             to settle; rounds taken under interference are left out and replaced, but close \
-             other programs for figures you can trust",
-            s.waited.as_secs_f64()
-        ),
-        None => "whether other programs used the CPUs could not be told (/proc/stat could not \
-                 be read), so rounds taken under interference cannot be found and left out; \
-                 close other programs for figures you can trust"
-            .to_string(),
-    })
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-    use concbench_core::{Check, VerdictKind};
-    use std::time::Duration;
-
-    fn check(condition: &str, decision: VerdictKind) -> Check {
-        Check {
-            condition: condition.into(),
-            rule: "t / p >= 0.870".into(),
-            estimate: Some(0.9),
-            ci95: Some([0.8, 1.0]),
-            unit: "x".into(),
-            rounds: 6,
-            decision,
-            note: String::new(),
-            beside: false,
-            withheld: false,
-            boundary: None,
-            at_margin: None,
-        }
-    }
-
     #[test]
     fn a_stand_in_decides_only_where_the_articles_program_is_not_measured() {
         // S0.create's stand-in (concbench's create.*_100k, variants 0 and 1) beside the
@@ -1179,28 +996,6 @@ mod tests {
         };
         assert_eq!(of([0, 1]), Some(Priority::Headline));
         assert_eq!(of([2, 1]), Some(Priority::Beside));
-    }
-
-    #[test]
-    fn regression_the_margin_warning_named_refuted_verdicts_as_inconclusive() {
-        // S0.print: refuted at COUNT = 5, its COUNT = 500 check alone on the margin.
-        let v = Verdict {
-            claim: "threads print faster".into(),
-            source: "S0.print".into(),
-            verdict: VerdictKind::Refuted,
-            evidence: Vec::new(),
-            explanation: String::new(),
-            checks: vec![
-                check("COUNT = 5", VerdictKind::Refuted),
-                check("COUNT = 500", VerdictKind::Inconclusive),
-            ],
-            rounds: Some(6),
-            robustness: Some(1.0),
-            unmeasured: Vec::new(),
-            judged: Default::default(),
-            full_run: Vec::new(),
-        };
-        assert_eq!(margin_checks(&v), ["S0.print at COUNT = 500"]);
     }
 
     #[test]
@@ -1294,7 +1089,6 @@ mod tests {
         }
     }
 
-    /// Regression: an unreadable `/proc/stat` counted as a quiet machine, with no word said.
     /// A Netty server warmed for 20 s serves three rounds of 2 s: each round costs its 2 s and
     /// a third of the warm-up, whether the planner has seen one round of the life or all three.
     #[test]
@@ -1329,28 +1123,5 @@ mod tests {
         assert!((first.mean_wall() - expected).abs() < 1e-9);
         let life = slot(vec![round(22.0, 20.0), round(2.0, 0.0), round(2.0, 0.0)]);
         assert!((life.mean_wall() - expected).abs() < 1e-9);
-    }
-
-    #[test]
-    fn regression_an_unreadable_proc_stat_is_said_not_taken_for_quiet() {
-        let unknown = Settled {
-            waited: Duration::from_millis(300),
-            others: None,
-            quiet: false,
-        };
-        let w = settle_warning(unknown).expect("a warning");
-        assert!(w.contains("could not be told"), "{w}");
-        let quiet = Settled {
-            others: Some(0.01),
-            quiet: true,
-            ..unknown
-        };
-        assert_eq!(settle_warning(quiet), None);
-        let busy = Settled {
-            others: Some(1.2),
-            quiet: false,
-            ..unknown
-        };
-        assert!(settle_warning(busy).unwrap().contains("1.2 CPUs"));
     }
 }

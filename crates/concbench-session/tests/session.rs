@@ -467,9 +467,9 @@ fn regression_a_check_on_its_margin_is_not_measured_until_chance_decides_it() {
         v.checks
     );
     assert!(
-        out.warnings.iter().any(|w| w.contains("S0.30x")),
+        said(&out).iter().any(|w| w.contains("S0.30x")),
         "{:?}",
-        out.warnings
+        said(&out)
     );
 }
 
@@ -581,7 +581,7 @@ fn base_rounds_that_do_not_fit_the_budget_are_left_out_and_said() {
         assert!(m.now() <= Duration::from_secs(budget), "{:?}", m.now());
         (
             rounds_of(&out, "create.fork"),
-            out.warnings
+            said(&out)
                 .into_iter()
                 .find(|w| w.contains("room for one round only")),
         )
@@ -614,13 +614,11 @@ fn regression_replicate_s2_quick_left_its_deciding_servers_at_one_round() {
     let out = run_with(&p, &variants(), &mut r, &m);
     assert!(rounds_of(&out, "create.fork") >= 6);
     assert!(m.now() <= Duration::from_secs(30), "{:?}", m.now());
-    let grew = out
-        .warnings
-        .iter()
+    let grew = said(&out)
+        .into_iter()
         .find(|w| w.contains("the budget grew from 10 s"));
-    assert!(grew.is_some(), "{:?}", out.warnings);
-    assert!(!out
-        .warnings
+    assert!(grew.is_some(), "{:?}", said(&out));
+    assert!(!said(&out)
         .iter()
         .any(|w| w.contains("room for one round only")));
     // Capped below what the sets need, it grows to the cap and no further.
@@ -657,11 +655,11 @@ fn regression_a_full_run_on_a_slow_host_took_over_ten_minutes() {
     assert!(reason.contains("budget (2 s)"), "{reason}");
     assert!(reason.contains("--only create.vfork"), "{reason}");
     assert!(
-        out.warnings
+        said(&out)
             .iter()
             .any(|w| w.starts_with("1 figure no verdict reads was not measured")),
         "{:?}",
-        out.warnings
+        said(&out)
     );
     assert_eq!(m.now(), Duration::from_secs(2));
 }
@@ -713,9 +711,8 @@ fn regression_a_full_run_spent_618_s_of_its_540_s_budget_on_base_rounds() {
     );
     assert_eq!(verdict(&out, "S0.30x"), VerdictKind::Confirmed);
     assert_eq!(verdict(&out, "S0.create"), VerdictKind::Inconclusive);
-    let w = out
-        .warnings
-        .iter()
+    let w = said(&out)
+        .into_iter()
         .find(|w| w.contains("room for one round only"))
         .expect("the run says what it left out");
     assert!(w.contains("2 figures (deciding S0.create)"), "{w}");
@@ -737,9 +734,9 @@ fn a_smoke_run_measures_every_variant_once_and_says_nothing_of_budgets() {
     assert!(out.results.iter().all(|e| e.rounds.len() == 1));
     assert!(out.skipped.is_empty(), "{:?}", out.skipped);
     assert!(
-        out.warnings.iter().all(|w| !w.contains("budget")),
+        said(&out).iter().all(|w| !w.contains("budget")),
         "{:?}",
-        out.warnings
+        said(&out)
     );
 }
 
@@ -811,7 +808,9 @@ fn a_request_comes_back_as_a_finished_document_with_its_settings_and_stats() {
     let mut beside_called = false;
     let finished = measure(&request, &chosen, &FakeRegistry, rig, &mut |doc| {
         beside_called = true;
-        doc.warnings.push("beside".into());
+        doc.warnings.push(concbench_core::RunWarning::Text {
+            text: "beside".into(),
+        });
     });
     let doc = &finished.doc;
     assert!(beside_called);
@@ -832,6 +831,11 @@ fn a_request_comes_back_as_a_finished_document_with_its_settings_and_stats() {
     assert!(doc
         .warnings
         .iter()
-        .any(|w| w.contains("names a result this build does not have")));
-    assert!(doc.warnings.iter().any(|w| w == "beside"));
+        .any(|w| matches!(w, concbench_core::RunWarning::BrokenSelector { .. })));
+    assert!(doc.warnings.iter().any(|w| w.to_string() == "beside"));
+}
+
+/// The run's warnings as said.
+fn said(out: &concbench_session::SessionOutput) -> Vec<String> {
+    out.warnings.iter().map(ToString::to_string).collect()
 }

@@ -68,10 +68,11 @@ pub fn over_history(doc: &mut ResultDoc, others: &[&ResultDoc], mut excluded: Ve
     });
     // The pooled intervals pass the gate every run's figures pass.
     for found in crate::validate::document(doc) {
-        doc.warnings.push(format!(
-            "the validation gate held a figure of the history to what it can be: {found}; please \
-             report it"
-        ));
+        doc.warnings
+            .push(concbench_core::RunWarning::ValidationGate {
+                found,
+                history: true,
+            });
     }
 }
 

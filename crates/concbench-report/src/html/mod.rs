@@ -200,7 +200,7 @@ impl From<&ResultDoc> for Page {
             mode: mode(doc),
             host_line: sections::host_line(doc),
             host: host_facts(doc),
-            warnings: doc.warnings.clone(),
+            warnings: doc.warnings.iter().map(ToString::to_string).collect(),
             costs: crate::answer::unit_rows(&answer),
             among: answer.among_measured(),
             unit_header: crate::answer::UNIT_HEADER,

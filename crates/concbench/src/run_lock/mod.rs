@@ -203,12 +203,10 @@ fn same_file(file: &File, path: &Path) -> bool {
 
 /// The warning a document and the first screen carry for each run that measured beside this
 /// one.
-pub fn overlap_warning(other: &RunOwner) -> String {
-    format!(
-        "another concbench run ({}) measured on this machine during this run: both runs' \
-         figures are disturbed by it; rerun alone before trusting them",
-        other.describe()
-    )
+pub fn overlap_warning(other: &RunOwner) -> concbench_core::RunWarning {
+    concbench_core::RunWarning::OverlappingRun {
+        run: other.describe(),
+    }
 }
 
 #[cfg(test)]
