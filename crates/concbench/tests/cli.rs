@@ -385,3 +385,157 @@ fn the_binary_is_not_position_independent() {
     };
     assert_eq!(e_type, want, "{path}: ELF type {e_type}, not {want}");
 }
+
+/// One warning of every kind: adding a kind fails to compile here until it is added to the list
+/// (and so to the schema test below).
+fn one_warning_of_every_kind() -> Vec<concbench_core::RunWarning> {
+    use concbench_core::{MarginCheck, RunWarning as W};
+    let claims = vec!["S0.create".to_string()];
+    let all = vec![
+        W::Clocksource {
+            clocksource: "hpet".into(),
+        },
+        W::CpuQuota { cpus: 1.5 },
+        W::BrokenSelector {
+            check: "S0.create".into(),
+        },
+        W::Unsettled {
+            others: Some(0.4),
+            waited_s: 30.0,
+        },
+        W::Unsettled {
+            others: None,
+            waited_s: 0.3,
+        },
+        W::Steal { share: 0.05 },
+        W::OverlappingRun {
+            run: "pid 42, run --quick".into(),
+        },
+        W::BaseOverran {
+            took_s: 560.0,
+            budget_s: 540.0,
+            claim_rounds: 6,
+            suggested_budget_s: 780.0,
+        },
+        W::ShortOfBase {
+            budget_s: 55.0,
+            figures: 2,
+            claims: claims.clone(),
+            claim_rounds: 6,
+            suggested_budget_s: 120.0,
+        },
+        W::Withheld {
+            figures: 1,
+            claims: claims.clone(),
+        },
+        W::BudgetGrew {
+            from_s: 10.0,
+            to_s: 30.0,
+            rounds: 9,
+        },
+        W::Unmeasured {
+            figures: 3,
+            budget_s: 55.0,
+        },
+        W::StillOpen {
+            budget_s: 55.0,
+            max_rounds: 20,
+            undecided: claims,
+            decided_by_others: 1,
+        },
+        W::OnMargin {
+            checks: vec![MarginCheck {
+                claim: "S1.lock".into(),
+                condition: Some("100 threads vs 2, per increment: no faster".into()),
+            }],
+        },
+        W::ValidationGate {
+            found: "a ratio below zero".into(),
+            history: true,
+        },
+        W::HoldAwake {
+            results: vec!["switch.pipe.process".into()],
+            rerun: "`concbench run --quick --hold-awake` (about 55 s)".into(),
+        },
+        W::Text {
+            text: "a warning from a newer build".into(),
+        },
+    ];
+    for w in &all {
+        match w {
+            W::Clocksource { .. }
+            | W::CpuQuota { .. }
+            | W::BrokenSelector { .. }
+            | W::Unsettled { .. }
+            | W::Steal { .. }
+            | W::OverlappingRun { .. }
+            | W::BaseOverran { .. }
+            | W::ShortOfBase { .. }
+            | W::Withheld { .. }
+            | W::BudgetGrew { .. }
+            | W::Unmeasured { .. }
+            | W::StillOpen { .. }
+            | W::OnMargin { .. }
+            | W::ValidationGate { .. }
+            | W::HoldAwake { .. }
+            | W::Text { .. } => {}
+        }
+    }
+    all
+}
+
+#[test]
+fn every_warning_kind_follows_the_schema_and_a_kind_without_its_fields_does_not() {
+    let host = concbench_core::Host {
+        logical_cpus: 2,
+        ..Default::default()
+    };
+    let mut doc = concbench_core::ResultDoc::new(host, "2026-11-29T00:00:00Z".into());
+    doc.warnings = one_warning_of_every_kind().into();
+    let json = serde_json::to_value(&doc).unwrap();
+    assert_valid(&json);
+    let kinds = json["warning_kinds"].as_array().unwrap();
+    assert_eq!(kinds.len(), json["warnings"].as_array().unwrap().len());
+    // The schema holds each kind to its fields: an on-the-margin warning without its checks,
+    // or a steal share above one, is not a valid document.
+    for (kind, field, bad) in [
+        ("on_margin", "checks", serde_json::Value::Null),
+        ("steal", "share", serde_json::json!(2.0)),
+    ] {
+        let i = (kinds.iter()).position(|k| k["kind"] == kind).unwrap();
+        let mut broken = json.clone();
+        broken["warning_kinds"][i][field] = bad;
+        let said = schema_violations(&broken);
+        assert!(!said.is_empty(), "warning_kinds[{i}].{field} accepted");
+    }
+    // A document from before `warning_kinds` is still valid.
+    let mut older = json.clone();
+    older.as_object_mut().unwrap().remove("warning_kinds");
+    assert_valid(&older);
+}
+
+#[test]
+fn report_of_an_older_document_without_warning_kinds_prints_its_warnings() {
+    let recorded =
+        common::repo_root().join("crates/concbench-report/tests/fixtures/quick-run.json");
+    let mut doc = read_json(&recorded);
+    doc.as_object_mut().unwrap().remove("warning_kinds");
+    let dir = tempfile::tempdir().unwrap();
+    let older = dir.path().join("older.json");
+    std::fs::write(&older, doc.to_string()).unwrap();
+    let out = concbench()
+        .arg("report")
+        .arg(&older)
+        .assert()
+        .success()
+        .get_output()
+        .stdout
+        .clone();
+    // Wrapped to the screen: compared with every run of spaces and line breaks as one space.
+    let words = |s: &str| s.split_whitespace().collect::<Vec<_>>().join(" ");
+    let printed = words(&String::from_utf8(out).unwrap());
+    for said in doc["warnings"].as_array().unwrap() {
+        let said = words(said.as_str().unwrap());
+        assert!(printed.contains(&said), "{said:?} not in\n{printed}");
+    }
+}

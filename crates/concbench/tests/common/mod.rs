@@ -178,14 +178,7 @@ pub fn read_json(path: &Path) -> serde_json::Value {
 
 /// Validate against `schema/result-v1.schema.json`; panics listing every violation.
 pub fn assert_valid(doc: &serde_json::Value) {
-    let schema_text =
-        std::fs::read_to_string(repo_root().join("schema/result-v1.schema.json")).unwrap();
-    let schema: serde_json::Value = serde_json::from_str(&schema_text).unwrap();
-    let validator = jsonschema::validator_for(&schema).expect("schema compiles");
-    let errors: Vec<String> = validator
-        .iter_errors(doc)
-        .map(|e| format!("{} at {}", e, e.instance_path))
-        .collect();
+    let errors = schema_violations(doc);
     assert!(
         errors.is_empty(),
         "schema violations:\n{}",
@@ -202,6 +195,18 @@ pub fn printed(cmd: &mut Command) -> String {
 /// What `concbench report FILE --all` prints, run in `home` (it must succeed).
 pub fn report_all(home: &TestHome, file: &Path) -> String {
     printed(home.concbench().arg("report").arg(file).arg("--all"))
+}
+
+/// Every violation of `schema/result-v1.schema.json` by `doc`, each with where it is.
+pub fn schema_violations(doc: &serde_json::Value) -> Vec<String> {
+    let schema_text =
+        std::fs::read_to_string(repo_root().join("schema/result-v1.schema.json")).unwrap();
+    let schema: serde_json::Value = serde_json::from_str(&schema_text).unwrap();
+    let validator = jsonschema::validator_for(&schema).expect("schema compiles");
+    validator
+        .iter_errors(doc)
+        .map(|e| format!("{} at {}", e, e.instance_path))
+        .collect()
 }
 
 /// A smoke run of `only` (or everything) into `dir/out.json`; returns the document.
