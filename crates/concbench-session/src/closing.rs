@@ -136,7 +136,7 @@ pub(crate) fn warnings(s: &RunSummary<'_>) -> Vec<RunWarning> {
 
 /// What a run says when the machine was not known to be quiet before it measured.
 fn unsettled(s: Settled) -> Option<RunWarning> {
-    (!s.quiet).then(|| RunWarning::Unsettled {
+    (!s.quiet).then_some(RunWarning::Unsettled {
         others: s.others,
         waited_s: s.waited.as_secs_f64(),
     })
