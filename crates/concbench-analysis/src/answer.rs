@@ -3,9 +3,11 @@
 //! and the figures each of its checks is computed from. The terminal, markdown and HTML
 //! renderers only format this model; none of them calls back into the analysis.
 
+mod fragile;
 mod label;
 mod operands;
 
+pub use fragile::{fragile, has_interval, FRAGILE};
 pub use label::{verdict_label, verdict_word};
 pub use operands::{operands, Operand};
 
@@ -48,6 +50,8 @@ pub struct VerdictAnswer<'a> {
     pub verdict: &'a Verdict,
     /// Its word as the rows say it ([`verdict_label`]).
     pub label: String,
+    /// Its robustness when that is worth saying beside the word ([`fragile`]).
+    pub fragile: Option<f64>,
     /// Each check in the verdict's order, with what its quantity is computed from.
     pub checks: Vec<CheckAnswer<'a>>,
 }
@@ -92,6 +96,7 @@ impl<'a> Answer<'a> {
             .map(|v| VerdictAnswer {
                 verdict: v,
                 label: verdict_label(v),
+                fragile: fragile(v),
                 checks: v
                     .checks
                     .iter()

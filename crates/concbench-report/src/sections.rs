@@ -2,6 +2,7 @@
 //! skipped and failed variants, warnings. Each renderer lays the rows out its own way.
 
 use crate::format;
+use concbench_analysis::answer::has_interval;
 pub use concbench_analysis::answer::{verdict_label, verdict_word};
 use concbench_analysis::answer::{Answer, CheckAnswer};
 use concbench_analysis::published::{Figure, Measured};
@@ -410,12 +411,6 @@ pub fn robustness_cell(v: &concbench_core::Verdict) -> String {
         .filter(|_| has_interval(v))
         .map(|r| format!("{:.0}%", r * 100.0))
         .unwrap_or_else(|| "-".into())
-}
-
-/// Whether the verdict rests on rounds enough for a 95% interval.
-pub fn has_interval(v: &concbench_core::Verdict) -> bool {
-    v.rounds
-        .is_some_and(|r| r >= concbench_analysis::MIN_VALUES_95)
 }
 
 pub fn verdict_rows(answer: &Answer<'_>) -> Vec<[String; 5]> {

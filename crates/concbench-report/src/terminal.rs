@@ -709,8 +709,8 @@ fn depends_figure(checks: &[Check]) -> (String, usize) {
 
 /// One line per verdict: the claim, its word and its key figure, shortened to fit `width`; a
 /// verdict that depends takes two lines, its deciding checks shown in the first form that fits.
-/// Rounds and robustness per verdict, and every check, are in `--all`; a robustness under
-/// [`FRAGILE`] is said on the line.
+/// Rounds and robustness per verdict, and every check, are in `--all`; a fragile robustness
+/// (as the analysis decided, [`VerdictAnswer::fragile`]) is said on the line.
 fn verdict_lines(answer: &Answer<'_>, width: usize) -> Vec<String> {
     let rows: Vec<(String, String, &VerdictAnswer<'_>)> = answer
         .verdicts
@@ -730,7 +730,7 @@ fn verdict_lines(answer: &Answer<'_>, width: usize) -> Vec<String> {
     for (source, word, va) in rows {
         // A quick run's claim a full run judges on the article's own system says so first, so
         // that cutting the figure to fit never cuts the mark.
-        let mut forms = figure_forms(va.verdict);
+        let mut forms = figure_forms(va.verdict, va.fragile);
         if !va.verdict.full_run.is_empty() {
             for f in &mut forms {
                 *f = format!("{} {f}", sections::FULL_RUN_MARK);
@@ -751,9 +751,6 @@ fn verdict_lines(answer: &Answer<'_>, width: usize) -> Vec<String> {
     }
     out
 }
-
-/// Below this share of resamples agreeing, a verdict's line says how fragile it is.
-const FRAGILE: f64 = 0.9;
 
 /// Lines a verdict may take on the first screen: two for one that depends (its deciding checks
 /// differ), one otherwise.
@@ -806,16 +803,15 @@ fn wrap(text: &str, room: usize) -> Vec<String> {
 /// figure with its margin label and the count of other checks; then without that count; then
 /// the bound alone beside the figure. For a verdict that depends, every deciding check first,
 /// then a count of each decision with one example.
-fn figure_forms(v: &Verdict) -> Vec<String> {
+/// `fragile` is the verdict's robustness when it is worth saying ([`VerdictAnswer::fragile`]).
+fn figure_forms(v: &Verdict, fragile: Option<f64>) -> Vec<String> {
     let deciding: Vec<Check> = v.checks.iter().filter(|c| !c.beside).cloned().collect();
     let checks = if deciding.is_empty() {
         &v.checks
     } else {
         &deciding
     };
-    let fragile = v
-        .robustness
-        .filter(|r| *r < FRAGILE && sections::has_interval(v))
+    let fragile = fragile
         .map(|r| format!(" (robust {:.0}%)", r * 100.0))
         .unwrap_or_default();
     if checks.is_empty() {
@@ -1056,6 +1052,11 @@ mod tests {
         assert_eq!(verdict_cell_narrow(&v), "depends");
     }
 
+    /// A verdict's key-figure forms with the robustness the analysis says is worth saying.
+    fn forms_of(v: &Verdict) -> Vec<String> {
+        figure_forms(v, concbench_analysis::answer::fragile(v))
+    }
+
     #[test]
     fn regression_a_one_round_result_showed_100_percent_robust() {
         let mut v = verdict(
@@ -1070,7 +1071,7 @@ mod tests {
         );
         // One round agrees with itself: no robustness to speak of, however low it is.
         v.robustness = Some(0.5);
-        assert!(figure_forms(&v).iter().all(|f| !f.contains("robust")));
+        assert!(forms_of(&v).iter().all(|f| !f.contains("robust")));
     }
 
     #[test]
@@ -1093,17 +1094,17 @@ mod tests {
             full_run: Vec::new(),
             robustness: Some(0.97),
         };
-        let forms = figure_forms(&v);
+        let forms = forms_of(&v);
         assert_eq!(forms[0], "p / t >= 1.15: 1.20x [1.08, 1.32]");
         // The shortest form keeps the figure and the bound.
         assert_eq!(forms.last().unwrap(), "1.20x [1.08, 1.32], rule >= 1.15");
         v.robustness = Some(0.7);
         assert_eq!(
-            figure_forms(&v)[0],
+            forms_of(&v)[0],
             "p / t >= 1.15: 1.20x [1.08, 1.32] (robust 70%)"
         );
         // Cut to fit, never wider than the room.
-        let lines = fit(&figure_forms(&v), 20, 1);
+        let lines = fit(&forms_of(&v), 20, 1);
         assert_eq!(lines.len(), 1);
         assert!(
             lines[0].chars().count() <= 20 && lines[0].ends_with('…'),
