@@ -4,10 +4,12 @@
 //! renderers only format this model; none of them calls back into the analysis.
 
 mod fragile;
+mod key;
 mod label;
 mod operands;
 
 pub use fragile::{fragile, has_interval, FRAGILE};
+pub use key::{depends_groups, key_checks, KeyChecks, Shown};
 pub use label::{verdict_label, verdict_word};
 pub use operands::{operands, Operand};
 
@@ -52,6 +54,8 @@ pub struct VerdictAnswer<'a> {
     pub label: String,
     /// Its robustness when that is worth saying beside the word ([`fragile`]).
     pub fragile: Option<f64>,
+    /// The checks its line stands on, and its key figure ([`key_checks`]).
+    pub key: KeyChecks<'a>,
     /// Each check in the verdict's order, with what its quantity is computed from.
     pub checks: Vec<CheckAnswer<'a>>,
 }
@@ -97,6 +101,7 @@ impl<'a> Answer<'a> {
                 verdict: v,
                 label: verdict_label(v),
                 fragile: fragile(v),
+                key: key_checks(v),
                 checks: v
                     .checks
                     .iter()

@@ -10,7 +10,7 @@ use crate::layout::{self, columns, text_width};
 pub use crate::layout::{stdout_width, table};
 use crate::{anatomy, answer, capacity, crossover, runtimes, sections, Exporter};
 use comfy_table::Table;
-use concbench_analysis::answer::{Answer, VerdictAnswer};
+use concbench_analysis::answer::{Answer, KeyChecks, Shown, VerdictAnswer};
 use concbench_core::{human, Check, ResultDoc, RunMode, Verdict, VerdictKind};
 use std::fmt::Write;
 use std::path::PathBuf;
@@ -617,23 +617,13 @@ fn short_condition(c: &Check) -> &str {
         .map_or(c.condition.as_str(), |(head, _)| head)
 }
 
-/// The key figure of a verdict that depends, and how many checks it shows: every check that
-/// decides (confirmed or refuted) — or, when fewer than two do, one of each decision — grouped
-/// by rule and decision, so that six conditions under one rule read as two groups: "t / p >=
-/// 0.870 — refuted at COUNT = 5, 10, 50 (0.205x to 0.416x); confirmed at COUNT = 1000:
-/// 0.981x [0.967, 1.00]". Checks under one rule are told apart by their condition, the rule
-/// said once; checks under different rules by the rule itself.
-fn depends_figure(checks: &[Check]) -> (String, usize) {
-    let deciding = |c: &&Check| matches!(c.decision, VerdictKind::Confirmed | VerdictKind::Refuted);
-    let mut shown: Vec<&Check> = checks.iter().filter(deciding).collect();
-    if shown.len() < 2 {
-        shown.clear();
-        for c in checks {
-            if shown.len() < 2 && !shown.iter().any(|s| s.decision == c.decision) {
-                shown.push(c);
-            }
-        }
-    }
+/// The key figure of a verdict that depends, from the checks the analysis chose and grouped by
+/// rule and decision ([`concbench_analysis::answer::depends_groups`]): "t / p >= 0.870 —
+/// refuted at COUNT = 5, 10, 50 (0.205x to 0.416x); confirmed at COUNT = 1000: 0.981x [0.967,
+/// 1.00]". Checks under one rule are told apart by their condition, the rule said once; checks
+/// under different rules by the rule itself.
+fn depends_figure(groups: &[Vec<&Check>]) -> String {
+    let shown: Vec<&Check> = groups.iter().flatten().copied().collect();
     let same_rule = shown.iter().all(|c| c.rule == shown[0].rule);
     // Conditions that read the same once shortened are named in full.
     let short_alike = shown.iter().enumerate().any(|(i, a)| {
@@ -648,21 +638,11 @@ fn depends_figure(checks: &[Check]) -> (String, usize) {
             short_condition(c).to_string()
         }
     };
-    let mut groups: Vec<Vec<&Check>> = Vec::new();
-    for c in &shown {
-        match groups
-            .iter_mut()
-            .find(|g| g[0].rule == c.rule && g[0].decision == c.decision)
-        {
-            Some(g) => g.push(c),
-            None => groups.push(vec![c]),
-        }
-    }
     // One figure judged by several rules ("a / s >= 100", "a / s within [267, 600]") is said
     // once: "a / s: 4977x [4832, 4997] — >= 100 confirmed, within [267, 600] refuted".
     let mut merged: Vec<Merged<'_>> = Vec::new();
     let mut parts: Vec<Option<String>> = Vec::new();
-    for g in &groups {
+    for g in groups {
         let word = sections::verdict_word(g[0].decision);
         if !same_rule && g.len() == 1 {
             if let Some((lhs, bound)) = split_rule(&g[0].rule) {
@@ -699,12 +679,11 @@ fn depends_figure(checks: &[Check]) -> (String, usize) {
             })
         })
         .collect();
-    let text = if same_rule {
+    if same_rule {
         format!("{} — {}", shown[0].rule, parts.join("; "))
     } else {
         parts.join("; ")
-    };
-    (text, shown.len())
+    }
 }
 
 /// One line per verdict: the claim, its word and its key figure, shortened to fit `width`; a
@@ -730,7 +709,7 @@ fn verdict_lines(answer: &Answer<'_>, width: usize) -> Vec<String> {
     for (source, word, va) in rows {
         // A quick run's claim a full run judges on the article's own system says so first, so
         // that cutting the figure to fit never cuts the mark.
-        let mut forms = figure_forms(va.verdict, va.fragile);
+        let mut forms = figure_forms(va.verdict, &va.key, va.fragile);
         if !va.verdict.full_run.is_empty() {
             for f in &mut forms {
                 *f = format!("{} {f}", sections::FULL_RUN_MARK);
@@ -804,29 +783,22 @@ fn wrap(text: &str, room: usize) -> Vec<String> {
 /// the bound alone beside the figure. For a verdict that depends, every deciding check first,
 /// then a count of each decision with one example.
 /// `fragile` is the verdict's robustness when it is worth saying ([`VerdictAnswer::fragile`]).
-fn figure_forms(v: &Verdict, fragile: Option<f64>) -> Vec<String> {
-    let deciding: Vec<Check> = v.checks.iter().filter(|c| !c.beside).cloned().collect();
-    let checks = if deciding.is_empty() {
-        &v.checks
-    } else {
-        &deciding
-    };
+/// `key` is what the analysis chose to show ([`VerdictAnswer::key`]).
+fn figure_forms(v: &Verdict, key: &KeyChecks<'_>, fragile: Option<f64>) -> Vec<String> {
     let fragile = fragile
         .map(|r| format!(" (robust {:.0}%)", r * 100.0))
         .unwrap_or_default();
-    if checks.is_empty() {
-        return vec!["(see the document)".to_string()];
-    }
-    if v.verdict == VerdictKind::Depends {
-        let (text, shown) = depends_figure(checks);
-        let mut forms = vec![more(format!("{text}{fragile}"), v.checks.len(), shown)];
-        forms.push(format!("{}{fragile}", depends_counts(checks)));
-        return forms;
-    }
-    let key = checks
-        .iter()
-        .find(|c| c.decision == v.verdict)
-        .unwrap_or(&checks[0]);
+    let key = match &key.shown {
+        Shown::Nothing => return vec!["(see the document)".to_string()],
+        Shown::Groups(groups) => {
+            let text = depends_figure(groups);
+            let shown = key.shown.count();
+            let mut forms = vec![more(format!("{text}{fragile}"), v.checks.len(), shown)];
+            forms.push(format!("{}{fragile}", depends_counts(&key.deciding)));
+            return forms;
+        }
+        Shown::One(key) => key,
+    };
     let short = short_measured(key);
     let mut forms = vec![
         more(
@@ -865,7 +837,7 @@ fn short_measured(c: &Check) -> String {
 
 /// "3 confirmed, 1 refuted: one / all within [1.50, 2.67]: 1.12x [1.06, 1.22]": how many
 /// deciding checks went each way, and the first refuted one.
-fn depends_counts(checks: &[Check]) -> String {
+fn depends_counts(checks: &[&Check]) -> String {
     let n = |k| checks.iter().filter(|c| c.decision == k).count();
     let example = checks
         .iter()
@@ -979,7 +951,7 @@ mod tests {
         ];
         // Every deciding check shown; only the undecided one is left to "(+1 more)".
         assert_eq!(
-            depends_figure(&checks),
+            depends_of(&checks),
             (
                 "t / p >= 0.870 — refuted at COUNT = 5 and 10 (0.200x to 0.300x); COUNT = 1000: \
                  1.00x [0.900, 1.10] confirmed"
@@ -992,7 +964,7 @@ mod tests {
             check("switches (block reader)", "t / o >= 1.15", 2.0, Confirmed),
             check("switches (direct reader)", "t / o >= 1.15", 1.0, Refuted),
         ];
-        let (text, _) = depends_figure(&alike);
+        let (text, _) = depends_of(&alike);
         assert!(
             text.contains("switches (block reader): 2.00x") && text.contains("(direct reader)"),
             "{text}"
@@ -1054,7 +1026,16 @@ mod tests {
 
     /// A verdict's key-figure forms with the robustness the analysis says is worth saying.
     fn forms_of(v: &Verdict) -> Vec<String> {
-        figure_forms(v, concbench_analysis::answer::fragile(v))
+        use concbench_analysis::answer::{fragile, key_checks};
+        figure_forms(v, &key_checks(v), fragile(v))
+    }
+
+    /// The key figure of a verdict that depends on `checks`, and how many checks it shows.
+    fn depends_of(checks: &[Check]) -> (String, usize) {
+        let refs: Vec<&Check> = checks.iter().collect();
+        let groups = concbench_analysis::answer::depends_groups(&refs);
+        let shown = groups.iter().map(Vec::len).sum();
+        (depends_figure(&groups), shown)
     }
 
     #[test]
