@@ -2,7 +2,7 @@
 //! of every crate build results the one way real ones are summarised.
 
 use crate::entry::{blank, summary};
-use concbench_core::{Host, Params, ResultDoc, ResultEntry, Round};
+use concbench_core::{Check, Host, Params, ResultDoc, ResultEntry, Round, VerdictKind};
 use concbench_stats::summarize;
 
 /// A result whose `samples` are the values of as many rounds (pass 0, 1, ...; unit ns,
@@ -138,4 +138,23 @@ pub fn swept() -> ResultDoc {
         results.push(sweep_point("prefork", Some(8), block, 100, processes));
     }
     doc(results)
+}
+
+/// A check of a ratio: `estimate` with the interval [0.9, 1.1] times it over six rounds, under
+/// `rule`, decided `decision`; no note, not beside, not at its margin.
+pub fn check(condition: &str, rule: &str, estimate: f64, decision: VerdictKind) -> Check {
+    Check {
+        condition: condition.into(),
+        rule: rule.into(),
+        estimate: Some(estimate),
+        ci95: Some([estimate * 0.9, estimate * 1.1]),
+        unit: "x".into(),
+        rounds: 6,
+        decision,
+        note: String::new(),
+        beside: false,
+        withheld: false,
+        boundary: None,
+        at_margin: None,
+    }
 }

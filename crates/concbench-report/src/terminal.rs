@@ -922,23 +922,7 @@ fn more(text: String, checks: usize, shown: usize) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn check(condition: &str, rule: &str, estimate: f64, decision: VerdictKind) -> Check {
-        Check {
-            condition: condition.into(),
-            rule: rule.into(),
-            estimate: Some(estimate),
-            ci95: Some([estimate * 0.9, estimate * 1.1]),
-            unit: "x".into(),
-            rounds: 6,
-            decision,
-            note: String::new(),
-            beside: false,
-            withheld: false,
-            boundary: None,
-            at_margin: None,
-        }
-    }
+    use concbench_analysis::synthetic::check;
 
     #[test]
     fn regression_a_verdict_that_depends_folded_its_deciding_checks_into_more() {

@@ -204,20 +204,7 @@ mod tests {
     use std::time::Duration;
 
     fn check(condition: &str, decision: VerdictKind) -> Check {
-        Check {
-            condition: condition.into(),
-            rule: "t / p >= 0.870".into(),
-            estimate: Some(0.9),
-            ci95: Some([0.8, 1.0]),
-            unit: "x".into(),
-            rounds: 6,
-            decision,
-            note: String::new(),
-            beside: false,
-            withheld: false,
-            boundary: None,
-            at_margin: None,
-        }
+        concbench_analysis::synthetic::check(condition, "t / p >= 0.870", 0.9, decision)
     }
 
     #[test]

@@ -85,20 +85,7 @@ mod tests {
     use VerdictKind::*;
 
     fn check(condition: &str, rule: &str, decision: VerdictKind) -> Check {
-        Check {
-            condition: condition.into(),
-            rule: rule.into(),
-            estimate: Some(1.0),
-            ci95: Some([0.9, 1.1]),
-            unit: "x".into(),
-            rounds: 6,
-            decision,
-            note: String::new(),
-            beside: false,
-            withheld: false,
-            boundary: None,
-            at_margin: None,
-        }
+        crate::synthetic::check(condition, rule, 1.0, decision)
     }
 
     fn verdict(kind: VerdictKind, checks: Vec<Check>) -> Verdict {
