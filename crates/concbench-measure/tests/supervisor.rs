@@ -22,10 +22,19 @@ fn job() -> Job {
 }
 
 /// A supervisor whose "worker" is a shell script.
+/// A supervisor whose worker is `script` in `/bin/sh`, started with SIGINT at its default
+/// action: a shell cannot trap a signal ignored when it started, and a test binary launched in
+/// the background of a script (`cmd &`, as `nohup .ci/run &` does) starts with SIGINT ignored
+/// (regression: the Ctrl-C test "did not stop within 10 s of Ctrl-C" in such a run).
 fn sh(script: &str, limit: Duration) -> Supervisor {
     Supervisor {
-        program: "/bin/sh".into(),
-        args: vec!["-c".into(), script.into()],
+        program: "/usr/bin/env".into(),
+        args: vec![
+            "--default-signal=INT".into(),
+            "/bin/sh".into(),
+            "-c".into(),
+            script.into(),
+        ],
         time_limit: limit,
         cancel: CancelToken::new(),
     }
