@@ -786,7 +786,9 @@ fn wrap(text: &str, room: usize) -> Vec<String> {
 /// `key` is what the analysis chose to show ([`VerdictAnswer::key`]).
 fn figure_forms(v: &Verdict, key: &KeyChecks<'_>, fragile: Option<f64>) -> Vec<String> {
     let fragile = fragile
-        .map(|r| format!(" (robust {:.0}%)", r * 100.0))
+        // Worded as what it is, a share of resamples, so it cannot be read as the chance
+        // that the verdict is right (issue 44: "robust 64%" beside a decided verdict).
+        .map(|r| format!(" ({:.0}% of resamples agree)", r * 100.0))
         .unwrap_or_default();
     let key = match &key.shown {
         Shown::Nothing => return vec!["(see the document)".to_string()],
@@ -1036,7 +1038,7 @@ mod tests {
         );
         // One round agrees with itself: no robustness to speak of, however low it is.
         v.robustness = Some(0.5);
-        assert!(forms_of(&v).iter().all(|f| !f.contains("robust")));
+        assert!(forms_of(&v).iter().all(|f| !f.contains("resamples")));
     }
 
     #[test]
@@ -1066,7 +1068,7 @@ mod tests {
         v.robustness = Some(0.7);
         assert_eq!(
             forms_of(&v)[0],
-            "p / t >= 1.15: 1.20x [1.08, 1.32] (robust 70%)"
+            "p / t >= 1.15: 1.20x [1.08, 1.32] (70% of resamples agree)"
         );
         // Cut to fit, never wider than the room.
         let lines = fit(&forms_of(&v), 20, 1);
