@@ -1034,10 +1034,8 @@ mod tests {
         assert!((both.mean_wall() - 2.7).abs() < 1e-9);
     }
 
-    /// Regression: a full run (2026-11-28) priced five more rounds of a warm Netty at five
-    /// thirds of a warm-up where they needed one restart: its life still had two rounds left.
-    #[test]
-    fn more_rounds_of_a_warm_server_cost_the_restarts_they_need_and_no_more() {
+    /// A round of a server taking `wall_s`, `setup_s` of it starting and warming the server.
+    fn server_round(wall_s: f64, setup_s: f64) -> RoundRaw {
         let meta = concbench_core::Meta {
             id: "server.keepalive",
             family: "server",
@@ -1046,18 +1044,22 @@ mod tests {
             unit: "req/s",
             expected_switches_per_op: None,
         };
-        let round = |wall_s: f64, setup_s: f64| {
-            let mut raw =
-                concbench_core::RawMeasurement::from_values(meta.clone(), Params::new(), vec![1.0]);
-            raw.setup_s = setup_s;
-            RoundRaw {
-                raw,
-                facts: RoundFacts {
-                    wall_s,
-                    ..RoundFacts::default()
-                },
-            }
-        };
+        let mut raw = concbench_core::RawMeasurement::from_values(meta, Params::new(), vec![1.0]);
+        raw.setup_s = setup_s;
+        RoundRaw {
+            raw,
+            facts: RoundFacts {
+                wall_s,
+                ..RoundFacts::default()
+            },
+        }
+    }
+
+    /// Regression: a full run (2026-11-28) priced five more rounds of a warm Netty at five
+    /// thirds of a warm-up where they needed one restart: its life still had two rounds left.
+    #[test]
+    fn more_rounds_of_a_warm_server_cost_the_restarts_they_need_and_no_more() {
+        let round = server_round;
         let slot = |rounds, rounds_per_setup| Slot {
             rounds,
             rounds_per_setup,
@@ -1093,26 +1095,7 @@ mod tests {
     /// a third of the warm-up, whether the planner has seen one round of the life or all three.
     #[test]
     fn a_round_on_a_warm_server_costs_its_window_and_a_share_of_the_warm_up() {
-        let meta = concbench_core::Meta {
-            id: "server.keepalive",
-            family: "server",
-            title: "t",
-            op: "o",
-            unit: "req/s",
-            expected_switches_per_op: None,
-        };
-        let round = |wall_s: f64, setup_s: f64| {
-            let mut raw =
-                concbench_core::RawMeasurement::from_values(meta.clone(), Params::new(), vec![1.0]);
-            raw.setup_s = setup_s;
-            RoundRaw {
-                raw,
-                facts: RoundFacts {
-                    wall_s,
-                    ..RoundFacts::default()
-                },
-            }
-        };
+        let round = server_round;
         let slot = |rounds| Slot {
             rounds,
             rounds_per_setup: 3,
