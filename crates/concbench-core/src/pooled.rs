@@ -4,7 +4,7 @@
 //! place: a reader sees both "confirmed over 4 runs (62 rounds)" and what this run alone says.
 
 use crate::mode::Mode;
-use crate::result::Judged;
+use crate::verdict_kind::Judged;
 use crate::verdict_kind::VerdictKind;
 use serde::{Deserialize, Serialize};
 

@@ -7,7 +7,7 @@
 use crate::{host::Host, params::Params, run_warning::RunWarnings};
 // Their own files, so that `pooled.rs` (which `ResultDoc` holds) does not import this one back.
 pub use crate::mode::Mode;
-pub use crate::verdict_kind::VerdictKind;
+pub use crate::verdict_kind::{Judged, VerdictKind};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
@@ -354,38 +354,6 @@ pub struct Verdict {
     /// article's own program or system): what a full run adds to this claim.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub full_run: Vec<String>,
-}
-
-/// How much of a claim a verdict judged.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Judged {
-    /// Every deciding check was measured.
-    #[default]
-    Whole,
-    /// Some deciding checks were not: the verdict holds among what was measured.
-    Partly,
-}
-
-impl Judged {
-    /// `Partly` when any deciding check is left unmeasured.
-    pub fn from_unmeasured(unmeasured: &[String]) -> Self {
-        if unmeasured.is_empty() {
-            Judged::Whole
-        } else {
-            Judged::Partly
-        }
-    }
-
-    /// A verdict's word with the qualifier: "partly judged" for a partly judged inconclusive
-    /// verdict, "partly judged: refuted" for another, the word alone for a whole one.
-    pub fn qualify(self, kind: VerdictKind, word: &str) -> String {
-        match (self, kind) {
-            (Judged::Whole, _) => word.to_string(),
-            (Judged::Partly, VerdictKind::Inconclusive) => "partly judged".to_string(),
-            (Judged::Partly, _) => format!("partly judged: {word}"),
-        }
-    }
 }
 
 impl Verdict {

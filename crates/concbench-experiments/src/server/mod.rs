@@ -20,6 +20,7 @@ mod keepalive;
 pub mod runtime;
 mod steady;
 mod stevens;
+mod sweep_point;
 pub mod system;
 pub mod target;
 pub mod warmup;

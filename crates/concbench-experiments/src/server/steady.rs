@@ -19,8 +19,8 @@
 //! corrected, as wrk2 and oha).
 
 use super::common::{self, Sizes};
-use super::crossover;
 use super::runtime::{Activity, RuntimeWatch};
+use super::sweep_point::Point;
 use super::target::{Running, Target};
 use super::warmup::{self, Schedule};
 use anyhow::{Context, Result};
@@ -49,7 +49,7 @@ pub struct Steady {
     blocking: Option<Duration>,
     /// The crossover sweep's point, which also sets the CPU per request, the pool's size, the
     /// params and the quick subset; `None` for scenarios A and B.
-    point: Option<crossover::Point>,
+    point: Option<Point>,
     runtime_version: Option<String>,
 }
 
@@ -80,7 +80,7 @@ impl Steady {
 
     /// A point of the crossover sweep: scenario A's measurement with the point's work per
     /// request and pool.
-    pub fn sweep(meta: &'static Meta, target: Target, point: crossover::Point) -> Stages<Self> {
+    pub fn sweep(meta: &'static Meta, target: Target, point: Point) -> Stages<Self> {
         Stages::new(Self {
             meta,
             target,
