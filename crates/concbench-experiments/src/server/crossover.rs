@@ -51,7 +51,10 @@ pub fn variant(point: Point) -> Stages<Steady> {
 
 #[cfg(test)]
 mod tests {
+    use super::super::sweep_point::QUICK_POOL;
     use super::*;
+    use concbench_core::Params;
+    use concbench_server::Design;
 
     #[test]
     fn the_sweep_has_every_contender_at_every_point_and_quick_a_subset_on_both_sides() {

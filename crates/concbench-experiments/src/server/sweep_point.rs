@@ -21,8 +21,8 @@ pub const PROCESS_POOL: usize = 64;
 /// The points of a `--quick` (and `--smoke`) sweep: the four contenders at 64 units, at no, 1 and
 /// 10 ms of blocking, without CPU work — each pair still has points on both sides of where it is
 /// expected to cross.
-const QUICK_BLOCK_US: [u64; 3] = [0, 1_000, 10_000];
-const QUICK_POOL: usize = 64;
+pub(super) const QUICK_BLOCK_US: [u64; 3] = [0, 1_000, 10_000];
+pub(super) const QUICK_POOL: usize = 64;
 
 /// One design of the sweep, with its pool's size where it has a pool.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
