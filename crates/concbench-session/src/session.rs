@@ -97,17 +97,29 @@ impl Slot {
     /// setup shared over the rounds of a life. Why: priced at its first round, a Netty
     /// server's 20-s warm-up made every further round look like 22 s instead of 5.
     fn mean_wall(&self) -> f64 {
+        self.mean_round() + self.mean_setup() / self.rounds_per_setup.max(1) as f64
+    }
+
+    /// A round's own wall, less what it made for later rounds and the setup it ran: the mean.
+    fn mean_round(&self) -> f64 {
         let n = self.rounds.len().max(1) as f64;
-        let cost = |r: &RoundRaw| (r.facts.wall_s - r.raw.prepared_s - r.raw.setup_s).max(0.0);
+        (self.rounds.iter())
+            .map(|r| (r.facts.wall_s - r.raw.prepared_s - r.raw.setup_s).max(0.0))
+            .sum::<f64>()
+            / n
+    }
+
+    /// One setup (a worker's start, a server's start and warm-up): the mean over the rounds
+    /// that ran one, 0 when none did.
+    fn mean_setup(&self) -> f64 {
         let setups: Vec<f64> = (self.rounds.iter())
             .map(|r| r.raw.setup_s)
             .filter(|s| *s > 0.0)
             .collect();
-        let shared = match setups.len() {
+        match setups.len() {
             0 => 0.0,
-            k => setups.iter().sum::<f64>() / k as f64 / self.rounds_per_setup.max(1) as f64,
-        };
-        self.rounds.iter().map(cost).sum::<f64>() / n + shared
+            k => setups.iter().sum::<f64>() / k as f64,
+        }
     }
 
     /// What `more` further rounds are expected to cost in all: each its own wall (less what
@@ -120,19 +132,7 @@ impl Slot {
     /// Invariants: `cost_of(0) == 0`; non-decreasing in `more`; equals `more * mean_wall()`
     /// for a variant set up afresh every round.
     fn cost_of(&self, more: usize) -> f64 {
-        let n = self.rounds.len().max(1) as f64;
-        let warm = (self.rounds.iter())
-            .map(|r| (r.facts.wall_s - r.raw.prepared_s - r.raw.setup_s).max(0.0))
-            .sum::<f64>()
-            / n;
-        let setups: Vec<f64> = (self.rounds.iter())
-            .map(|r| r.raw.setup_s)
-            .filter(|s| *s > 0.0)
-            .collect();
-        let setup = match setups.len() {
-            0 => 0.0,
-            k => setups.iter().sum::<f64>() / k as f64,
-        };
+        let (warm, setup) = (self.mean_round(), self.mean_setup());
         let per_life = self.rounds_per_setup.max(1);
         // Rounds of the current life served: those since the last round that started one.
         let since_start = (self.rounds.iter().rev())
