@@ -18,16 +18,16 @@
 //! calls are safe.
 
 mod conn;
+mod connections;
 pub mod descriptors;
 mod measured;
 pub mod response;
-mod session;
 pub mod stats;
 pub mod target;
 mod worker;
 
+pub use connections::Connections;
 pub use measured::Shortfall;
-pub use session::Session;
 pub use stats::{ErrorKind, FaultReport, Latency, LoadReport};
 
 use std::net::SocketAddr;
@@ -132,7 +132,7 @@ impl LoadConfig {
     }
 }
 
-/// Open a session and run it once.
+/// Open the connections and run the load on them once.
 pub fn run(config: LoadConfig) -> anyhow::Result<LoadReport> {
-    Session::open(config)?.run()
+    Connections::open(config)?.run()
 }

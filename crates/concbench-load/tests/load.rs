@@ -2,7 +2,7 @@
 //! responses; it counts errors by kind when a server closes early or resets; it honours a
 //! request budget, an open-loop rate and pipelining. No traffic leaves the machine.
 
-use concbench_load::{LoadConfig, Protocol, Rate, Session, Shortfall};
+use concbench_load::{Connections, LoadConfig, Protocol, Rate, Shortfall};
 use concbench_server::{start, Design, ServerConfig};
 use std::io::{Read, Write};
 use std::net::{SocketAddr, TcpListener};
@@ -30,7 +30,7 @@ fn keepalive_closed_loop_completes_requests_without_errors() {
     let mut cfg = config(server.addr(), 50);
     cfg.threads = 2;
     cfg.warmup = Duration::from_millis(50);
-    let mut session = Session::open(cfg).unwrap();
+    let mut session = Connections::open(cfg).unwrap();
     let r = session.run().unwrap();
     assert!(r.requests > 0, "{r:?}");
     assert_eq!(r.errors_total, 0, "{:?}", r.errors);
@@ -194,7 +194,7 @@ fn a_budget_counts_measured_requests_and_the_warm_up_does_not_draw_on_it() {
 fn a_window_of_no_length_is_a_usage_error() {
     let mut cfg = config("127.0.0.1:9".parse().unwrap(), 1);
     cfg.duration = Duration::ZERO;
-    let err = Session::open(cfg).err().expect("refused");
+    let err = Connections::open(cfg).err().expect("refused");
     assert!(concbench_core::error::is_usage_error(&err), "{err:#}");
     assert!(err.to_string().contains("--duration"), "{err:#}");
 }
@@ -204,7 +204,7 @@ fn connections_beyond_the_descriptor_limit_are_refused_before_connecting() {
     // Nothing listens on the discard port of a test machine; with the refusal coming first,
     // nothing is even tried.
     let cfg = config("127.0.0.1:9".parse().unwrap(), 1 << 40);
-    let err = Session::open(cfg).err().expect("refused");
+    let err = Connections::open(cfg).err().expect("refused");
     assert!(concbench_core::error::is_usage_error(&err), "{err:#}");
     assert!(err.to_string().contains("file descriptors"), "{err:#}");
 }

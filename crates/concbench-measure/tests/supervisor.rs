@@ -50,7 +50,7 @@ fn failure(outcome: Outcome) -> String {
 #[test]
 fn a_worker_killed_by_sigsegv_is_a_recorded_failure() {
     let err = failure(
-        sh("cat >/dev/null; kill -SEGV $$", Duration::from_secs(10)).measure(&job(), &mut |_| {}),
+        sh("cat >/dev/null; kill -SEGV $$", Duration::from_secs(10)).round(&job(), &mut |_| {}),
     );
     assert!(err.contains("signal 11"), "{err}");
 }
@@ -62,7 +62,7 @@ fn a_worker_that_exits_without_reporting_is_a_failure() {
             "cat >/dev/null; echo not-json; exit 3",
             Duration::from_secs(10),
         )
-        .measure(&job(), &mut |_| {}),
+        .round(&job(), &mut |_| {}),
     );
     assert!(err.contains("code 3"), "{err}");
 }
@@ -71,8 +71,7 @@ fn a_worker_that_exits_without_reporting_is_a_failure() {
 fn a_hanging_worker_is_killed_at_the_time_limit() {
     let started = Instant::now();
     let err = failure(
-        sh("cat >/dev/null; exec sleep 30", Duration::from_millis(300))
-            .measure(&job(), &mut |_| {}),
+        sh("cat >/dev/null; exec sleep 30", Duration::from_millis(300)).round(&job(), &mut |_| {}),
     );
     assert!(err.contains("timed out"), "{err}");
     assert!(started.elapsed() < Duration::from_secs(20));
@@ -87,7 +86,7 @@ fn a_well_formed_outcome_is_passed_through() {
         line.replace('\n', "' '")
     );
     let mut events = 0;
-    let outcome = sh(&script, Duration::from_secs(10)).measure(&job(), &mut |_| events += 1);
+    let outcome = sh(&script, Duration::from_secs(10)).round(&job(), &mut |_| events += 1);
     assert!(
         matches!(outcome, Outcome::Skipped(ref s) if s.reason == "why not"),
         "{outcome:?}"
@@ -131,8 +130,8 @@ fn a_resident_worker_answers_each_job_and_ends_when_its_input_closes() {
     };
     assert_eq!(value(&first), 1.0);
     let mut resident = resident.expect("a measured first round keeps its worker");
-    assert_eq!(value(&resident.measure(&job(), &mut |_| {})), 2.0);
-    assert_eq!(value(&resident.measure(&job(), &mut |_| {})), 3.0);
+    assert_eq!(value(&resident.round(&job(), &mut |_| {})), 2.0);
+    assert_eq!(value(&resident.round(&job(), &mut |_| {})), 3.0);
     assert!(resident.alive());
     let pids = std::fs::read_to_string(&rounds).unwrap();
     let pids: std::collections::BTreeSet<&str> = pids.lines().collect();
@@ -152,10 +151,10 @@ fn a_resident_worker_that_dies_is_a_failure_and_gone() {
     let (first, resident) = sup.start(&job(), &mut |_| {});
     assert!(matches!(first, Outcome::Measured(_)), "{first:?}");
     let mut resident = resident.unwrap();
-    let err = failure(resident.measure(&job(), &mut |_| {}));
+    let err = failure(resident.round(&job(), &mut |_| {}));
     assert!(err.contains("signal 11"), "{err}");
     assert!(!resident.alive());
-    let again = failure(resident.measure(&job(), &mut |_| {}));
+    let again = failure(resident.round(&job(), &mut |_| {}));
     assert!(again.contains("already ended"), "{again}");
 }
 
@@ -201,7 +200,7 @@ fn ctrl_c_in_a_resident_round_fails_it_and_the_worker_tears_down_and_exits() {
         }
         cancel.cancel();
     });
-    let err = failure(resident.measure(&job(), &mut |_| {}));
+    let err = failure(resident.round(&job(), &mut |_| {}));
     presser.join().unwrap();
     assert!(err.contains("interrupted"), "{err}");
     assert!(!resident.alive(), "an interrupted worker is not kept");

@@ -14,7 +14,7 @@
 //! gate, and judged.
 //!
 //! Nothing here needs the command line: a [`RunRequest`] says what to run (mode, plan,
-//! pinning, settings), [`selection`] picks the variants from a [`Registry`], [`measure`] runs
+//! pinning, settings), [`selection`] picks the variants from a [`Registry`], [`run`] runs
 //! them and returns the finished result document with the run's statistics; [`RoundRunner`]
 //! measures one round (a worker process in production, a fake in tests), [`Machine`] reads the
 //! clock and the CPU counters. Every run policy lives here: the plan, the worker's time limit,
@@ -22,23 +22,23 @@
 
 mod assemble;
 mod closing;
-mod finished;
 pub mod machine;
 pub mod monitor;
+mod passes;
 pub mod plan;
 mod request;
+mod run;
 pub mod runner;
 pub mod schedule;
 pub mod selection;
-mod session;
 pub mod settle;
 mod variant;
 
-pub use finished::{broken_selectors, measure, Finished, Rig, RunStats};
 pub use machine::{Machine, SystemMachine};
+pub use passes::{run_passes, Observer};
 pub use plan::RunPlan;
 pub use request::RunRequest;
+pub use run::{broken_selectors, run, Finished, Rig, RunStats};
 pub use runner::{RoundRunner, WorkerRunner};
 pub use selection::{Chosen, Registry};
-pub use session::{run, Observer, SessionOutput};
 pub use variant::Variant;

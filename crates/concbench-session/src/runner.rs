@@ -136,7 +136,7 @@ impl WorkerRunner {
             self.residents.remove(&variant.index);
         }
         if let Some(life) = self.residents.get_mut(&variant.index) {
-            let outcome = life.worker.measure(job, on_event);
+            let outcome = life.worker.round(job, on_event);
             life.served += 1;
             life.used = self.clock;
             self.end_if_over(variant);
@@ -192,7 +192,7 @@ impl RoundRunner for WorkerRunner {
         let outcome = if variant.rounds_per_setup > 1 {
             self.resident_round(variant, &job, on_event)
         } else {
-            self.supervisor.measure(&job, on_event)
+            self.supervisor.round(&job, on_event)
         };
         match outcome {
             Outcome::Measured(mut raw) => {

@@ -16,7 +16,9 @@ use concbench_core::{
 };
 use concbench_measure::HarnessEvent;
 use concbench_session::machine::CpuTimes;
-use concbench_session::{run, Machine, Observer, RoundRunner, RunPlan, SessionOutput, Variant};
+use concbench_session::{
+    run_passes, Finished, Machine, Observer, Rig, RoundRunner, RunPlan, Variant,
+};
 use serde_json::Value;
 use std::cell::Cell;
 use std::collections::HashMap;
@@ -232,7 +234,7 @@ struct Replayed {
     variants: Vec<Variant>,
     /// Per pass: when it started (s) and its rounds.
     passes: Vec<(f64, usize)>,
-    out: SessionOutput,
+    out: Finished,
     taken: HashMap<String, Vec<f64>>,
     wall: f64,
     plan: RunPlan,
@@ -252,6 +254,7 @@ impl Replayed {
     fn rounds_line(&self) -> String {
         let each: Vec<String> = self
             .out
+            .doc
             .verdicts
             .iter()
             .map(|v| format!("{} {}", v.source, v.rounds.unwrap_or(0)))
@@ -261,7 +264,7 @@ impl Replayed {
 
     fn skipped_for_budget(&self) -> usize {
         let by_budget = |s: &&Skipped| s.reason.starts_with("not measured: the run's budget");
-        self.out.skipped.iter().filter(by_budget).count()
+        self.out.doc.skipped.iter().filter(by_budget).count()
     }
 }
 
@@ -286,14 +289,16 @@ fn replay(fixture: &str, mode: RunMode) -> Replayed {
         clock: &clock,
         seen: Vec::new(),
     };
-    let out = run(
+    let out = run_passes(
         &variants,
         &plan,
-        &mut replayer,
-        &clock,
-        &mut passes,
-        &CancelToken::new(),
-        &host,
+        &mut Rig {
+            runner: &mut replayer,
+            machine: &clock,
+            observer: &mut passes,
+            cancel: &CancelToken::new(),
+            host: &host,
+        },
     );
     let passes = passes.seen;
     Replayed {
@@ -326,14 +331,14 @@ impl Replayed {
             "{:.1} s, {} rounds, adaptive {:.0} s, {} skipped for the budget; rounds per \
              verdict: {}",
             self.wall,
-            self.out.rounds,
+            self.out.stats.rounds,
             self.adaptive_s(),
             self.skipped_for_budget(),
             self.rounds_line()
         );
         println!("{said}");
         println!("passes (start s, rounds): {:?}", self.passes);
-        for w in &self.out.warnings {
+        for w in &self.out.doc.warnings {
             println!("warning: {w}");
         }
         said
@@ -372,7 +377,7 @@ fn regression_a_full_run_left_s4s_cold_reads_at_one_round_and_took_no_adaptive_r
     let left_out = r.skipped_for_budget();
     assert!(left_out > 0, "{said}");
     assert!(
-        (r.out.warnings.iter()).any(|w| matches!(
+        (r.out.doc.warnings.iter()).any(|w| matches!(
             w,
             RunWarning::Unmeasured { figures, .. } if *figures == left_out
         )),
@@ -387,7 +392,7 @@ fn a_quick_run_keeps_its_plan_every_verdict_at_six_rounds_or_more() {
     let said = r.summary();
     // (A verdict whose checks read what the fixture does not keep, a counter or a metric, has
     // no rounds here.)
-    for v in &r.out.verdicts {
+    for v in &r.out.doc.verdicts {
         let rounds = v.rounds.unwrap_or(6);
         assert!(rounds >= 6, "{}: {said}", v.source);
     }
@@ -421,7 +426,7 @@ const FULL_29: &str = include_str!("fixtures/f1-stop29-rounds.json");
 
 /// The rounds of `claim`'s check whose condition starts with `condition`, and its note.
 fn check_rounds(r: &Replayed, claim: &str, condition: &str) -> (usize, String) {
-    let v = (r.out.verdicts.iter().find(|v| v.source == claim)).expect("the claim is judged");
+    let v = (r.out.doc.verdicts.iter().find(|v| v.source == claim)).expect("the claim is judged");
     let c = (v.checks.iter().find(|c| c.condition.starts_with(condition)))
         .unwrap_or_else(|| panic!("{claim}: no check {condition}"));
     (c.rounds, c.note.clone())
@@ -443,7 +448,7 @@ fn regression_a_full_run_left_s4_degrades_100_file_read_at_one_round_priced_with
     // longer show the 100-file read's rounds; the ten-file conditions below still show S4's
     // cold reads planned past their first round.
     assert!(
-        !r.out.verdicts.iter().any(|v| v.source == "S4.degrade"),
+        !r.out.doc.verdicts.iter().any(|v| v.source == "S4.degrade"),
         "{said}"
     );
     for (claim, condition) in [
@@ -475,13 +480,13 @@ fn regression_a_full_run_left_s4_degrades_100_file_read_at_one_round_priced_with
     assert_eq!(rounds, 1, "{note}");
     assert!(note.starts_with("withheld"), "{note}");
     assert!(
-        (r.out.warnings.iter()).any(|w| matches!(w, RunWarning::Withheld { .. })),
+        (r.out.doc.warnings.iter()).any(|w| matches!(w, RunWarning::Withheld { .. })),
         "{said}"
     );
     // Every deciding check has its base rounds, but those a guard withheld after the first
     // (the article's Java reader among them, at 46 s for five more rounds of its 20 threads vs
     // 10, which S4.degrade's own program decides).
-    for v in &r.out.verdicts {
+    for v in &r.out.doc.verdicts {
         for c in v.checks.iter().filter(|c| !c.beside) {
             let withheld = c.withheld;
             assert!(

@@ -8,7 +8,7 @@ use concbench_measure::HarnessEvent;
 use concbench_measure::PinMode;
 use concbench_session::machine::CpuTimes;
 use concbench_session::{
-    measure, run, selection, Chosen, Machine, Observer, Registry, Rig, RoundRunner, RunPlan,
+    run, run_passes, selection, Chosen, Machine, Observer, Registry, Rig, RoundRunner, RunPlan,
     RunRequest, Variant,
 };
 use std::cell::Cell;
@@ -216,15 +216,17 @@ fn run_with(
     vs: &[Variant],
     r: &mut FakeRunner<'_>,
     m: &FakeMachine,
-) -> concbench_session::SessionOutput {
-    run(
+) -> concbench_session::Finished {
+    run_passes(
         vs,
         plan,
-        r,
-        m,
-        &mut Quiet::default(),
-        &CancelToken::new(),
-        &host(),
+        &mut Rig {
+            runner: r,
+            machine: m,
+            observer: &mut Quiet::default(),
+            cancel: &CancelToken::new(),
+            host: &host(),
+        },
     )
 }
 
@@ -233,12 +235,12 @@ fn quick_run(
     vs: &[Variant],
     r: &mut FakeRunner<'_>,
     m: &FakeMachine,
-) -> concbench_session::SessionOutput {
+) -> concbench_session::Finished {
     run_with(&plan(), vs, r, m)
 }
 
-fn verdict(out: &concbench_session::SessionOutput, source: &str) -> VerdictKind {
-    verdict_in(&out.verdicts, source)
+fn verdict(out: &concbench_session::Finished, source: &str) -> VerdictKind {
+    verdict_in(&out.doc.verdicts, source)
 }
 
 fn verdict_in(verdicts: &[concbench_core::Verdict], source: &str) -> VerdictKind {
@@ -250,8 +252,9 @@ fn verdict_in(verdicts: &[concbench_core::Verdict], source: &str) -> VerdictKind
 }
 
 /// How many rounds the result `id` rests on.
-fn rounds_of(out: &concbench_session::SessionOutput, id: &str) -> usize {
-    out.results
+fn rounds_of(out: &concbench_session::Finished, id: &str) -> usize {
+    out.doc
+        .results
         .iter()
         .find(|e| e.id == id)
         .unwrap()
@@ -277,9 +280,14 @@ fn judged_variants_get_six_rounds_the_others_one_then_cheap_ones_an_interval() {
     assert_eq!(rounds("create.thread"), 6);
     // One base round, topped up to six because a round is cheap.
     assert_eq!(rounds("create.vfork"), 6);
-    assert!(out.results.iter().all(|e| e.summary.ci95.is_some()));
+    assert!(out.doc.results.iter().all(|e| e.summary.ci95.is_some()));
     assert_eq!(verdict(&out, "S0.30x"), VerdictKind::Refuted);
-    let v = out.verdicts.iter().find(|v| v.source == "S0.30x").unwrap();
+    let v = out
+        .doc
+        .verdicts
+        .iter()
+        .find(|v| v.source == "S0.30x")
+        .unwrap();
     assert_eq!(v.rounds, Some(6));
     assert!(
         v.checks[0]
@@ -304,14 +312,16 @@ fn verdicts_come_before_the_others_top_up(plan: &RunPlan) {
     let m = FakeMachine::default();
     let mut r = runner(&m, 25.0, &[0.25, -0.25, 0.1, -0.1, 0.0]);
     let mut quiet = Quiet::default();
-    let out = run(
+    let out = run_passes(
         &variants(),
         plan,
-        &mut r,
-        &m,
-        &mut quiet,
-        &CancelToken::new(),
-        &host(),
+        &mut Rig {
+            runner: &mut r,
+            machine: &m,
+            observer: &mut quiet,
+            cancel: &CancelToken::new(),
+            host: &host(),
+        },
     );
     assert!(
         rounds_of(&out, "create.fork") > 6,
@@ -319,7 +329,7 @@ fn verdicts_come_before_the_others_top_up(plan: &RunPlan) {
         rounds_of(&out, "create.fork")
     );
     assert_eq!(verdict(&out, "S0.30x"), VerdictKind::Confirmed);
-    assert_eq!(quiet.planned, out.rounds, "the plan counts what ran");
+    assert_eq!(quiet.planned, out.stats.rounds, "the plan counts what ran");
     // Regression: a progress bar's total climbed 77 -> 447 -> 1,024 as passes were planned.
     // The plan's total is told once, before the first round: two judged variants at their
     // base rounds and the other at its own.
@@ -357,7 +367,7 @@ fn a_full_runs_long_variant_no_verdict_uses_keeps_its_one_round() {
     r.round_s = 2.0;
     let plan = full_plan().with_rounds(2);
     let out = run_with(&plan, &variants(), &mut r, &m);
-    assert!(out.results.iter().all(|e| e.rounds.len() >= 2));
+    assert!(out.doc.results.iter().all(|e| e.rounds.len() >= 2));
 }
 
 const ANATOMY: Meta = Meta {
@@ -384,7 +394,7 @@ fn regression_anatomy_levels_share_their_passes_so_each_layer_has_an_interval() 
     r.base.insert(vs[3].label(), 500.0);
     let out = quick_run(&vs, &mut r, &m);
     let passes = |id: &str| -> Vec<usize> {
-        let e = out.results.iter().find(|e| e.id == id).unwrap();
+        let e = out.doc.results.iter().find(|e| e.id == id).unwrap();
         e.rounds.iter().map(|x| x.pass).take(6).collect()
     };
     // create.vfork no verdict uses: without the anatomy it gets passes 0-2 and a later top-up.
@@ -438,7 +448,12 @@ fn an_undecided_verdict_that_more_rounds_can_decide_gets_them() {
     let m = FakeMachine::default();
     let mut r = runner(&m, 25.0, &[0.25, -0.25, 0.1, -0.1, 0.0]);
     let out = quick_run(&variants(), &mut r, &m);
-    let fork = out.results.iter().find(|e| e.id == "create.fork").unwrap();
+    let fork = out
+        .doc
+        .results
+        .iter()
+        .find(|e| e.id == "create.fork")
+        .unwrap();
     assert!(fork.rounds.len() > 6, "{}", fork.rounds.len());
     assert_eq!(verdict(&out, "S0.30x"), VerdictKind::Confirmed);
 }
@@ -451,14 +466,24 @@ fn regression_a_check_on_its_margin_is_not_measured_until_chance_decides_it() {
     let m = FakeMachine::default();
     let mut r = runner(&m, 20.0, &[0.1, -0.1, 0.05, -0.05, 0.0]);
     let out = quick_run(&variants(), &mut r, &m);
-    let fork = out.results.iter().find(|e| e.id == "create.fork").unwrap();
+    let fork = out
+        .doc
+        .results
+        .iter()
+        .find(|e| e.id == "create.fork")
+        .unwrap();
     assert!(
         fork.rounds.len() < plan().max_rounds,
         "{}",
         fork.rounds.len()
     );
     assert_eq!(verdict(&out, "S0.30x"), VerdictKind::Inconclusive);
-    let v = out.verdicts.iter().find(|v| v.source == "S0.30x").unwrap();
+    let v = out
+        .doc
+        .verdicts
+        .iter()
+        .find(|v| v.source == "S0.30x")
+        .unwrap();
     assert!(
         v.checks
             .iter()
@@ -483,7 +508,12 @@ fn the_budget_stops_extra_rounds() {
         ..plan()
     };
     let out = run_with(&p, &variants(), &mut r, &m);
-    let fork = out.results.iter().find(|e| e.id == "create.fork").unwrap();
+    let fork = out
+        .doc
+        .results
+        .iter()
+        .find(|e| e.id == "create.fork")
+        .unwrap();
     assert!(fork.rounds.len() < p.max_rounds, "{}", fork.rounds.len());
     assert!(m.now() <= Duration::from_secs(22), "{:?}", m.now());
 }
@@ -496,6 +526,7 @@ fn a_round_under_interference_is_left_out_and_replaced() {
     r.interfere_at = Some((2, 3.0));
     let out = quick_run(&variants(), &mut r, &m);
     let excluded: usize = out
+        .doc
         .results
         .iter()
         .flat_map(|e| &e.rounds)
@@ -503,12 +534,13 @@ fn a_round_under_interference_is_left_out_and_replaced() {
         .count();
     assert!(excluded >= 1);
     // Every variant keeps its base rounds clean: six for a verdict's, one for the vfork.
-    for e in &out.results {
+    for e in &out.doc.results {
         let clean = e.rounds.iter().filter(|r| r.excluded.is_none()).count();
         let base = if e.id == "create.vfork" { 1 } else { 6 };
         assert!(clean >= base, "{} has {clean} clean rounds", e.id);
     }
     assert!(out
+        .doc
         .results
         .iter()
         .any(|e| e.warnings.iter().any(|w| w.contains("left out"))));
@@ -520,8 +552,8 @@ fn a_failed_variant_is_reported_failed_and_not_measured_again() {
     let mut r = runner(&m, 4.0, &[0.0]);
     r.fail = Some("create.vfork");
     let out = quick_run(&variants(), &mut r, &m);
-    assert_eq!(out.failures.len(), 1);
-    assert!(out.results.iter().all(|e| e.id != "create.vfork"));
+    assert_eq!(out.doc.failures.len(), 1);
+    assert!(out.doc.results.iter().all(|e| e.id != "create.vfork"));
     assert_eq!(
         r.calls
             .iter()
@@ -537,10 +569,10 @@ fn an_impossible_result_is_reported_invalid_not_judged() {
     let mut r = runner(&m, 4.0, &[0.0]);
     r.base.insert(variants()[2].label(), -40_000.0);
     let out = quick_run(&variants(), &mut r, &m);
-    assert_eq!(out.invalid.len(), 1);
-    assert!(out.invalid[0].reason.contains("negative"));
+    assert_eq!(out.doc.invalid.len(), 1);
+    assert!(out.doc.invalid[0].reason.contains("negative"));
     assert!(
-        out.verdicts.iter().all(|v| v.source != "S0.30x"),
+        out.doc.verdicts.iter().all(|v| v.source != "S0.30x"),
         "never judged on an invalid result"
     );
 }
@@ -551,16 +583,18 @@ fn ctrl_c_stops_between_rounds() {
     let mut r = runner(&m, 4.0, &[0.0]);
     let cancel = CancelToken::new();
     cancel.cancel();
-    let out = run(
+    let out = run_passes(
         &variants(),
         &plan(),
-        &mut r,
-        &m,
-        &mut Quiet::default(),
-        &cancel,
-        &host(),
+        &mut Rig {
+            runner: &mut r,
+            machine: &m,
+            observer: &mut Quiet::default(),
+            cancel: &cancel,
+            host: &host(),
+        },
     );
-    assert!(out.interrupted && r.calls.is_empty());
+    assert!(out.doc.interrupted && r.calls.is_empty());
 }
 
 #[test]
@@ -649,8 +683,8 @@ fn regression_a_full_run_on_a_slow_host_took_over_ten_minutes() {
     };
     let out = run_with(&p, &variants(), &mut r, &m);
     assert_eq!(rounds_of(&out, "create.fork"), 1);
-    assert!(out.results.iter().all(|e| e.id != "create.vfork"));
-    let vfork = out.skipped.iter().find(|s| s.id == "create.vfork");
+    assert!(out.doc.results.iter().all(|e| e.id != "create.vfork"));
+    let vfork = out.doc.skipped.iter().find(|s| s.id == "create.vfork");
     let reason = &vfork.expect("the vfork is reported skipped").reason;
     assert!(reason.contains("budget (2 s)"), "{reason}");
     assert!(reason.contains("--only create.vfork"), "{reason}");
@@ -730,9 +764,9 @@ fn a_smoke_run_measures_every_variant_once_and_says_nothing_of_budgets() {
     let mut r = runner(&m, 4.0, &[0.0]);
     let p = RunPlan::new(RunMode::Smoke);
     let out = run_with(&p, &variants(), &mut r, &m);
-    assert_eq!(out.results.len(), 3);
-    assert!(out.results.iter().all(|e| e.rounds.len() == 1));
-    assert!(out.skipped.is_empty(), "{:?}", out.skipped);
+    assert_eq!(out.doc.results.len(), 3);
+    assert!(out.doc.results.iter().all(|e| e.rounds.len() == 1));
+    assert!(out.doc.skipped.is_empty(), "{:?}", out.doc.skipped);
     assert!(
         said(&out).iter().all(|w| !w.contains("budget")),
         "{:?}",
@@ -805,15 +839,8 @@ fn a_request_comes_back_as_a_finished_document_with_its_settings_and_stats() {
         cancel: &CancelToken::new(),
         host: &h,
     };
-    let mut beside_called = false;
-    let finished = measure(&request, &chosen, &FakeRegistry, rig, &mut |doc| {
-        beside_called = true;
-        doc.warnings.push(concbench_core::RunWarning::Text {
-            text: "beside".into(),
-        });
-    });
+    let finished = run(&request, &chosen, &FakeRegistry, rig);
     let doc = &finished.doc;
-    assert!(beside_called);
     assert_eq!(doc.results.len(), 3);
     assert_eq!(doc.mode(), RunMode::Quick);
     assert_eq!(doc.max_rounds(), request.plan.max_rounds);
@@ -832,10 +859,9 @@ fn a_request_comes_back_as_a_finished_document_with_its_settings_and_stats() {
         .warnings
         .iter()
         .any(|w| matches!(w, concbench_core::RunWarning::BrokenSelector { .. })));
-    assert!(doc.warnings.iter().any(|w| w.to_string() == "beside"));
 }
 
 /// The run's warnings as said.
-fn said(out: &concbench_session::SessionOutput) -> Vec<String> {
-    out.warnings.iter().map(ToString::to_string).collect()
+fn said(out: &concbench_session::Finished) -> Vec<String> {
+    out.doc.warnings.iter().map(ToString::to_string).collect()
 }

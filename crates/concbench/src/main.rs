@@ -7,13 +7,16 @@
 #![deny(clippy::print_stdout, clippy::print_stderr)]
 
 mod args;
+mod closing_line;
 mod commands;
 mod db;
 mod document;
+mod leftovers;
 mod output;
 mod progress;
+mod rig;
 mod run_lock;
-mod session;
+mod screen;
 mod stdout;
 
 use crate::stdout::errln;

@@ -23,7 +23,7 @@ use concbench_core::{
     Host, Meta, Params, Placement, Plan, RunContext, RunOutput, SampleTimer, Staged, Stages,
     Support, Warmup,
 };
-use concbench_load::Session;
+use concbench_load::Connections;
 use concbench_measure::tree;
 use concbench_probes::toolchain::{self, Search};
 use std::collections::BTreeMap;
@@ -438,11 +438,11 @@ fn warm_up(
     connections: usize,
     ctx: &RunContext,
 ) -> Result<Warmup> {
-    let mut session = Session::open(common::load_config(server.addr(), ctx, connections))
+    let mut load = Connections::open(common::load_config(server.addr(), ctx, connections))
         .context("connecting the clients that warm the server up")?;
     let mut watch = RuntimeWatch::new(server.pid(), server.is_jvm(), server.jvm_logs());
     let schedule = warmup::schedule(Target::System(system), ctx, connections);
-    warmup::warm_up(&mut session, &mut watch, &schedule, ctx)
+    warmup::warm_up(&mut load, &mut watch, &schedule, ctx)
         .with_context(|| format!("warming {system} up"))
 }
 

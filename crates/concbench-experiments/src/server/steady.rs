@@ -28,7 +28,7 @@ use concbench_core::{
     Host, Meta, Params, Placement, Plan, RunContext, RunMode, RunOutput, SampleTimer, Staged,
     Stages, Support, Warmup,
 };
-use concbench_load::{LoadReport, Rate, Session};
+use concbench_load::{Connections, LoadReport, Rate};
 use concbench_measure::tree;
 use concbench_server::{Design, Handler};
 use std::collections::BTreeMap;
@@ -56,7 +56,7 @@ pub struct Steady {
 /// What `setup` prepared: the running server, the connected clients, the warm-up.
 pub struct State {
     server: Running,
-    session: Session,
+    load: Connections,
     sizes: Sizes,
     idle_pss_kib: u64,
     warnings: Vec<String>,
@@ -188,15 +188,15 @@ impl Staged for Steady {
         let (server, note) = self.target.start(ctx, handler, self.workers())?;
         self.runtime_version = server.runtime_version().map(str::to_string);
         let idle_pss_kib = tree::tree_pss_kib(server.pid());
-        let mut session = Session::open(common::load_config(server.addr(), ctx, connections))
+        let mut load = Connections::open(common::load_config(server.addr(), ctx, connections))
             .context("connecting the clients")?;
         let mut watch = RuntimeWatch::new(server.pid(), server.is_jvm(), server.jvm_logs());
         let schedule = warmup::schedule(self.target, ctx, connections);
-        let warmup = warmup::warm_up(&mut session, &mut watch, &schedule, ctx)
+        let warmup = warmup::warm_up(&mut load, &mut watch, &schedule, ctx)
             .with_context(|| format!("warming {} up", self.target))?;
         Ok(State {
             server,
-            session,
+            load,
             sizes: Sizes {
                 connections,
                 ..sizes
@@ -239,7 +239,7 @@ impl Staged for Steady {
             ..Default::default()
         };
         let per_req = report.requests.max(1) as f64;
-        let established = st.session.connected().max(1) as f64;
+        let established = st.load.connected().max(1) as f64;
         out = common::load_metrics(out, &report)
             .metric(
                 "server_cpu_us_per_req",
@@ -295,10 +295,8 @@ impl Staged for Steady {
     fn teardown(&mut self, st: State, _ctx: &RunContext) -> Result<()> {
         // Closing the clients first, then the server: a design's tree is killed, an article's
         // system must exit cleanly at the end of its input.
-        let State {
-            server, session, ..
-        } = st;
-        drop(session);
+        let State { server, load, .. } = st;
+        drop(load);
         server.stop()
     }
 }
@@ -345,7 +343,7 @@ fn open_loop(st: &mut State, ctx: &RunContext) -> Result<Vec<(String, f64)>> {
     let Some(level) = warmup::steady_rate(&st.warmup, st.schedule.criterion.k) else {
         return Ok(Vec::new());
     };
-    st.session.drain(DRAIN_TIMEOUT)?;
+    st.load.drain(DRAIN_TIMEOUT)?;
     let mut out = Vec::new();
     for (share, name) in OPEN_LOOP_SHARES {
         ctx.cancel.check()?;
@@ -358,7 +356,7 @@ fn open_loop(st: &mut State, ctx: &RunContext) -> Result<Vec<(String, f64)>> {
             .window
             .max(Duration::from_secs_f64(OPEN_MIN_RESPONSES / rate))
             .min(OPEN_WINDOW_MAX);
-        let r = st.session.run_at(
+        let r = st.load.run_at(
             st.sizes.sample_warmup,
             window,
             Some(Rate {
@@ -370,7 +368,7 @@ fn open_loop(st: &mut State, ctx: &RunContext) -> Result<Vec<(String, f64)>> {
         out.push((format!("{name}_p50_us"), r.latency_corrected.p50_us));
         out.push((format!("{name}_rps"), r.requests_per_second));
         // What the open loop left in flight is answered before the closed loop measures.
-        st.session.drain(DRAIN_TIMEOUT)?;
+        st.load.drain(DRAIN_TIMEOUT)?;
     }
     Ok(out)
 }
@@ -378,7 +376,7 @@ fn open_loop(st: &mut State, ctx: &RunContext) -> Result<Vec<(String, f64)>> {
 /// Windows one sample may take when a window completes no request at all.
 const WINDOW_ATTEMPTS: usize = 3;
 
-/// One measured window on the session: the load report, the server tree's usage over it, and
+/// One measured window on the load: the load report, the server tree's usage over it, and
 /// how many windows before it completed nothing. A window that completes nothing is a stretch
 /// in which the server or the client got no CPU (a loaded machine; on two CPUs, another
 /// program's real-time thread), not the design's throughput: it is measured again, at most
@@ -400,9 +398,7 @@ fn measured_window(
                 std::thread::sleep(halfway);
                 tree::tree_pss_kib(pid)
             });
-            let report = st
-                .session
-                .run_window(st.sizes.sample_warmup, st.sizes.window);
+            let report = st.load.run_window(st.sizes.sample_warmup, st.sizes.window);
             (report, reader.join().unwrap_or(0))
         });
         let report = report?;

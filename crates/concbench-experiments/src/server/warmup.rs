@@ -16,7 +16,7 @@ use super::runtime::{Activity, RuntimeWatch};
 use super::target::Target;
 use anyhow::{bail, Result};
 use concbench_core::{RunContext, Warmup};
-use concbench_load::Session;
+use concbench_load::Connections;
 pub use concbench_stats::Window;
 use concbench_stats::{first_steady, holds, Criterion, NotLevel};
 use std::time::Duration;
@@ -100,7 +100,7 @@ impl Schedule {
 /// error (it never served), one that answered but never levelled an outcome (`steady_after_s`
 /// is `None`).
 pub fn warm_up(
-    session: &mut Session,
+    load: &mut Connections,
     watch: &mut RuntimeWatch,
     schedule: &Schedule,
     ctx: &RunContext,
@@ -110,7 +110,7 @@ pub fn warm_up(
     let mut why = None;
     while series.len() < schedule.criterion.cap.max(1) {
         ctx.cancel.check()?;
-        let report = session.run_window(Duration::ZERO, schedule.window)?;
+        let report = load.run_window(Duration::ZERO, schedule.window)?;
         let a = watch.window(report.duration_s.max(1e-9));
         series.push(Window {
             rate: report.requests_per_second,
@@ -185,7 +185,7 @@ pub fn record_series(
         ..Default::default()
     };
     let (server, _) = target.start(ctx, handler, concbench_server::DEFAULT_WORKERS)?;
-    let mut session = Session::open(super::common::load_config(server.addr(), ctx, connections))?;
+    let mut load = Connections::open(super::common::load_config(server.addr(), ctx, connections))?;
     let mut watch = RuntimeWatch::new(server.pid(), server.is_jvm(), server.jvm_logs());
     let schedule = schedule(target, ctx, connections);
     let windows = (span.as_secs_f64() / schedule.window.as_secs_f64()).ceil() as usize;
@@ -193,7 +193,7 @@ pub fn record_series(
     let mut activity = Vec::new();
     for i in 0..windows.max(1) {
         ctx.cancel.check()?;
-        let report = session.run_window(Duration::ZERO, schedule.window)?;
+        let report = load.run_window(Duration::ZERO, schedule.window)?;
         let a = watch.window(report.duration_s.max(1e-9));
         let w = Window {
             rate: report.requests_per_second,
@@ -204,7 +204,7 @@ pub fn record_series(
         series.push(w);
         activity.push(a);
     }
-    drop(session);
+    drop(load);
     server.stop()?;
     let (steady, why) = match first_steady(&series, &schedule.criterion) {
         Ok(n) => (Some(n), None),

@@ -1,7 +1,7 @@
 //! The coordinator side: start a worker, feed it a job, relay its progress, enforce a time
 //! limit, forward Ctrl-C, and turn every way a worker can end into an [`Outcome`].
 //!
-//! A worker measures one round and exits ([`Supervisor::measure`]), or stays resident and
+//! A worker measures one round and exits ([`Supervisor::round`]), or stays resident and
 //! measures the rounds of one setup, a job at a time, until its input closes
 //! ([`Supervisor::start`], [`Resident`]: `Experiment::rounds_per_setup`).
 
@@ -61,8 +61,8 @@ fn failed(job: &Job, error: String) -> Outcome {
 }
 
 impl Supervisor {
-    /// Measure `job` in a fresh worker. Never panics; every failure is in the [`Outcome`].
-    pub fn measure(&self, job: &Job, on_event: &mut dyn FnMut(HarnessEvent)) -> Outcome {
+    /// One round of `job` in a fresh worker. Never panics; every failure is in the [`Outcome`].
+    pub fn round(&self, job: &Job, on_event: &mut dyn FnMut(HarnessEvent)) -> Outcome {
         let mut worker = match self.spawn(job) {
             Ok(w) => w,
             Err(o) => return o,
@@ -80,7 +80,7 @@ impl Supervisor {
     }
 
     /// Start a worker that stays resident: it measures `job` now, and the same variant again
-    /// for every further [`Resident::measure`], on what its first round set up.
+    /// for every further [`Resident::round`], on what its first round set up.
     pub fn start(
         &self,
         job: &Job,
@@ -94,7 +94,7 @@ impl Supervisor {
             limits: self.limits(),
             worker: Some(worker),
         };
-        let outcome = resident.measure(job, on_event);
+        let outcome = resident.round(job, on_event);
         let alive = matches!(outcome, Outcome::Measured(_)) && resident.worker.is_some();
         (outcome, alive.then_some(resident))
     }
@@ -257,7 +257,7 @@ pub struct Resident {
 impl Resident {
     /// Measure `job` (the same variant as the first) on what the worker set up. A worker that
     /// reports anything but a measurement, or dies, is gone afterwards ([`Resident::alive`]).
-    pub fn measure(&mut self, job: &Job, on_event: &mut dyn FnMut(HarnessEvent)) -> Outcome {
+    pub fn round(&mut self, job: &Job, on_event: &mut dyn FnMut(HarnessEvent)) -> Outcome {
         let Some(worker) = self.worker.as_mut() else {
             return failed(job, "the resident worker has already ended".into());
         };

@@ -5,19 +5,18 @@
 //! asked for, and prints its own short summary. Ctrl-C stops it at the next step: what was
 //! measured is written, nothing is left (exit 130).
 
-use super::{limit, preflight};
+use super::limit;
 use crate::args::CapacityArgs;
-use crate::output;
+use crate::output::{Outputs, Pages};
 use crate::run_lock;
-use crate::session;
-use crate::stdout::{errln, out};
+use crate::screen;
+use crate::stdout::errln;
 use anyhow::{Context, Result};
 use concbench_capacity::{budget, model::Model, Options};
 use concbench_core::{ResultDoc, UsageError};
 use concbench_measure::{clock, host, signals};
 use concbench_probes::toolchain::Search;
-use concbench_report::{Exporter, Files, Json, Terminal};
-use std::path::Path;
+
 use std::process::ExitCode;
 
 pub fn capacity(args: CapacityArgs) -> Result<ExitCode> {
@@ -27,11 +26,12 @@ pub fn capacity(args: CapacityArgs) -> Result<ExitCode> {
         None => budget::Asked::default(),
     };
     let cpu = limit::requested(&args.cpu, "capacity")?;
-    let pages: Vec<(&str, &Path)> = [("--markdown", &args.markdown), ("--html", &args.html)]
-        .into_iter()
-        .filter_map(|(flag, path)| Some((flag, path.as_deref()?)))
-        .collect();
-    preflight::check_before_measuring(args.json.as_deref(), &pages)?;
+    let pages = Pages {
+        markdown: args.markdown.as_deref(),
+        html: args.html.as_deref(),
+    };
+    // Capacity keeps no history: its figures are not the runs `compare` and the pooling read.
+    let mut outputs = Outputs::ready("capacity", args.json.as_deref(), pages, None)?;
     let lock = run_lock::RunLock::acquire(
         &run_lock::lock_path(),
         run_lock::RunOwner::this_process()?,
@@ -67,18 +67,8 @@ pub fn capacity(args: CapacityArgs) -> Result<ExitCode> {
     doc.interrupted = outcome.interrupted;
     doc.capacity = Some(outcome.capacity);
     doc.container = outcome.container;
-    let files = write_files(&doc, &args)?;
-    let terminal = Terminal {
-        width: concbench_report::terminal::stdout_width(),
-        all: args.all,
-        files,
-    };
-    out!("{}", terminal.render(&doc)?);
-    Ok(if doc.interrupted {
-        ExitCode::from(130)
-    } else {
-        ExitCode::SUCCESS
-    })
+    let written = outputs.write(&doc);
+    screen::show(&doc, args.all, written)
 }
 
 /// `--models`, checked: every model by default.
@@ -113,24 +103,4 @@ fn settings(args: &CapacityArgs) -> std::collections::BTreeMap<String, serde_jso
         s.insert("max_units".into(), n.into());
     }
     s
-}
-
-/// The document (`--json` or `concbench-results/capacity-<time>.json`) and the pages.
-fn write_files(doc: &ResultDoc, args: &CapacityArgs) -> Result<Files> {
-    let label = output::document_label(args.json.as_deref());
-    let text = Json.render(doc)?;
-    let document = match &args.json {
-        Some(path) => output::write_or_fallback(label, path, &text)?,
-        None => output::write_new_or_fallback(
-            label,
-            &session::default_json_path("capacity", &doc.started_at),
-            &text,
-        )?,
-    };
-    errln!("concbench: wrote {}", document.display());
-    let page = output::write_pages(doc, args.markdown.as_deref(), args.html.as_deref())?;
-    Ok(Files {
-        document: Some(document),
-        page,
-    })
 }

@@ -4,9 +4,10 @@
 //! found (`concbench_analysis::sweep`), written to the document's `crossover` object, stored in
 //! the history (where `advise` finds it), and summarised on one screen.
 
-use super::preflight;
 use crate::args::CrossoverArgs;
-use crate::session::{self, Builtin};
+use crate::output::{Outputs, Pages};
+use crate::rig::{self, Builtin};
+use crate::screen;
 use anyhow::Result;
 use concbench_analysis::{advice, sweep};
 use concbench_core::{Experiment, Params};
@@ -23,20 +24,21 @@ const QUICK_ROUNDS: usize = 3;
 const NO_BUDGET: Duration = Duration::from_secs(24 * 3600);
 
 pub fn crossover(args: CrossoverArgs) -> Result<ExitCode> {
-    let pages = session::Pages {
+    let pages = Pages {
         markdown: args.markdown.as_deref(),
         html: args.html.as_deref(),
     };
-    let mut store = preflight::ready_to_measure(&args.measure, pages)?;
-    let mut request = session::request(&args.measure);
+    let mut outputs = Outputs::of_measuring("crossover", &args.measure, pages)?;
+    let mut request = rig::request(&args.measure);
     plan(&mut request, &args);
     request
         .settings
         .insert("command".into(), "crossover".into());
     let chosen = variants(&request);
-    let mut doc = session::measure(chosen, &args.measure, request)?;
+    let mut doc = rig::measure(chosen, &args.measure, request, false)?;
     doc.crossover = sweep::analyse(&doc);
-    session::conclude(&doc, &args.measure, "crossover", pages, store.as_mut())
+    let written = outputs.write(&doc);
+    screen::show(&doc, args.measure.all, written)
 }
 
 /// Every point the same rounds (unless --rounds; more where a round was disturbed and is
@@ -86,7 +88,7 @@ mod tests {
     fn request(cli: &[&str]) -> (RunRequest, CrossoverArgs) {
         match Cli::parse_from(cli).command {
             Command::Crossover(a) => {
-                let mut r = session::request(&a.measure);
+                let mut r = rig::request(&a.measure);
                 plan(&mut r, &a);
                 (r, a)
             }

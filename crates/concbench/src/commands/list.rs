@@ -4,7 +4,7 @@
 //! run modes that include it, so a selection can be composed without the docs.
 
 use crate::args::{ListArgs, MeasureArgs};
-use crate::session;
+use crate::rig;
 use crate::stdout::outln;
 use clap::Parser;
 use concbench_core::UsageError;
@@ -97,7 +97,7 @@ fn kept(flags: &[&str]) -> HashSet<usize> {
         .into_iter()
         .enumerate()
         .collect();
-    selection::prepare(every, &session::request(&mode(flags)))
+    selection::prepare(every, &rig::request(&mode(flags)))
         .into_iter()
         .map(|(i, _)| i)
         .collect()
@@ -107,7 +107,7 @@ fn kept(flags: &[&str]) -> HashSet<usize> {
 fn list_variants(names: &[String]) -> anyhow::Result<ExitCode> {
     // Unknown names are refused with `run --only`'s message.
     concbench_experiments::select(names)?;
-    let full = session::request(&mode(&[]));
+    let full = rig::request(&mode(&[]));
     let modes = [
         ("quick", kept(&["--quick"])),
         ("full", kept(&[])),

@@ -29,7 +29,7 @@ pub fn load(args: LoadArgs) -> anyhow::Result<ExitCode> {
     super::cpus::check_cpus("--cpus", &args.cpus)?;
     let minimum = min_requests(args.min_requests, args.requests)?;
     if let Some(path) = &args.json {
-        super::preflight::check_writable("--json", path)?;
+        crate::output::preflight::check_writable("--json", path)?;
     }
     let mut cfg = LoadConfig::new(t.addr);
     cfg.protocol = match args.stevens {

@@ -7,8 +7,9 @@
 //! available, not as errors.
 
 use crate::args::ReplicateArgs;
-use crate::db;
-use crate::session::{self, Builtin};
+use crate::output::{Outputs, Pages};
+use crate::rig::{self, Builtin};
+use crate::screen;
 use crate::stdout::{out, outln};
 use anyhow::Result;
 use concbench_analysis::published::{published, Published};
@@ -16,10 +17,10 @@ use concbench_analysis::replication::{
     deciding_variants, requested_seeds, result_ids, seed_variants, table_needs, Candidate,
 };
 use concbench_core::Params;
-use concbench_report::{replicate::seeds_text, Exporter, Files, Terminal};
+use concbench_report::replicate::seeds_text;
 use concbench_session::{selection, Chosen, Registry, RunRequest};
 use std::collections::BTreeSet;
-use std::path::PathBuf;
+
 use std::process::ExitCode;
 
 /// The most a quick replication's budget grows to for its deciding checks (`RunPlan::grow_to`).
@@ -28,9 +29,8 @@ const REPLICATE_QUICK_MAX_BUDGET: std::time::Duration = std::time::Duration::fro
 pub fn replicate(args: ReplicateArgs) -> Result<ExitCode> {
     let published = published();
     let seeds = requested_seeds(&published, &args.seeds)?;
-    super::preflight::check_before_measuring(args.measure.json.as_deref(), &[])?;
-    super::leftovers::sweep_before_measuring();
-    let mut request = session::request(&args.measure);
+    let mut outputs = Outputs::of_measuring("replicate", &args.measure, Pages::default())?;
+    let mut request = rig::request(&args.measure);
     let quick = request.mode.is_quick();
     if quick && !args.measure.smoke && args.measure.budget.is_none() {
         // The seed's deciding checks are what a replication is for, and they include the
@@ -80,42 +80,25 @@ pub fn replicate(args: ReplicateArgs) -> Result<ExitCode> {
         outln!("Nothing to measure: no requested seed is available in this build.");
         return Ok(ExitCode::SUCCESS);
     }
-    let mut store = db::for_writing(&args.measure.store)?;
     let variants: Vec<Chosen> = chosen.into_iter().map(reload).collect();
     request
         .settings
         .insert("seeds".into(), available.clone().into());
-    let doc = session::measure(variants, &args.measure, request)?;
-    let document = session::keep(&doc, &args.measure, "replicate");
-    let stored = session::store(
-        &doc,
-        store.as_mut(),
-        "replicate",
-        document.as_ref().ok().map(PathBuf::as_path),
-    );
-    let terminal = Terminal {
-        width: concbench_report::terminal::stdout_width(),
-        all: args.measure.all,
-        files: Files {
-            document: document.as_ref().ok().cloned(),
-            page: None,
-        },
-    };
+    let doc = rig::measure(variants, &args.measure, request, false)?;
+    let written = outputs.write(&doc);
+    let width = concbench_report::terminal::stdout_width();
     outln!("\nPublished vs measured, seed by seed:");
     out!("{}", seeds_text(&doc, &published, &available));
     if available.contains(&"S2") {
         // Not with --all: the detail above already holds it.
-        match concbench_report::s2::s2_table_text(&doc, terminal.width) {
+        match concbench_report::s2::s2_table_text(&doc, width) {
             Some(t) if !args.measure.all => out!("\n{t}"),
             Some(_) => {}
             None => outln!("\nS2's servers: none measured in this run (see skipped)."),
         }
     }
     outln!();
-    out!("{}", terminal.render(&doc)?);
-    document?;
-    stored?;
-    Ok(session::exit_code(&doc))
+    screen::show(&doc, args.measure.all, written)
 }
 
 /// The registry variant at `index` (variants are values, so each selection builds its own).
@@ -177,7 +160,7 @@ mod tests {
 
     fn request(cli: &[&str]) -> RunRequest {
         match Cli::parse_from(cli).command {
-            Command::Replicate(a) => session::request(&a.measure),
+            Command::Replicate(a) => rig::request(&a.measure),
             _ => unreachable!(),
         }
     }

@@ -1,16 +1,18 @@
-//! `concbench run`: select variants with `--only` and `--where` (the session's rule:
-//! [`concbench_session::selection`]), measure them (see [`crate::session`]), write the result
-//! document (and the pages asked for), store it in the history, and print the answer (every table
-//! with `--all`). Unless `--alone`, the claims are also judged over this run and the compatible
-//! stored runs of this machine (`pooling`).
+//! `concbench run`, stage by stage: the arguments as a request (variants chosen with `--only` and
+//! `--where` by the session's rule, [`concbench_session::selection`]); the outputs checked before
+//! measuring ([`crate::output`]); the rig measures and the session judges ([`crate::rig`]); the
+//! claims judged again over this machine's stored runs unless `--alone` (`pooling`); the document,
+//! the pages and the history written; the answer on the screen ([`crate::screen`]).
 
-use super::preflight;
 use crate::args::RunArgs;
-use crate::session::{self, Builtin};
+use crate::output::{Outputs, Pages};
+use crate::rig::{self, Builtin};
+use crate::screen;
 use crate::stdout::errln;
 use anyhow::Result;
-use concbench_core::{UsageError, HOLD_AWAKE_SETTING, LABELS_SETTING};
-use concbench_session::selection;
+use concbench_core::{ResultDoc, UsageError, LABELS_SETTING};
+use concbench_session::{selection, Chosen, RunRequest};
+use concbench_store::Store;
 use std::collections::BTreeMap;
 use std::process::ExitCode;
 
@@ -18,7 +20,22 @@ pub fn run(args: RunArgs) -> Result<ExitCode> {
     // First: with --cpus, everything below (the host's facts, the CPUs to plan on) is read in
     // the limited group.
     let limited = super::limit::enter(&args.cpu)?;
-    let mut request = session::request(&args.measure);
+    let (request, variants) = requested(&args)?;
+    let mut outputs = Outputs::of_measuring("run", &args.measure, pages(&args))?;
+    let mut doc = rig::measure(variants, &args.measure, request, args.hold_awake)?;
+    super::limit::finish(limited, &mut doc);
+    // A run of the crossover sweep is checked against advise's model as `crossover` checks it.
+    doc.crossover = concbench_analysis::sweep::analyse(&doc);
+    if !args.alone {
+        judge_over_history(&mut doc, outputs.history());
+    }
+    let written = outputs.write(&doc);
+    screen::show(&doc, args.measure.all, written)
+}
+
+/// The run request `--only`, `--where` and the measuring flags ask for, and its variants.
+fn requested(args: &RunArgs) -> Result<(RunRequest, Vec<Chosen>)> {
+    let mut request = rig::request(&args.measure);
     let selected = selection::select(&Builtin, &args.only, &args.where_params, &request)?;
     let variants = selection::prepare(selected, &request);
     if variants.is_empty() && !args.where_params.is_empty() {
@@ -28,54 +45,27 @@ pub fn run(args: RunArgs) -> Result<ExitCode> {
         )
         .into());
     }
-    let pages = session::Pages {
-        markdown: args.markdown.as_deref(),
-        html: args.html.as_deref(),
-    };
-    let mut store = preflight::ready_to_measure(&args.measure, pages)?;
-    request.settings = settings(&args);
-    let held = hold_awake(&args, &mut request.settings);
-    let measured = session::measure(variants, &args.measure, request);
-    // Released as soon as the measuring ends (also when it failed or was interrupted).
-    drop(held);
-    let mut doc = measured?;
-    super::limit::finish(limited, &mut doc);
-    // A run of the crossover sweep is checked against advise's model as `crossover` checks it.
-    doc.crossover = concbench_analysis::sweep::analyse(&doc);
-    if !args.alone {
-        if let Some(store) = store.as_mut() {
-            // The run's own verdicts stand whatever happens here: the history is an addition.
-            if let Err(e) =
-                super::pooling::attach(&mut doc, store, None, super::pooling::MAX_POOLED_RUNS)
-            {
-                errln!("concbench: warning: verdicts over this host's history left out: {e:#}");
-            }
-        }
-    }
-    session::conclude(&doc, &args.measure, "run", pages, store.as_mut())
+    request.settings = settings(args);
+    Ok((request, variants))
 }
 
-/// With `--hold-awake`, hold the CPUs out of deep idle and record how (the key
-/// [`HOLD_AWAKE_SETTING`] of the document's settings); the guard releases them when dropped.
-fn hold_awake(
-    args: &RunArgs,
-    settings: &mut BTreeMap<String, serde_json::Value>,
-) -> Option<concbench_measure::awake::Held> {
-    if !args.hold_awake {
-        return None;
+/// The pages `--markdown` and `--html` ask for.
+fn pages(args: &RunArgs) -> Pages<'_> {
+    Pages {
+        markdown: args.markdown.as_deref(),
+        html: args.html.as_deref(),
     }
-    let cpus = concbench_sys::allowed_cpus().unwrap_or_default();
-    let (guard, how) = concbench_measure::awake::hold_for_run(&Default::default(), &cpus);
-    errln!("concbench: --hold-awake: {}", how.note);
-    settings.insert(
-        HOLD_AWAKE_SETTING.into(),
-        serde_json::json!({
-            "held": how.method.is_some(),
-            "method": how.method.map(|m| m.as_str()),
-            "note": how.note,
-        }),
-    );
-    guard
+}
+
+/// Judge the claims again over this run and the compatible stored runs of this machine. The
+/// run's own verdicts stand whatever happens here: the history is an addition.
+fn judge_over_history(doc: &mut ResultDoc, store: Option<&mut Store>) {
+    let Some(store) = store else {
+        return;
+    };
+    if let Err(e) = super::pooling::attach(doc, store, None, super::pooling::MAX_POOLED_RUNS) {
+        errln!("concbench: warning: verdicts over this host's history left out: {e:#}");
+    }
 }
 
 /// What `run` records beside the harness settings.

@@ -1,11 +1,11 @@
 //! Never lose a run to its output paths: `run`, `crossover`, `replicate` and `load` check every
 //! file they will write (`--json` or the default folder, `--markdown`, `--html`) before
 //! measuring; a write that still fails at the end goes to `$TMPDIR` instead
-//! ([`crate::output::write_or_fallback`]). A folder the user named that does not exist is
+//! ([`super::write::write_or_fallback`]). A folder the user named that does not exist is
 //! refused, not created; the default folder (`concbench-results/`) is concbench's own and is
 //! created.
 
-use crate::output::DEFAULT_DIR;
+use super::write::DEFAULT_DIR;
 use anyhow::Result;
 use concbench_core::UsageError;
 use std::fs::OpenOptions;
@@ -24,18 +24,6 @@ pub fn check_before_measuring(json: Option<&Path>, others: &[(&str, &Path)]) -> 
     Ok(())
 }
 
-/// What a measuring command (`run`, `crossover`) does before it measures: refuse its output
-/// paths and a history that cannot be written (exit 2, nothing measured), sweep what killed runs
-/// left behind; the history to store the run in (`None` under `--no-store`).
-pub fn ready_to_measure(
-    args: &crate::args::MeasureArgs,
-    pages: crate::session::Pages<'_>,
-) -> Result<Option<concbench_store::Store>> {
-    check_before_measuring(args.json.as_deref(), &pages.flagged())?;
-    super::leftovers::sweep_before_measuring();
-    crate::db::for_writing(&args.store)
-}
-
 /// A usage error naming `flag` unless `path` can be written (without changing it if it exists).
 pub fn check_writable(flag: &str, path: &Path) -> Result<()> {
     let refuse = |what: String| -> anyhow::Error {
@@ -51,7 +39,7 @@ pub fn check_writable(flag: &str, path: &Path) -> Result<()> {
             path.display()
         )));
     }
-    if let Some(text) = crate::output::missing_folder_text(flag, path) {
+    if let Some(text) = super::write::missing_folder_text(flag, path) {
         return Err(UsageError::new(format!(
             "{text} (checked before measuring, so nothing was measured)"
         ))
@@ -112,7 +100,7 @@ fn parent_of(path: &Path) -> &Path {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::output::tests::under_a_file;
+    use crate::output::write::tests::under_a_file;
 
     #[test]
     fn writable_paths_pass_and_are_left_untouched() {

@@ -1,4 +1,4 @@
-//! A load session: keep-alive connections established once, then one or more runs on them
+//! The load's connections: keep-alive connections established once, then one or more runs on them
 //! (the experiments take several samples on the same 1000 connections), each run spread over
 //! pinned load threads and merged into one report.
 
@@ -13,19 +13,19 @@ use rustix::event::epoll::{self, CreateFlags, EventData, EventFlags};
 use std::sync::atomic::Ordering;
 use std::time::Duration;
 
-pub struct Session {
+pub struct Connections {
     cfg: LoadConfig,
     batch: Vec<u8>,
     request_len: usize,
     /// Each load thread's connections.
     groups: Vec<Vec<Conn>>,
-    /// Connection attempts made and succeeded while opening the session, and their errors.
+    /// Connection attempts made and succeeded while opening them, and their errors.
     opened: ThreadStats,
 }
 
-impl Session {
+impl Connections {
     /// Check the configuration and, for keep-alive, establish every connection.
-    pub fn open(cfg: LoadConfig) -> Result<Session> {
+    pub fn open(cfg: LoadConfig) -> Result<Connections> {
         validate(&cfg)?;
         crate::descriptors::ensure(cfg.connections)?;
         let request = cfg.request_bytes();
@@ -39,7 +39,7 @@ impl Session {
         if !cfg.per_request {
             connect_all(&cfg, &mut groups, &mut opened)?;
         }
-        Ok(Session {
+        Ok(Connections {
             request_len: request.len(),
             cfg,
             batch,

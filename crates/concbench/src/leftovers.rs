@@ -1,4 +1,4 @@
-//! Before measuring, `run` and `replicate` remove what earlier runs left behind when they were
+//! Before measuring, the rig (`rig.rs`) removes what earlier runs left behind when they were
 //! killed (`kill -9`, an out-of-memory kill): their io data and scratch directories, which a
 //! clean end, Ctrl-C or a closed terminal would have removed, and their control groups. Only
 //! directories a concbench process claimed and whose owner has ended are touched
@@ -9,7 +9,7 @@ use concbench_sys::owner::{self, Removed};
 use std::path::PathBuf;
 
 /// The name every run directory starts with: the scratch directory (`concbench-XXXXXX`, see
-/// `session.rs`) and the io data (`concbench-io-PID`, `concbench-io-data`).
+/// `rig.rs`) and the io data (`concbench-io-PID`, `concbench-io-data`).
 const PREFIX: &str = "concbench-";
 
 /// Sweep the places run directories go (the io family's default bases; the scratch directory is

@@ -1,17 +1,17 @@
 //! A whole run, from its request to its finished result document: the start-up check of the
-//! claims' selectors, the session ([`crate::run`]), and the document with its settings, its
-//! run-wide warnings and its verdicts.
+//! claims' selectors, the passes ([`crate::passes`]), and the document with its settings, its
+//! run-wide warnings, what a full run adds and the last validation gate.
 //!
-//! What the binary still does around it: the command line, the run lock, the io data files,
-//! the Ctrl-C handler, the scratch directory, the progress display and writing the files.
+//! What the binary does around it (its `rig.rs`): the command line, the run lock, the io data
+//! files, the Ctrl-C handler, the scratch directory, the progress display; then writing the files.
 
 use crate::machine::Machine;
 use crate::monitor::Load;
+use crate::passes::{run_passes, Observer};
 use crate::plan::RunPlan;
 use crate::request::RunRequest;
 use crate::runner::RoundRunner;
 use crate::selection::{variants, Chosen, Registry};
-use crate::session::Observer;
 use crate::settle::Settled;
 use concbench_core::{CancelToken, Host, Params, ResultDoc, RunMode, RunWarning};
 use concbench_measure::{clock, recorded_params, PinMode};
@@ -44,48 +44,32 @@ pub struct Finished {
     pub stats: RunStats,
 }
 
-/// Measure `chosen` as `request` asks, judge, and make the result document. `beside` records,
-/// once the measuring has ended, what the caller knows of the run's surroundings (the runs that
-/// measured beside it) before the closing advice is drawn from the document.
-pub fn measure(
+/// Measure `chosen` as `request` asks with `rig`, judge, and make the result document.
+pub fn run(
     request: &RunRequest,
     chosen: &[Chosen],
     registry: &dyn Registry,
-    rig: Rig<'_>,
-    beside: &mut dyn FnMut(&mut ResultDoc),
+    mut rig: Rig<'_>,
 ) -> Finished {
     let broken = broken_selectors(registry);
     for w in &broken {
         rig.observer.note(&format!("concbench: warning: {w}"));
     }
     let started_at = clock::wall_now_rfc3339();
-    let out = crate::run(
-        &variants(chosen, request),
-        &request.plan,
-        rig.runner,
-        rig.machine,
-        rig.observer,
-        rig.cancel,
-        rig.host,
-    );
+    let Finished { mut doc, stats } =
+        run_passes(&variants(chosen, request), &request.plan, &mut rig);
     rig.observer.finished();
-    let mut doc = ResultDoc::new(rig.host.clone(), started_at);
+    doc.started_at = started_at;
     doc.settings = request.settings.clone();
     doc.settings.extend(request.harness_settings());
-    doc.warnings = rig.host.confounder_warnings().into();
+    // The host's confounders and the build's broken selectors first, then the passes' own.
+    let passes_said = std::mem::replace(&mut doc.warnings, rig.host.confounder_warnings().into());
     doc.warnings.extend(broken);
-    doc.warnings.extend(out.warnings);
-    if let Some(w) = out.load.and_then(|l| steal_warning(l.steal)) {
+    doc.warnings.extend(passes_said.0);
+    if let Some(w) = stats.load.and_then(|l| steal_warning(l.steal)) {
         doc.warnings.push(w);
     }
-    beside(&mut doc);
     doc.duration_s = rig.machine.now().as_secs_f64();
-    doc.results = out.results;
-    doc.invalid = out.invalid;
-    doc.skipped = out.skipped;
-    doc.failures = out.failures;
-    doc.verdicts = out.verdicts;
-    doc.interrupted = out.interrupted;
     if request.mode == RunMode::Quick {
         what_a_full_run_adds(&mut doc, request, registry);
     }
@@ -99,12 +83,6 @@ pub fn measure(
     let rerun = hold_awake_rerun(request, doc.duration_s);
     let hold_awake = concbench_analysis::warnings::suggest_hold_awake(&doc, &rerun);
     doc.warnings.extend(hold_awake);
-    let stats = RunStats {
-        rounds: out.rounds,
-        passes: out.passes,
-        settled: out.settled,
-        load: out.load,
-    };
     Finished { doc, stats }
 }
 

@@ -1,6 +1,6 @@
 //! Writing an output file, with an error that names the flag it came from; and, for a run's
 //! outputs, a fallback: a write that fails at the end of a run goes to `$TMPDIR` instead, so the
-//! measurement is not lost (the paths were checked before measuring: `commands/preflight.rs`).
+//! measurement is not lost (the paths were checked before measuring: [`super::preflight`]).
 
 use crate::stdout::errln;
 use anyhow::Result;
@@ -24,29 +24,6 @@ pub fn write_output(flag: &str, path: &std::path::Path, text: &str) -> anyhow::R
         ))
     })?;
     Ok(())
-}
-
-/// Write the pages `--markdown` and `--html` ask for (each with the fallback of
-/// [`write_or_fallback`]), saying where each went; returns where the HTML page is.
-pub fn write_pages(
-    doc: &concbench_core::ResultDoc,
-    markdown: Option<&Path>,
-    html: Option<&Path>,
-) -> Result<Option<PathBuf>> {
-    use concbench_report::{Exporter, Html, Markdown};
-    if let Some(md) = markdown {
-        let written = write_or_fallback("--markdown", md, &Markdown.render(doc)?)?;
-        errln!("concbench: wrote {}", written.display());
-    }
-    let Some(html) = html else {
-        return Ok(None);
-    };
-    let written = write_or_fallback("--html", html, &Html.render(doc)?)?;
-    errln!(
-        "concbench: wrote {} (open it in a browser)",
-        written.display()
-    );
-    Ok(Some(written))
 }
 
 /// The usage error for an output whose folder does not exist (`None` when it does).
