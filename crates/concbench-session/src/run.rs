@@ -5,44 +5,13 @@
 //! What the binary does around it (its `rig.rs`): the command line, the run lock, the io data
 //! files, the Ctrl-C handler, the scratch directory, the progress display; then writing the files.
 
-use crate::machine::Machine;
-use crate::monitor::Load;
-use crate::passes::{run_passes, Observer};
+use crate::passes::run_passes;
 use crate::plan::RunPlan;
 use crate::request::RunRequest;
-use crate::runner::RoundRunner;
+use crate::rig::{Finished, Rig};
 use crate::selection::{variants, Chosen, Registry};
-use crate::settle::Settled;
-use concbench_core::{CancelToken, Host, Params, ResultDoc, RunMode, RunWarning};
+use concbench_core::{Params, ResultDoc, RunMode, RunWarning};
 use concbench_measure::{clock, recorded_params, PinMode};
-
-/// What measures the rounds and where: the worker runner, the machine's clock and counters,
-/// whoever shows progress, Ctrl-C, and the host facts.
-pub struct Rig<'a> {
-    pub runner: &'a mut dyn RoundRunner,
-    pub machine: &'a dyn Machine,
-    pub observer: &'a mut dyn Observer,
-    pub cancel: &'a CancelToken,
-    pub host: &'a Host,
-}
-
-/// How the run went, beside its document: for the closing line.
-#[derive(Debug, Clone, Default)]
-pub struct RunStats {
-    /// Rounds measured and passes run.
-    pub rounds: usize,
-    pub passes: usize,
-    pub settled: Option<Settled>,
-    /// Other processes' CPUs and the steal share over the whole run.
-    pub load: Option<Load>,
-}
-
-/// The finished run.
-#[derive(Debug, Clone)]
-pub struct Finished {
-    pub doc: ResultDoc,
-    pub stats: RunStats,
-}
 
 /// Measure `chosen` as `request` asks with `rig`, judge, and make the result document.
 pub fn run(

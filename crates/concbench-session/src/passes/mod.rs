@@ -4,7 +4,7 @@
 use crate::closing::{self, RunSummary, VerdictState};
 use crate::monitor::Monitor;
 use crate::plan::RunPlan;
-use crate::run::{Finished, Rig, RunStats};
+use crate::rig::{Finished, Rig, RunStats};
 use crate::schedule::{adaptive_pass, base_sets, groups, order, short_set_to_complete, Priority};
 use crate::settle::{settle, Settled};
 use crate::variant::Variant;
@@ -17,29 +17,9 @@ use crate::assemble::assemble;
 use concbench_analysis::published::{published, Published};
 use concbench_analysis::verdicts;
 use concbench_core::{Failure, Outcome, Params, RoundFacts, RoundRaw, Skipped, Verdict};
-use concbench_measure::HarnessEvent;
 use judging::{check_priorities, CheckSet};
 use slot::Slot;
 use std::time::Duration;
-
-/// What the run tells whoever shows progress.
-pub trait Observer {
-    /// The machine is still busy: other processes use `others` CPUs after `waited`.
-    fn settling(&mut self, others: f64, waited: Duration, limit: Duration);
-    /// The planned total of rounds changed (it grows pass by pass, and as undecided verdicts
-    /// ask for more).
-    fn planned(&mut self, rounds: usize);
-    /// The plan's total before the first round: every variant's base rounds (a verdict's six,
-    /// another's one). The budget may cut it short, and undecided verdicts may add to it; told
-    /// once, so that a progress bar's total does not climb from the first pass's count.
-    fn estimated(&mut self, _rounds: usize) {}
-    fn round_started(&mut self, pass: usize, variant: &Variant);
-    fn harness_event(&mut self, event: HarnessEvent);
-    fn round_ended(&mut self);
-    fn note(&mut self, line: &str);
-    /// The measuring has ended (before the document is made).
-    fn finished(&mut self) {}
-}
 
 struct Run<'a, 'r> {
     variants: &'a [Variant],
