@@ -2,7 +2,7 @@
 //! in `concbench-results/`), the pages (`--markdown`, `--html`) and the history. Every path and
 //! the history are checked before measuring ([`Outputs::ready`]: a run is never lost to a typo);
 //! after it, [`Outputs::write`] writes them in that order, a write that fails going to `$TMPDIR`
-//! instead ([`write`]), and says what it wrote.
+//! instead ([`mod@write`]), and says what it wrote.
 
 pub mod preflight;
 pub mod write;
