@@ -15,6 +15,9 @@ pub const S0_TABLE_TOML: &str = include_str!("../../../data/s0_table.toml");
 
 #[derive(Debug, Clone, Deserialize)]
 pub struct Published {
+    /// The five articles (S0-S4), in order: what a claim's id opens with names one of them.
+    #[serde(rename = "article", default)]
+    pub articles: Vec<Article>,
     pub machines: BTreeMap<String, Machine>,
     #[serde(rename = "figure", default)]
     pub figures: Vec<Figure>,
@@ -27,6 +30,18 @@ pub struct Published {
     /// S0's six-dimension table (from `data/s0_table.toml`).
     #[serde(skip)]
     pub dimensions: Vec<Dimension>,
+}
+
+/// One of the seed articles.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Article {
+    /// "S0": every claim and figure of the article has an id opening with it (`S0.30x`).
+    pub id: String,
+    /// Its heading in the experiments' summary ("Processes vs threads").
+    pub title: String,
+    /// A few words a key line names it by ("processes vs threads").
+    pub short: String,
 }
 
 /// One row of an article's own table, its cells as the article printed them (or its words where
@@ -502,6 +517,21 @@ mod tests {
                     c.id
                 );
             }
+        }
+    }
+
+    #[test]
+    fn the_five_articles_are_named_and_every_claim_belongs_to_one() {
+        let p = published();
+        let ids: Vec<&str> = p.articles.iter().map(|a| a.id.as_str()).collect();
+        assert_eq!(ids, ["S0", "S1", "S2", "S3", "S4"]);
+        for a in &p.articles {
+            assert!(!a.title.is_empty() && !a.short.is_empty(), "{a:?}");
+        }
+        // Every claim is an article's (Stevens's figures are cited by S0, its claim S0's).
+        for c in &p.claims {
+            let article = c.id.split('.').next().unwrap_or_default();
+            assert!(ids.contains(&article), "{} belongs to no article", c.id);
         }
     }
 

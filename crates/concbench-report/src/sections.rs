@@ -261,16 +261,13 @@ pub fn check_line(c: &concbench_core::Check) -> String {
     } else {
         format!(" ({})", c.note)
     };
-    // The note says it in words when the analysis wrote one; the mark keeps the line short.
-    let mark = if c.note.contains("at the margin") {
-        String::new()
-    } else {
-        margin_mark(c)
-    };
+    // Marked by the check's typed label, never by what its note says (issue 44): the note's
+    // sentence gives the distances, so the mark here is the short form.
     format!(
-        "{}: rule {}; measured {measured}{mark} over {} rounds -> {}{note}",
+        "{}: rule {}; measured {measured}{} over {} rounds -> {}{note}",
         c.condition,
         c.rule,
+        margin_label(c),
         c.rounds,
         verdict_word(c.decision)
     )
@@ -343,6 +340,16 @@ pub fn margin_mark(c: &concbench_core::Check) -> String {
             format::value(m.margin, &c.unit)
         ),
         _ => String::new(),
+    }
+}
+
+/// ", at the margin" after a decided check labelled at its margin ([`margin_mark`] without the
+/// distances); empty otherwise.
+pub fn margin_label(c: &concbench_core::Check) -> &'static str {
+    if margin_mark(c).is_empty() {
+        ""
+    } else {
+        ", at the margin"
     }
 }
 
@@ -517,16 +524,6 @@ pub struct ClaimRow {
     pub full_run: String,
 }
 
-/// A verdict's explanation without the check lines it opens with: the pages list the checks
-/// themselves, so the evidence is shown once.
-fn prose(v: &concbench_core::Verdict) -> String {
-    let mut text = v.explanation.clone();
-    for c in &v.checks {
-        text = text.replacen(&format!("{}.", check_line(c)), "", 1);
-    }
-    text.trim().to_string()
-}
-
 /// A row of seed S0's six-dimension table with this run's verdict.
 #[derive(Debug, Clone, Serialize)]
 pub struct DimensionRow {
@@ -560,8 +557,8 @@ pub fn claims_and_s0_table(answer: &Answer<'_>) -> (Vec<ClaimRow>, Vec<Dimension
             .find(|c| c.id == claim)
             .and_then(|c| c.unjudged.clone())
     };
-    let explanation = |claim: &str, needs: Option<&[String]>| match (judged(claim), needs) {
-        (Some(v), _) => prose(v),
+    let explanation = |claim: &str, needs: Option<&[String]>| match (answer.verdict(claim), needs) {
+        (Some(va), _) => va.prose.clone(),
         (None, _) if unjudged(claim).is_some() => {
             format!("Not judged here: {}", unjudged(claim).unwrap_or_default())
         }
@@ -732,6 +729,30 @@ mod tests {
             whats[1].ends_with("[event=eventfd placement=unpinned]"),
             "{whats:?}"
         );
+    }
+
+    #[test]
+    fn regression_a_check_was_marked_at_the_margin_by_its_notes_wording() {
+        use concbench_analysis::synthetic::check;
+        use concbench_core::{AtMargin, VerdictKind};
+        // The line once left out the mark when the note said "at the margin" and showed it
+        // otherwise: a note's wording decided what the typed label says.
+        let marked = |c: &concbench_core::Check| check_line(c).contains(", at the margin over ");
+        let mut c = check("same CPU", "p / t >= 1.15", 1.5, VerdictKind::Confirmed);
+        c.note = "clear of its rule, not at the margin".into();
+        assert!(!marked(&c), "{}", check_line(&c));
+        c.at_margin = Some(AtMargin {
+            margin: 1.15,
+            distance: 0.05,
+            half_width: 0.12,
+        });
+        for note in [
+            "at the margin: the estimate is 0.05 from 1.15",
+            "close to its rule's number: a rerun may well say otherwise",
+        ] {
+            c.note = note.into();
+            assert!(marked(&c), "{}", check_line(&c));
+        }
     }
 
     #[test]

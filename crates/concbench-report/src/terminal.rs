@@ -42,20 +42,27 @@ impl Terminal {
 
 impl Exporter for Terminal {
     fn render(&self, doc: &ResultDoc) -> anyhow::Result<String> {
-        // The answer is computed once; the tables and the summary only format it.
+        self.render_answer(&Answer::of(doc))
+    }
+}
+
+impl Terminal {
+    /// The screen of an answer computed beforehand (once: the tables and the summary only
+    /// format it).
+    pub fn render_answer(&self, answer: &Answer<'_>) -> anyhow::Result<String> {
+        let doc = answer.doc;
         if let (Some(c), true) = (&doc.capacity, doc.results.is_empty()) {
             return self.capacity_screen(doc, c);
         }
         if let (Some(c), true) = (&doc.crossover, crossover::is_command(doc)) {
             return self.crossover_screen(doc, c);
         }
-        let answer = Answer::of(doc);
         let mut out = String::new();
         if self.all {
-            out += &self.detail(&answer)?;
+            out += &self.detail(answer)?;
             writeln!(out)?;
         }
-        out += &self.summary(&answer)?;
+        out += &self.summary(answer)?;
         Ok(out)
     }
 }
@@ -96,8 +103,8 @@ impl Terminal {
                 writeln!(out, "{}", columns(&[[line]], self.width))?;
             }
         }
-        if let Some(line) = concbench_analysis::verdicts::drift::alone_sentence(doc)
-            .filter(|_| doc.mode() != RunMode::Smoke)
+        if let Some(line) =
+            (answer.intervals_alone.clone()).filter(|_| doc.mode() != RunMode::Smoke)
         {
             writeln!(out, "\n{}", columns(&[[line]], self.width).trim_start())?;
         }
@@ -288,7 +295,7 @@ impl Terminal {
         for n in runtimes::runtime_notes(doc) {
             writeln!(out, "{n}")?;
         }
-        out.push_str(&anatomy::text(doc, self.width));
+        out.push_str(&anatomy::text(answer.anatomy.as_ref(), self.width));
         let replication = sections::replication_rows(answer);
         if !replication.is_empty() {
             writeln!(out, "\nPublished vs measured here:")?;
@@ -829,12 +836,7 @@ fn short_measured(c: &Check) -> String {
     let text = c.estimate.map_or("nothing measured".into(), |e| {
         human::measured(e, c.ci95, &c.unit)
     });
-    let margin = if sections::margin_mark(c).is_empty() {
-        ""
-    } else {
-        ", at the margin"
-    };
-    format!("{text}{margin}")
+    format!("{text}{}", sections::margin_label(c))
 }
 
 /// "3 confirmed, 1 refuted: one / all within [1.50, 2.67]: 1.12x [1.06, 1.22]": how many
