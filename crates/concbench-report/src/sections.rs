@@ -376,8 +376,11 @@ pub fn full_run_time(doc: &ResultDoc) -> Option<String> {
     Some(format!("about {:.0} minutes", (s / 60.0).ceil()))
 }
 
-/// The line under a quick run's verdicts that says what a full run adds, and how long it takes:
-/// `None` when no verdict has deciding checks only a full run measures.
+/// The line under a quick run's verdicts that keys the mark: which claims a full run judges on
+/// the articles' own programs or systems, and how long it takes ("[full run: article's own]
+/// S2.memory, S4.one_thread: `concbench run` (about 10 minutes) judges them"); `None` when no
+/// verdict has deciding checks only a full run measures. Short, so that the screen keys the
+/// articles as well in the lines it had (issue 44): the mark itself says "article's own".
 pub fn full_run_line(doc: &ResultDoc) -> Option<String> {
     let claims: Vec<&str> = doc
         .verdicts
@@ -389,11 +392,10 @@ pub fn full_run_line(doc: &ResultDoc) -> Option<String> {
         return None;
     }
     let time = full_run_time(doc)
-        .map(|t| format!(", {t}"))
+        .map(|t| format!(" ({t})"))
         .unwrap_or_default();
     Some(format!(
-        "{FULL_RUN_MARK}: {} rest on the articles' own programs or systems, which a quick run \
-         cannot measure; a full run (`concbench run`{time}) judges them",
+        "{FULL_RUN_MARK} {}: `concbench run`{time} judges them",
         claims.join(", ")
     ))
 }

@@ -11,6 +11,7 @@ pub use crate::layout::{stdout_width, table};
 use crate::{anatomy, answer, capacity, crossover, runtimes, sections, Exporter};
 use comfy_table::Table;
 use concbench_analysis::answer::{Answer, KeyChecks, Shown, VerdictAnswer};
+use concbench_analysis::published::Article;
 use concbench_core::{human, Check, ResultDoc, RunMode, Verdict, VerdictKind};
 use std::fmt::Write;
 use std::path::PathBuf;
@@ -96,6 +97,9 @@ impl Terminal {
             let heading = format!("Verdicts ({}):", tally(&doc.verdicts));
             let heading = columns(&[[heading]], self.width);
             writeln!(out, "\n{}", heading.trim_start())?;
+            for line in articles_key(&answer.published.articles, width) {
+                writeln!(out, " {line}")?;
+            }
             for line in verdict_lines(answer, width) {
                 writeln!(out, "{line}")?;
             }
@@ -546,6 +550,23 @@ fn short_host_line(doc: &ResultDoc) -> String {
         "{}, {} logical CPUs, {machine}, kernel {}, load {:.2}{held}",
         h.cpu_model, h.logical_cpus, h.kernel, h.load_average[0]
     )
+}
+
+/// "S0 processes vs threads · S1 a locked counter · ...": what a claim's id opens with, each
+/// article by its short name from the published data, on one line of `width` columns (less the
+/// indent) or more on a narrow screen, never breaking an article's name.
+fn articles_key(articles: &[Article], width: usize) -> Vec<String> {
+    let room = width.saturating_sub(1);
+    let mut lines: Vec<String> = Vec::new();
+    for named in articles.iter().map(|a| format!("{} {}", a.id, a.short)) {
+        match lines.last_mut() {
+            Some(line) if text_width(line) + 3 + text_width(&named) <= room => {
+                *line = format!("{line} · {named}");
+            }
+            _ => lines.push(named),
+        }
+    }
+    lines
 }
 
 /// "1 result", "2 results".
