@@ -405,6 +405,9 @@ pub struct Measured<'a> {
     pub ratio: Option<f64>,
     /// Within the article's own range (its runs or its published range).
     pub as_published: bool,
+    /// A per-operation result scaled to more operations than one of its rounds ran (the
+    /// article's 1e8 increments from a round of a few million): the figure is extrapolated.
+    pub extrapolated: bool,
 }
 
 /// A published figure beside this machine's measurements: concbench's method and, where the
@@ -438,7 +441,22 @@ fn measured<'a>(
         value,
         ratio: figure.central().filter(|c| *c != 0.0).map(|c| value / c),
         as_published: figure.as_published(value),
+        extrapolated: extrapolated(figure, entry),
     })
+}
+
+/// Whether `figure` scales `entry`'s per-operation result to more operations than any round of
+/// it ran ([`Measured::extrapolated`]).
+fn extrapolated(figure: &Figure, entry: &ResultEntry) -> bool {
+    let Some(times) = figure.per_op_times.filter(|t| *t > 1.0) else {
+        return false;
+    };
+    let ran = entry
+        .rounds
+        .iter()
+        .map(|r| r.iterations as f64 * r.samples as f64)
+        .fold(entry.iterations as f64, f64::max);
+    ran < times
 }
 
 /// Every figure with a measurement, in the published file's order: one row per matching result
@@ -533,6 +551,30 @@ mod tests {
             let article = c.id.split('.').next().unwrap_or_default();
             assert!(ids.contains(&article), "{} belongs to no article", c.id);
         }
+    }
+
+    #[test]
+    fn a_figure_of_more_operations_than_a_round_ran_is_extrapolated() {
+        let figure = |times: f64| -> Figure {
+            serde_json::from_value(serde_json::json!({
+                "seed": "S1", "result_id": "contend.single", "what": "count to 1e8",
+                "value": 400.0, "unit": "ms", "per_op_times": times, "machine": "s1-windows"
+            }))
+            .unwrap()
+        };
+        // Six rounds of 1 sample x 1 iteration each, 3e6 operations in the entry: 1e8 is
+        // extrapolated, 1e6 is not, and a figure of one operation never is.
+        let mut entry = crate::synthetic::entry_with(
+            "contend.single",
+            "ns",
+            concbench_core::Params::new(),
+            &[4.0; 6],
+        );
+        entry.iterations = 3_000_000;
+        let at = |times| measured(&figure(times), &entry, Some(1.0)).unwrap();
+        assert!(at(1e8).extrapolated);
+        assert!(!at(1e6).extrapolated);
+        assert!(!at(1.0).extrapolated);
     }
 
     #[test]

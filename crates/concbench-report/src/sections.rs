@@ -163,30 +163,18 @@ pub const REPLICATION_HEADER: [&str; 7] = [
 
 /// A measured figure, marked when it lies within the article's own runs, and when it is a
 /// per-operation result scaled to more operations than one round ran (extrapolated).
-fn measured_cell(m: Option<&Measured<'_>>, figure: &Figure, unit: &str) -> String {
+fn measured_cell(m: Option<&Measured<'_>>, unit: &str) -> String {
     let Some(m) = m else {
         return "-".into();
     };
     let mut text = format::value(m.value, unit);
-    if extrapolated(figure, m.entry).is_some() {
+    if m.extrapolated {
         text += " (extrapolated)";
     }
     if m.as_published {
         text += ", as published";
     }
     text
-}
-
-/// The factor a per-operation result is scaled by, when one round ran fewer operations than the
-/// figure counts (the article's 1e8 increments from a round of a few million).
-fn extrapolated(figure: &Figure, entry: &ResultEntry) -> Option<f64> {
-    let times = figure.per_op_times.filter(|t| *t > 1.0)?;
-    let ran = entry
-        .rounds
-        .iter()
-        .map(|r| r.iterations as f64 * r.samples as f64)
-        .fold(entry.iterations as f64, f64::max);
-    (ran < times).then_some(times)
 }
 
 fn ratio_cell(m: Option<&Measured<'_>>) -> Option<String> {
@@ -223,8 +211,8 @@ pub fn replication_rows(answer: &Answer<'_>) -> Vec<[String; 7]> {
                 what,
                 r.figure.display(),
                 r.figure.machine.clone(),
-                measured_cell(r.native.as_ref(), r.figure, unit),
-                measured_cell(r.article.as_ref(), r.figure, unit),
+                measured_cell(r.native.as_ref(), unit),
+                measured_cell(r.article.as_ref(), unit),
                 if ratios.is_empty() {
                     "-".into()
                 } else {
