@@ -44,19 +44,24 @@ fn known_anatomy() -> Anatomy {
     }
 }
 
+/// The terminal with every table (`--all`), wide enough that no figure wraps.
+fn every_table(answer: &Answer<'_>) -> String {
+    Terminal {
+        width: Some(200),
+        all: true,
+        ..Terminal::default()
+    }
+    .render_answer(answer)
+    .unwrap()
+}
+
 #[test]
 fn every_renderer_shows_the_anatomy_and_the_intervals_sentence_it_is_given() {
     let doc = quick_run_with_anatomy();
     let mut answer = Answer::of(&doc);
     answer.anatomy = Some(known_anatomy());
     answer.intervals_alone = Some("Intervals: the sentence the test gave".into());
-    let all = Terminal {
-        width: Some(200),
-        all: true,
-        ..Terminal::default()
-    }
-    .render_answer(&answer)
-    .unwrap();
+    let all = every_table(&answer);
     for said in [
         "a bar given by the test",
         "system-call floor (given)",
@@ -91,13 +96,7 @@ fn an_answer_without_an_anatomy_or_an_intervals_sentence_shows_neither() {
     assert!(answer.intervals_alone.is_some());
     answer.anatomy = None;
     answer.intervals_alone = None;
-    let all = Terminal {
-        width: Some(200),
-        all: true,
-        ..Terminal::default()
-    }
-    .render_answer(&answer)
-    .unwrap();
+    let all = every_table(&answer);
     assert!(!all.contains("Anatomy of a hand-over"), "{all}");
     assert!(!all.contains("Intervals: this run's alone"), "{all}");
     let markdown = Markdown.render_answer(&answer).unwrap();
