@@ -1,19 +1,23 @@
 //! The answer a run gives, computed once from its document and the published claims: what one
 //! unit of each kind costs, the cheapest model per typical workload, each verdict as it is said
-//! and the figures each of its checks is computed from. The terminal, markdown and HTML
-//! renderers only format this model; none of them calls back into the analysis.
+//! and the figures each of its checks is computed from, the anatomy of a hand-over, and what
+//! the run's intervals rest on. The terminal, markdown and HTML renderers only format this
+//! model; none of them calls back into the analysis.
 
 mod fragile;
 mod key;
 mod label;
 mod operands;
+mod prose;
 
 pub use fragile::{fragile, has_interval, FRAGILE};
 pub use key::{depends_groups, key_checks, KeyChecks, Shown};
 pub use label::{verdict_label, verdict_word};
 pub use operands::{operands, Operand};
+pub use prose::prose;
 
 use crate::advice::{self, Advice, Kind, UnitCosts, Workload};
+use crate::anatomy::{anatomy, Anatomy};
 use crate::published::{self, replications, Published, Replication};
 use concbench_core::{Check, ResultDoc, Verdict};
 
@@ -35,6 +39,13 @@ pub struct Answer<'a> {
     pub verdicts: Vec<VerdictAnswer<'a>>,
     /// The articles' published figures beside this machine's measurements.
     pub replications: Vec<Replication<'a>>,
+    /// The anatomy of a hand-over, when the run asked for it (a result of family `anatomy`:
+    /// `--only anatomy`) and it has anything to show; other runs may hold some of its layers,
+    /// but their reports stay as they were.
+    pub anatomy: Option<Anatomy>,
+    /// The sentence a run whose intervals are its own alone says
+    /// ([`crate::verdicts::drift::alone_sentence`]); `None` when a history widened them.
+    pub intervals_alone: Option<String>,
 }
 
 /// One typical workload and its advice.
@@ -52,6 +63,8 @@ pub struct VerdictAnswer<'a> {
     pub verdict: &'a Verdict,
     /// Its word as the rows say it ([`verdict_label`]).
     pub label: String,
+    /// Its explanation without the check sentences it opens with ([`prose`]).
+    pub prose: String,
     /// Its robustness when that is worth saying beside the word ([`fragile`]).
     pub fragile: Option<f64>,
     /// The checks its line stands on, and its key figure ([`key_checks`]).
@@ -100,6 +113,7 @@ impl<'a> Answer<'a> {
             .map(|v| VerdictAnswer {
                 verdict: v,
                 label: verdict_label(v),
+                prose: prose(v),
                 fragile: fragile(v),
                 key: key_checks(v),
                 checks: v
@@ -124,6 +138,8 @@ impl<'a> Answer<'a> {
             unmeasured,
             workloads,
             verdicts,
+            anatomy: anatomy_asked(doc),
+            intervals_alone: crate::verdicts::drift::alone_sentence(doc),
         }
     }
 
@@ -149,6 +165,15 @@ impl<'a> Answer<'a> {
     pub fn verdict(&self, source: &str) -> Option<&VerdictAnswer<'a>> {
         self.verdicts.iter().find(|v| v.verdict.source == source)
     }
+}
+
+/// The anatomy when the run asked for it and it shows anything ([`Answer::anatomy`]).
+fn anatomy_asked(doc: &ResultDoc) -> Option<Anatomy> {
+    doc.results
+        .iter()
+        .any(|r| r.family == "anatomy")
+        .then(|| anatomy(doc))
+        .filter(|a| !a.is_empty())
 }
 
 /// Whether any cost of the unit was measured.

@@ -15,6 +15,9 @@ pub const S0_TABLE_TOML: &str = include_str!("../../../data/s0_table.toml");
 
 #[derive(Debug, Clone, Deserialize)]
 pub struct Published {
+    /// The five articles (S0-S4), in order: what a claim's id opens with names one of them.
+    #[serde(rename = "article", default)]
+    pub articles: Vec<Article>,
     pub machines: BTreeMap<String, Machine>,
     #[serde(rename = "figure", default)]
     pub figures: Vec<Figure>,
@@ -27,6 +30,18 @@ pub struct Published {
     /// S0's six-dimension table (from `data/s0_table.toml`).
     #[serde(skip)]
     pub dimensions: Vec<Dimension>,
+}
+
+/// One of the seed articles.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Article {
+    /// "S0": every claim and figure of the article has an id opening with it (`S0.30x`).
+    pub id: String,
+    /// Its heading in the experiments' summary ("Processes vs threads").
+    pub title: String,
+    /// A few words a key line names it by ("processes vs threads").
+    pub short: String,
 }
 
 /// One row of an article's own table, its cells as the article printed them (or its words where
@@ -390,6 +405,9 @@ pub struct Measured<'a> {
     pub ratio: Option<f64>,
     /// Within the article's own range (its runs or its published range).
     pub as_published: bool,
+    /// A per-operation result scaled to more operations than one of its rounds ran (the
+    /// article's 1e8 increments from a round of a few million): the figure is extrapolated.
+    pub extrapolated: bool,
 }
 
 /// A published figure beside this machine's measurements: concbench's method and, where the
@@ -423,7 +441,22 @@ fn measured<'a>(
         value,
         ratio: figure.central().filter(|c| *c != 0.0).map(|c| value / c),
         as_published: figure.as_published(value),
+        extrapolated: extrapolated(figure, entry),
     })
+}
+
+/// Whether `figure` scales `entry`'s per-operation result to more operations than any round of
+/// it ran ([`Measured::extrapolated`]).
+fn extrapolated(figure: &Figure, entry: &ResultEntry) -> bool {
+    let Some(times) = figure.per_op_times.filter(|t| *t > 1.0) else {
+        return false;
+    };
+    let ran = entry
+        .rounds
+        .iter()
+        .map(|r| r.iterations as f64 * r.samples as f64)
+        .fold(entry.iterations as f64, f64::max);
+    ran < times
 }
 
 /// Every figure with a measurement, in the published file's order: one row per matching result
@@ -503,6 +536,45 @@ mod tests {
                 );
             }
         }
+    }
+
+    #[test]
+    fn the_five_articles_are_named_and_every_claim_belongs_to_one() {
+        let p = published();
+        let ids: Vec<&str> = p.articles.iter().map(|a| a.id.as_str()).collect();
+        assert_eq!(ids, ["S0", "S1", "S2", "S3", "S4"]);
+        for a in &p.articles {
+            assert!(!a.title.is_empty() && !a.short.is_empty(), "{a:?}");
+        }
+        // Every claim is an article's (Stevens's figures are cited by S0, its claim S0's).
+        for c in &p.claims {
+            let article = c.id.split('.').next().unwrap_or_default();
+            assert!(ids.contains(&article), "{} belongs to no article", c.id);
+        }
+    }
+
+    #[test]
+    fn a_figure_of_more_operations_than_a_round_ran_is_extrapolated() {
+        let figure = |times: f64| -> Figure {
+            serde_json::from_value(serde_json::json!({
+                "seed": "S1", "result_id": "contend.single", "what": "count to 1e8",
+                "value": 400.0, "unit": "ms", "per_op_times": times, "machine": "s1-windows"
+            }))
+            .unwrap()
+        };
+        // Six rounds of 1 sample x 1 iteration each, 3e6 operations in the entry: 1e8 is
+        // extrapolated, 1e6 is not, and a figure of one operation never is.
+        let mut entry = crate::synthetic::entry_with(
+            "contend.single",
+            "ns",
+            concbench_core::Params::new(),
+            &[4.0; 6],
+        );
+        entry.iterations = 3_000_000;
+        let at = |times| measured(&figure(times), &entry, Some(1.0)).unwrap();
+        assert!(at(1e8).extrapolated);
+        assert!(!at(1e6).extrapolated);
+        assert!(!at(1.0).extrapolated);
     }
 
     #[test]

@@ -1,11 +1,11 @@
 //! The anatomy section as text tables (terminal): the layers of each hand-over, the victim's
 //! slowdown per switch, fork against the parent's size, and the kernel's and CPU's evidence.
-//! The numbers come from `concbench_analysis::anatomy`; only formatting happens here.
+//! The numbers come from the answer ([`concbench_analysis::answer::Answer::anatomy`]); only
+//! formatting happens here.
 
 use crate::format;
 use crate::layout::table;
-use concbench_analysis::anatomy::{anatomy, side::ForkCurve, Anatomy, Stack};
-use concbench_core::ResultDoc;
+use concbench_analysis::anatomy::{side::ForkCurve, Anatomy, Stack};
 use std::fmt::Write;
 
 pub const LAYER_HEADER: [&str; 5] = ["bar", "layer", "median", "95% CI", "note"];
@@ -145,19 +145,9 @@ pub fn lines(a: &Anatomy) -> Vec<String> {
     out
 }
 
-/// The anatomy when the run asked for it (a result of family `anatomy`: `--only anatomy`);
-/// other runs may hold some of its layers, but their reports stay as they were.
-pub fn of(doc: &ResultDoc) -> Option<Anatomy> {
-    doc.results
-        .iter()
-        .any(|r| r.family == "anatomy")
-        .then(|| anatomy(doc))
-        .filter(|a| !a.is_empty())
-}
-
-/// The whole section, or an empty string when the document has no anatomy.
-pub fn text(doc: &ResultDoc, width: Option<u16>) -> String {
-    let Some(a) = of(doc) else {
+/// The whole section, or an empty string when the answer has no anatomy.
+pub fn text(anatomy: Option<&Anatomy>, width: Option<u16>) -> String {
+    let Some(a) = anatomy else {
         return String::new();
     };
     let mut out = String::new();
@@ -178,16 +168,16 @@ pub fn text(doc: &ResultDoc, width: Option<u16>) -> String {
             out,
             "\nThe victim's side: what a preemption costs the work it interrupts:"
         );
-        let _ = writeln!(out, "{}", table(VICTIM_HEADER, &victim_rows(&a), width));
+        let _ = writeln!(out, "{}", table(VICTIM_HEADER, &victim_rows(a), width));
     }
     if !a.fork.is_empty() {
         let _ = writeln!(
             out,
             "\nWhat makes fork expensive: creation cost by the parent's resident size:"
         );
-        let _ = writeln!(out, "{}", table(FORK_HEADER, &fork_rows(&a), width));
+        let _ = writeln!(out, "{}", table(FORK_HEADER, &fork_rows(a), width));
     }
-    for line in lines(&a) {
+    for line in lines(a) {
         let _ = writeln!(out, "{line}");
     }
     out

@@ -31,6 +31,14 @@ pub(crate) fn table<const N: usize>(
 
 impl Exporter for Markdown {
     fn render(&self, doc: &ResultDoc) -> anyhow::Result<String> {
+        self.render_answer(&Answer::of(doc))
+    }
+}
+
+impl Markdown {
+    /// The markdown of an answer computed beforehand: every figure in it is the answer's.
+    pub fn render_answer(&self, answer: &Answer<'_>) -> anyhow::Result<String> {
+        let doc = answer.doc;
         let mut out = String::new();
         writeln!(out, "# concbench results\n")?;
         writeln!(
@@ -42,8 +50,7 @@ impl Exporter for Markdown {
         for w in &doc.warnings {
             writeln!(out, "> warning: {}\n", cell(&w.to_string()))?;
         }
-        let answer = Answer::of(doc);
-        answer_section(&mut out, &answer)?;
+        answer_section(&mut out, answer)?;
         capacity_sections(&mut out, doc)?;
         crossover_section(&mut out, doc)?;
         if doc.capacity.is_some() && doc.results.is_empty() {
@@ -51,8 +58,8 @@ impl Exporter for Markdown {
         }
         let (rows, notes) = sections::result_rows(doc);
         writeln!(out, "## Results\n")?;
-        if let Some(line) = concbench_analysis::verdicts::drift::alone_sentence(doc) {
-            writeln!(out, "{}\n", cell(&line))?;
+        if let Some(line) = &answer.intervals_alone {
+            writeln!(out, "{}\n", cell(line))?;
         }
         table(&mut out, sections::RESULT_HEADER, &rows)?;
         if !notes.is_empty() {
@@ -69,12 +76,12 @@ impl Exporter for Markdown {
                 writeln!(out, "\n{}", cell(&n))?;
             }
         }
-        let replication = sections::replication_rows(&answer);
+        let replication = sections::replication_rows(answer);
         if !replication.is_empty() {
             writeln!(out, "\n## Published vs measured here\n")?;
             table(&mut out, sections::REPLICATION_HEADER, &replication)?;
         }
-        let verdicts = sections::verdict_rows(&answer);
+        let verdicts = sections::verdict_rows(answer);
         if !verdicts.is_empty() {
             writeln!(out, "\n## Verdicts\n")?;
             table(&mut out, sections::VERDICT_HEADER, &verdicts)?;
@@ -95,13 +102,13 @@ impl Exporter for Markdown {
                 }
             }
         }
-        if sections::s0_table_judged(&answer) {
+        if sections::s0_table_judged(answer) {
             writeln!(out, "\n## Seed S0's comparison table, re-verified\n")?;
             writeln!(out, "{}\n", sections::S0_TABLE_OPENING)?;
             table(
                 &mut out,
                 sections::S0_TABLE_HEADER,
-                &sections::s0_table_rows(&answer),
+                &sections::s0_table_rows(answer),
             )?;
         }
         let skipped = sections::skipped_lines(doc);

@@ -163,30 +163,18 @@ pub const REPLICATION_HEADER: [&str; 7] = [
 
 /// A measured figure, marked when it lies within the article's own runs, and when it is a
 /// per-operation result scaled to more operations than one round ran (extrapolated).
-fn measured_cell(m: Option<&Measured<'_>>, figure: &Figure, unit: &str) -> String {
+fn measured_cell(m: Option<&Measured<'_>>, unit: &str) -> String {
     let Some(m) = m else {
         return "-".into();
     };
     let mut text = format::value(m.value, unit);
-    if extrapolated(figure, m.entry).is_some() {
+    if m.extrapolated {
         text += " (extrapolated)";
     }
     if m.as_published {
         text += ", as published";
     }
     text
-}
-
-/// The factor a per-operation result is scaled by, when one round ran fewer operations than the
-/// figure counts (the article's 1e8 increments from a round of a few million).
-fn extrapolated(figure: &Figure, entry: &ResultEntry) -> Option<f64> {
-    let times = figure.per_op_times.filter(|t| *t > 1.0)?;
-    let ran = entry
-        .rounds
-        .iter()
-        .map(|r| r.iterations as f64 * r.samples as f64)
-        .fold(entry.iterations as f64, f64::max);
-    (ran < times).then_some(times)
 }
 
 fn ratio_cell(m: Option<&Measured<'_>>) -> Option<String> {
@@ -223,8 +211,8 @@ pub fn replication_rows(answer: &Answer<'_>) -> Vec<[String; 7]> {
                 what,
                 r.figure.display(),
                 r.figure.machine.clone(),
-                measured_cell(r.native.as_ref(), r.figure, unit),
-                measured_cell(r.article.as_ref(), r.figure, unit),
+                measured_cell(r.native.as_ref(), unit),
+                measured_cell(r.article.as_ref(), unit),
                 if ratios.is_empty() {
                     "-".into()
                 } else {
@@ -261,16 +249,13 @@ pub fn check_line(c: &concbench_core::Check) -> String {
     } else {
         format!(" ({})", c.note)
     };
-    // The note says it in words when the analysis wrote one; the mark keeps the line short.
-    let mark = if c.note.contains("at the margin") {
-        String::new()
-    } else {
-        margin_mark(c)
-    };
+    // Marked by the check's typed label, never by what its note says (issue 44): the note's
+    // sentence gives the distances, so the mark here is the short form.
     format!(
-        "{}: rule {}; measured {measured}{mark} over {} rounds -> {}{note}",
+        "{}: rule {}; measured {measured}{} over {} rounds -> {}{note}",
         c.condition,
         c.rule,
+        margin_label(c),
         c.rounds,
         verdict_word(c.decision)
     )
@@ -346,6 +331,16 @@ pub fn margin_mark(c: &concbench_core::Check) -> String {
     }
 }
 
+/// ", at the margin" after a decided check labelled at its margin ([`margin_mark`] without the
+/// distances); empty otherwise.
+pub fn margin_label(c: &concbench_core::Check) -> &'static str {
+    if margin_mark(c).is_empty() {
+        ""
+    } else {
+        ", at the margin"
+    }
+}
+
 /// A verdict's word as the rows say it ([`verdict_label`]); a claim whose deciding checks
 /// were not all measured is "partly judged", its word for what was measured beside ("partly
 /// judged: refuted"), never a plain one.
@@ -369,8 +364,11 @@ pub fn full_run_time(doc: &ResultDoc) -> Option<String> {
     Some(format!("about {:.0} minutes", (s / 60.0).ceil()))
 }
 
-/// The line under a quick run's verdicts that says what a full run adds, and how long it takes:
-/// `None` when no verdict has deciding checks only a full run measures.
+/// The line under a quick run's verdicts that keys the mark: which claims a full run judges on
+/// the articles' own programs or systems, and how long it takes ("[full run: article's own]
+/// S2.memory, S4.one_thread: `concbench run` (about 10 minutes) judges them"); `None` when no
+/// verdict has deciding checks only a full run measures. Short, so that the screen keys the
+/// articles as well in the lines it had (issue 44): the mark itself says "article's own".
 pub fn full_run_line(doc: &ResultDoc) -> Option<String> {
     let claims: Vec<&str> = doc
         .verdicts
@@ -382,11 +380,10 @@ pub fn full_run_line(doc: &ResultDoc) -> Option<String> {
         return None;
     }
     let time = full_run_time(doc)
-        .map(|t| format!(", {t}"))
+        .map(|t| format!(" ({t})"))
         .unwrap_or_default();
     Some(format!(
-        "{FULL_RUN_MARK}: {} rest on the articles' own programs or systems, which a quick run \
-         cannot measure; a full run (`concbench run`{time}) judges them",
+        "{FULL_RUN_MARK} {}: `concbench run`{time} judges them",
         claims.join(", ")
     ))
 }
@@ -517,16 +514,6 @@ pub struct ClaimRow {
     pub full_run: String,
 }
 
-/// A verdict's explanation without the check lines it opens with: the pages list the checks
-/// themselves, so the evidence is shown once.
-fn prose(v: &concbench_core::Verdict) -> String {
-    let mut text = v.explanation.clone();
-    for c in &v.checks {
-        text = text.replacen(&format!("{}.", check_line(c)), "", 1);
-    }
-    text.trim().to_string()
-}
-
 /// A row of seed S0's six-dimension table with this run's verdict.
 #[derive(Debug, Clone, Serialize)]
 pub struct DimensionRow {
@@ -560,8 +547,8 @@ pub fn claims_and_s0_table(answer: &Answer<'_>) -> (Vec<ClaimRow>, Vec<Dimension
             .find(|c| c.id == claim)
             .and_then(|c| c.unjudged.clone())
     };
-    let explanation = |claim: &str, needs: Option<&[String]>| match (judged(claim), needs) {
-        (Some(v), _) => prose(v),
+    let explanation = |claim: &str, needs: Option<&[String]>| match (answer.verdict(claim), needs) {
+        (Some(va), _) => va.prose.clone(),
         (None, _) if unjudged(claim).is_some() => {
             format!("Not judged here: {}", unjudged(claim).unwrap_or_default())
         }
@@ -732,6 +719,30 @@ mod tests {
             whats[1].ends_with("[event=eventfd placement=unpinned]"),
             "{whats:?}"
         );
+    }
+
+    #[test]
+    fn regression_a_check_was_marked_at_the_margin_by_its_notes_wording() {
+        use concbench_analysis::synthetic::check;
+        use concbench_core::{AtMargin, VerdictKind};
+        // The line once left out the mark when the note said "at the margin" and showed it
+        // otherwise: a note's wording decided what the typed label says.
+        let marked = |c: &concbench_core::Check| check_line(c).contains(", at the margin over ");
+        let mut c = check("same CPU", "p / t >= 1.15", 1.5, VerdictKind::Confirmed);
+        c.note = "clear of its rule, not at the margin".into();
+        assert!(!marked(&c), "{}", check_line(&c));
+        c.at_margin = Some(AtMargin {
+            margin: 1.15,
+            distance: 0.05,
+            half_width: 0.12,
+        });
+        for note in [
+            "at the margin: the estimate is 0.05 from 1.15",
+            "close to its rule's number: a rerun may well say otherwise",
+        ] {
+            c.note = note.into();
+            assert!(marked(&c), "{}", check_line(&c));
+        }
     }
 
     #[test]

@@ -11,6 +11,7 @@ pub use crate::layout::{stdout_width, table};
 use crate::{anatomy, answer, capacity, crossover, runtimes, sections, Exporter};
 use comfy_table::Table;
 use concbench_analysis::answer::{Answer, KeyChecks, Shown, VerdictAnswer};
+use concbench_analysis::published::Article;
 use concbench_core::{human, Check, ResultDoc, RunMode, Verdict, VerdictKind};
 use std::fmt::Write;
 use std::path::PathBuf;
@@ -42,20 +43,27 @@ impl Terminal {
 
 impl Exporter for Terminal {
     fn render(&self, doc: &ResultDoc) -> anyhow::Result<String> {
-        // The answer is computed once; the tables and the summary only format it.
+        self.render_answer(&Answer::of(doc))
+    }
+}
+
+impl Terminal {
+    /// The screen of an answer computed beforehand (once: the tables and the summary only
+    /// format it).
+    pub fn render_answer(&self, answer: &Answer<'_>) -> anyhow::Result<String> {
+        let doc = answer.doc;
         if let (Some(c), true) = (&doc.capacity, doc.results.is_empty()) {
             return self.capacity_screen(doc, c);
         }
         if let (Some(c), true) = (&doc.crossover, crossover::is_command(doc)) {
             return self.crossover_screen(doc, c);
         }
-        let answer = Answer::of(doc);
         let mut out = String::new();
         if self.all {
-            out += &self.detail(&answer)?;
+            out += &self.detail(answer)?;
             writeln!(out)?;
         }
-        out += &self.summary(&answer)?;
+        out += &self.summary(answer)?;
         Ok(out)
     }
 }
@@ -89,6 +97,9 @@ impl Terminal {
             let heading = format!("Verdicts ({}):", tally(&doc.verdicts));
             let heading = columns(&[[heading]], self.width);
             writeln!(out, "\n{}", heading.trim_start())?;
+            for line in articles_key(&answer.published.articles, width) {
+                writeln!(out, " {line}")?;
+            }
             for line in verdict_lines(answer, width) {
                 writeln!(out, "{line}")?;
             }
@@ -96,8 +107,8 @@ impl Terminal {
                 writeln!(out, "{}", columns(&[[line]], self.width))?;
             }
         }
-        if let Some(line) = concbench_analysis::verdicts::drift::alone_sentence(doc)
-            .filter(|_| doc.mode() != RunMode::Smoke)
+        if let Some(line) =
+            (answer.intervals_alone.clone()).filter(|_| doc.mode() != RunMode::Smoke)
         {
             writeln!(out, "\n{}", columns(&[[line]], self.width).trim_start())?;
         }
@@ -288,7 +299,7 @@ impl Terminal {
         for n in runtimes::runtime_notes(doc) {
             writeln!(out, "{n}")?;
         }
-        out.push_str(&anatomy::text(doc, self.width));
+        out.push_str(&anatomy::text(answer.anatomy.as_ref(), self.width));
         let replication = sections::replication_rows(answer);
         if !replication.is_empty() {
             writeln!(out, "\nPublished vs measured here:")?;
@@ -539,6 +550,23 @@ fn short_host_line(doc: &ResultDoc) -> String {
         "{}, {} logical CPUs, {machine}, kernel {}, load {:.2}{held}",
         h.cpu_model, h.logical_cpus, h.kernel, h.load_average[0]
     )
+}
+
+/// "S0 processes vs threads · S1 a locked counter · ...": what a claim's id opens with, each
+/// article by its short name from the published data, on one line of `width` columns (less the
+/// indent) or more on a narrow screen, never breaking an article's name.
+fn articles_key(articles: &[Article], width: usize) -> Vec<String> {
+    let room = width.saturating_sub(1);
+    let mut lines: Vec<String> = Vec::new();
+    for named in articles.iter().map(|a| format!("{} {}", a.id, a.short)) {
+        match lines.last_mut() {
+            Some(line) if text_width(line) + 3 + text_width(&named) <= room => {
+                *line = format!("{line} · {named}");
+            }
+            _ => lines.push(named),
+        }
+    }
+    lines
 }
 
 /// "1 result", "2 results".
@@ -829,12 +857,7 @@ fn short_measured(c: &Check) -> String {
     let text = c.estimate.map_or("nothing measured".into(), |e| {
         human::measured(e, c.ci95, &c.unit)
     });
-    let margin = if sections::margin_mark(c).is_empty() {
-        ""
-    } else {
-        ", at the margin"
-    };
-    format!("{text}{margin}")
+    format!("{text}{}", sections::margin_label(c))
 }
 
 /// "3 confirmed, 1 refuted: one / all within [1.50, 2.67]: 1.12x [1.06, 1.22]": how many

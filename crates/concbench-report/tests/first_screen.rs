@@ -54,6 +54,36 @@ fn a_quick_run_answers_in_60_lines_at_100_columns_with_every_verdict() {
     }
 }
 
+#[test]
+fn the_verdicts_are_keyed_by_the_five_articles_named_in_the_published_data() {
+    let doc = quick_run();
+    let articles = &concbench_analysis::published::shared().articles;
+    assert_eq!(articles.len(), 5);
+    for width in [80, 100, 120] {
+        let text = first_screen(&doc, width);
+        let lines: Vec<&str> = text.lines().collect();
+        let heading = (lines.iter())
+            .position(|l| l.starts_with("Verdicts ("))
+            .expect("the verdicts' heading");
+        // The key is on the line under the heading (wrapped only on a narrow screen), before the
+        // first verdict.
+        let first_verdict = format!(" {} ", doc.verdicts[0].source);
+        let verdicts = (lines.iter())
+            .position(|l| l.starts_with(&first_verdict))
+            .unwrap();
+        let key = lines[heading + 1..verdicts].join(" ");
+        assert_eq!(
+            verdicts - heading - 1,
+            if width < 100 { 2 } else { 1 },
+            "{text}"
+        );
+        for a in articles {
+            let named = format!("{} {}", a.id, a.short);
+            assert!(key.contains(&named), "{named:?} not in the key {key:?}");
+        }
+    }
+}
+
 /// "197 µs" -> nanoseconds; "23.5 KiB" -> KiB; "3.97x" -> 3.97; a bare number as it is.
 fn parse(figure: &str) -> f64 {
     let figure = figure.trim();
@@ -205,7 +235,10 @@ fn a_quick_run_says_on_each_line_what_a_full_run_adds_and_how_long_it_takes() {
             assert!(line.contains("[full run: article's own]"), "{line}");
         }
         assert!(
-            text.contains("a full run (`concbench run`, about 10 minutes) judges them"),
+            text.contains(
+                "[full run: article's own] S2.memory, S4.one_thread: `concbench run` (about 10 \
+                 minutes) judges them"
+            ),
             "{text}"
         );
     }

@@ -558,6 +558,29 @@ fn decision_word(k: VerdictKind) -> &'static str {
     }
 }
 
+/// The sentence a verdict's explanation gives a check: "COUNT = 1000: rule t / p >= 0.870;
+/// measured 0.93 [0.89, 0.97] over 6 rounds -> confirmed (its note)." The pages list the checks
+/// apart and take these sentences out of the explanation by this same function
+/// (`answer::prose`), so rewording it cannot leave a check said twice.
+pub fn check_sentence(ch: &Check) -> String {
+    let measured = match ch.estimate {
+        Some(e) => human::measured(e, ch.ci95, &ch.unit),
+        None => "nothing".to_string(),
+    };
+    let note = if ch.note.is_empty() {
+        String::new()
+    } else {
+        format!(" ({})", ch.note)
+    };
+    format!(
+        "{}: rule {}; measured {measured} over {} rounds -> {}{note}.",
+        ch.condition,
+        ch.rule,
+        ch.rounds,
+        decision_word(ch.decision)
+    )
+}
+
 /// One sentence per check, then the claim's own note for its verdict; a partly judged claim
 /// says first what was not measured.
 fn explanation(
@@ -574,25 +597,7 @@ fn explanation(
             unmeasured.join("; ")
         ));
     }
-    parts.extend(checked.iter().map(|c| {
-        let ch = &c.check;
-        let measured = match ch.estimate {
-            Some(e) => human::measured(e, ch.ci95, &ch.unit),
-            None => "nothing".to_string(),
-        };
-        let note = if ch.note.is_empty() {
-            String::new()
-        } else {
-            format!(" ({})", ch.note)
-        };
-        format!(
-            "{}: rule {}; measured {measured} over {} rounds -> {}{note}.",
-            ch.condition,
-            ch.rule,
-            ch.rounds,
-            decision_word(ch.decision)
-        )
-    }));
+    parts.extend(checked.iter().map(|c| check_sentence(&c.check)));
     let open = checked
         .iter()
         .any(|c| !c.check.beside && c.check.decision == VerdictKind::Inconclusive);

@@ -31,7 +31,7 @@ pub mod spec;
 
 pub use compatible::{compatible, mode_class, Exclusion};
 pub use decide::{Combine, Rule};
-pub use evaluate::Judged;
+pub use evaluate::{check_sentence, Judged};
 pub use pooled::{label_over_history, over_history, pool};
 pub use spec::{ArticleFigures, CheckSpec, Selector, SelectorSpec};
 

@@ -12,7 +12,7 @@ use super::bars::{
 };
 use super::chart::{LineChart, Point, Series};
 use crate::format;
-use concbench_analysis::anatomy::anatomy;
+use concbench_analysis::anatomy::Anatomy;
 use concbench_core::vocab::{id, key};
 use concbench_core::{ResultDoc, ResultEntry};
 use serde::Serialize;
@@ -27,8 +27,9 @@ pub struct Figure {
     pub svg: String,
 }
 
-/// Every chart for the document, family by family in document order.
-pub fn figures(doc: &ResultDoc) -> Vec<Figure> {
+/// Every chart for the document, family by family in document order; the anatomy's from the
+/// answer's ([`concbench_analysis::answer::Answer::anatomy`]).
+pub fn figures(doc: &ResultDoc, anatomy: Option<&Anatomy>) -> Vec<Figure> {
     let mut families: Vec<&str> = Vec::new();
     for r in &doc.results {
         if !families.contains(&r.family.as_str()) {
@@ -46,7 +47,7 @@ pub fn figures(doc: &ResultDoc) -> Vec<Figure> {
                 "workload" => workload(&results),
                 "io" => io(&results),
                 "server" => server(&results),
-                "anatomy" => super::anatomy::charts(&anatomy(doc)),
+                "anatomy" => anatomy.map(super::anatomy::charts).unwrap_or_default(),
                 _ => Vec::new(),
             };
             if out.is_empty() {

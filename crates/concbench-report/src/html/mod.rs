@@ -15,6 +15,7 @@ mod history;
 
 use crate::{format, runtimes, sections, Exporter};
 use concbench_analysis::advice::{kib_text, share};
+use concbench_analysis::anatomy::Anatomy;
 use concbench_analysis::answer::Answer;
 use concbench_core::{ResultDoc, RunMode};
 use minijinja::Environment;
@@ -27,9 +28,16 @@ pub struct Html;
 
 impl Exporter for Html {
     fn render(&self, doc: &ResultDoc) -> anyhow::Result<String> {
+        self.render_answer(&Answer::of(doc))
+    }
+}
+
+impl Html {
+    /// The page of an answer computed beforehand: every figure on it is the answer's.
+    pub fn render_answer(&self, answer: &Answer<'_>) -> anyhow::Result<String> {
         let mut env = Environment::new();
         env.add_template("page.html", TEMPLATE)?;
-        let page = Page::from(doc);
+        let page = Page::from(answer);
         Ok(env.get_template("page.html")?.render(&page)?)
     }
 }
@@ -160,18 +168,19 @@ struct AnatomyTables {
     lines: Vec<String>,
 }
 
-impl From<&ResultDoc> for AnatomyTables {
-    fn from(doc: &ResultDoc) -> Self {
+impl From<Option<&Anatomy>> for AnatomyTables {
+    fn from(a: Option<&Anatomy>) -> Self {
         use crate::anatomy as text;
-        let a = text::of(doc).unwrap_or_default();
+        let none = Anatomy::default();
+        let a = a.unwrap_or(&none);
         AnatomyTables {
             layer_header: text::LAYER_HEADER,
             layers: text::layer_rows(&a.stacks),
             victim_header: text::VICTIM_HEADER,
-            victim: text::victim_rows(&a),
+            victim: text::victim_rows(a),
             fork_header: text::FORK_HEADER,
-            fork: text::fork_rows(&a),
-            lines: text::lines(&a),
+            fork: text::fork_rows(a),
+            lines: text::lines(a),
         }
     }
 }
@@ -187,11 +196,11 @@ struct WorkloadAnswer {
     missing: Vec<String>,
 }
 
-impl From<&ResultDoc> for Page {
-    fn from(doc: &ResultDoc) -> Self {
-        let answer = Answer::of(doc);
+impl From<&Answer<'_>> for Page {
+    fn from(answer: &Answer<'_>) -> Self {
+        let doc = answer.doc;
         let (results, notes) = sections::result_rows(doc);
-        let (claims, dimensions) = sections::claims_and_s0_table(&answer);
+        let (claims, dimensions) = sections::claims_and_s0_table(answer);
         Page {
             style: format!("{}{STYLE}", crate::cjk_font::font_face_css()),
             version: doc.tool.version.clone(),
@@ -201,22 +210,22 @@ impl From<&ResultDoc> for Page {
             host_line: sections::host_line(doc),
             host: host_facts(doc),
             warnings: doc.warnings.iter().map(ToString::to_string).collect(),
-            costs: crate::answer::unit_rows(&answer),
+            costs: crate::answer::unit_rows(answer),
             among: answer.among_measured(),
             unit_header: crate::answer::UNIT_HEADER,
             unit_definitions: crate::answer::UNIT_DEFINITIONS,
             runtimes_header: runtimes::RUNTIMES_HEADER,
             runtimes: runtimes::runtime_rows(doc),
             runtime_notes: runtimes::runtime_notes(doc),
-            workloads: workload_answers(&answer),
+            workloads: workload_answers(answer),
             claims,
             dimensions,
             s0_opening: sections::S0_TABLE_OPENING,
             history: history::view(doc.history.as_ref()),
-            figures: charts::figures(doc),
-            anatomy: AnatomyTables::from(doc),
+            figures: charts::figures(doc, answer.anatomy.as_ref()),
+            anatomy: AnatomyTables::from(answer.anatomy.as_ref()),
             replication_header: sections::REPLICATION_HEADER,
-            replication: sections::replication_rows(&answer),
+            replication: sections::replication_rows(answer),
             result_header: sections::RESULT_HEADER,
             results,
             notes,
