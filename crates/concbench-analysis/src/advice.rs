@@ -589,6 +589,38 @@ pub struct Bill {
     pub missing: Vec<String>,
     /// Why the model is ruled out (isolation), when it is.
     pub excluded: Option<String>,
+    /// Its overhead per unit over the unit's own work (`None` without work or a full bill).
+    pub share_of_work: Option<f64>,
+    /// What it needs when the workload's rate takes more CPUs than the machine has.
+    pub capacity_note: Option<String>,
+}
+
+/// The share of one CPU the first screen's cards ask about: how many units per second fit in a
+/// tenth of one CPU, each unit's own work billed with the model's overhead for it.
+pub const CPU_SHARE_ASKED: f64 = 0.1;
+
+/// One model's answer to the cards' question.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Fit {
+    pub model: Model,
+    /// Units per second within [`CPU_SHARE_ASKED`] of one CPU; `None` when a unit costs nothing
+    /// (any rate fits).
+    pub rate: Option<f64>,
+}
+
+/// What a workload's card says, computed here so that every page says the same: the cheapest
+/// model's fit, its overhead as a share of the work, the next model's fit, and what the
+/// cheapest needs when the workload's rate takes more CPUs than the machine has.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Card {
+    /// The share of one CPU asked about ([`CPU_SHARE_ASKED`]).
+    pub cpu_share: f64,
+    pub best: Fit,
+    pub next: Option<Fit>,
+    /// The cheapest model's overhead per unit over the unit's own work; `None` without work.
+    pub overhead_share: Option<f64>,
+    /// "needs 2.3 CPUs (work + overhead), more than this machine's 2", at the workload's rate.
+    pub capacity_note: Option<String>,
 }
 
 /// The advice: every model's bill, and the cheapest eligible one.
@@ -600,6 +632,8 @@ pub struct Advice {
     pub best: Option<Model>,
     /// Logical CPUs of the machine the measurements come from.
     pub cpus: usize,
+    /// The cards' figures; `None` when no model is fully measured.
+    pub card: Option<Card>,
 }
 
 impl Advice {
@@ -662,6 +696,23 @@ impl Advice {
         (work > 0.0).then_some(self.overhead_per_unit(bill)? / work)
     }
 
+    /// The cards' figures for this advice (see [`Card`]).
+    fn card_of(&self) -> Option<Card> {
+        let ranked = self.ranked();
+        let fit = |b: &Bill| Fit {
+            model: b.model,
+            rate: self.rate_within(b, CPU_SHARE_ASKED),
+        };
+        let first = ranked.first()?;
+        Some(Card {
+            cpu_share: CPU_SHARE_ASKED,
+            best: fit(first),
+            next: ranked.get(1).map(|b| fit(b)),
+            overhead_share: self.overhead_share(first),
+            capacity_note: self.capacity_note(first),
+        })
+    }
+
     /// The eligible, fully measured models, cheapest first (the order that picks `best`).
     pub fn ranked(&self) -> Vec<&Bill> {
         let mut eligible: Vec<&Bill> = self
@@ -703,8 +754,19 @@ pub fn advise(doc: &ResultDoc, workload: Workload) -> Advice {
         bills,
         best: None,
         cpus: doc.host.logical_cpus,
+        card: None,
     };
+    // What every page says of each bill, computed once here (the renderers only format it).
+    for i in 0..advice.bills.len() {
+        let (share, note) = {
+            let b = &advice.bills[i];
+            (advice.overhead_share(b), advice.capacity_note(b))
+        };
+        advice.bills[i].share_of_work = share;
+        advice.bills[i].capacity_note = note;
+    }
     advice.best = advice.ranked().first().map(|b| b.model);
+    advice.card = advice.card_of();
     advice
 }
 
@@ -852,6 +914,8 @@ fn bill(model: Model, billed: &Billed, w: &Workload) -> Bill {
         arithmetic,
         missing,
         excluded,
+        share_of_work: None,
+        capacity_note: None,
     }
 }
 
@@ -992,6 +1056,15 @@ mod tests {
         // 972 units/s — never the 35,088/s the overhead alone would allow.
         assert_eq!(a.rate_within(co, 0.1).unwrap().round(), 972.0);
         assert!((a.overhead_share(co).unwrap() - 0.0285).abs() < 1e-12);
+        // The card the pages format holds the same figures, for the cheapest model and the next.
+        let card = a.card.as_ref().expect("a fully measured model");
+        assert_eq!(card.cpu_share, CPU_SHARE_ASKED);
+        assert_eq!(card.best.model, Model::Coroutines);
+        assert_eq!(card.best.rate.unwrap().round(), 972.0);
+        assert_eq!(card.overhead_share, co.share_of_work);
+        let next = card.next.as_ref().expect("a second model");
+        assert_eq!(Some(next.model), a.ranked().get(1).map(|b| b.model));
+        assert!(next.rate.unwrap() <= card.best.rate.unwrap());
     }
 
     #[test]

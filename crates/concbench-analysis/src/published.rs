@@ -42,6 +42,10 @@ pub struct Article {
     pub title: String,
     /// A few words a key line names it by ("processes vs threads").
     pub short: String,
+    /// Where the article measured, in its own terms, for a page to set beside this machine's
+    /// placement ("each server had 2 CPUs and 1 GB; its load generator ran elsewhere").
+    #[serde(default)]
+    pub setup: Option<String>,
 }
 
 /// One row of an article's own table, its cells as the article printed them (or its words where

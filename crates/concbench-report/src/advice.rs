@@ -47,7 +47,7 @@ pub fn advice_text(a: &Advice, source: &str) -> String {
             [
                 b.model.name().to_string(),
                 b.overhead_cpu.map(share).unwrap_or_else(|| "?".into()),
-                a.overhead_share(b)
+                b.share_of_work
                     .map(|s| format!("{}%", crate::format::sig3(s * 100.0)))
                     .unwrap_or_else(|| "-".into()),
                 b.memory_kib.map(kib_text).unwrap_or_else(|| "?".into()),

@@ -271,29 +271,23 @@ pub(crate) fn thousands(v: f64) -> String {
     out
 }
 
-/// The share of one CPU the cards ask about: how many units per second fit in a tenth of one
-/// CPU, each unit's own work billed with the model's overhead for it.
-pub const CPU_SHARE_ASKED: f64 = 0.1;
-
 /// "10% of one CPU fits 972/s (next: a thread pool, 968/s); the model's overhead: 2.85% of
 /// the work": the question the card answers, for the cheapest model and the next one, and the
-/// cheapest model's overhead beside the work it carries.
+/// cheapest model's overhead beside the work it carries (the figures: [`advice::Card`]).
 pub fn capacity_answer(a: &advice::Advice) -> Option<String> {
-    let (best, next) = capacity_rates(a, false)?;
-    let mut text = format!("{:.0}% of one CPU fits {best}", CPU_SHARE_ASKED * 100.0);
-    if let Some((model, rate)) = next {
-        text += &format!(" (next: {model}, {rate})");
+    let card = a.card.as_ref()?;
+    let mut text = format!(
+        "{:.0}% of one CPU fits {}",
+        card.cpu_share * 100.0,
+        fit_text(&card.best, false)
+    );
+    if let Some(next) = &card.next {
+        text += &format!(" (next: {}, {})", next.model.short_name(), fit_text(next, false));
     }
-    if let Some(share) = overhead_text(a) {
-        text += &format!("; the model's overhead: {share}");
+    if let Some(share) = card.overhead_share {
+        text += &format!("; the model's overhead: {} of the work", percent(share));
     }
     Some(text)
-}
-
-/// "2.85% of the work" for the cheapest model; `None` without a ranked model or without work.
-fn overhead_text(a: &advice::Advice) -> Option<String> {
-    let share = a.overhead_share(a.ranked().first()?)?;
-    Some(format!("{} of the work", percent(share)))
 }
 
 /// "2.8%", "0.0021%", "340%": a share in percent, two significant digits (the costs it comes
@@ -308,27 +302,14 @@ fn percent(share: f64) -> String {
     }
 }
 
-/// The cheapest model's rate within [`CPU_SHARE_ASKED`], and the next model's with its name;
-/// `short` writes the rates as "6.28M/s" and "22.4k/s" for a narrow table.
-fn capacity_rates(
-    a: &advice::Advice,
-    short: bool,
-) -> Option<(String, Option<(&'static str, String)>)> {
-    let ranked = a.ranked();
-    let fits = |b: &advice::Bill| {
-        a.rate_within(b, CPU_SHARE_ASKED).map_or_else(
-            || "any rate".to_string(),
-            |r| {
-                if short {
-                    format!("{}/s", abbreviated(r))
-                } else {
-                    format!("{}/s", rounded(r))
-                }
-            },
-        )
-    };
-    let best = fits(ranked.first()?);
-    Some((best, ranked.get(1).map(|n| (n.model.short_name(), fits(n)))))
+/// A model's rate within the card's share: "972/s", or "22.4k/s" for a narrow table (`short`);
+/// "any rate" when a unit costs nothing.
+fn fit_text(fit: &advice::Fit, short: bool) -> String {
+    match fit.rate {
+        None => "any rate".to_string(),
+        Some(r) if short => format!("{}/s", abbreviated(r)),
+        Some(r) => format!("{}/s", rounded(r)),
+    }
 }
 
 /// A rate in a narrow cell: three significant digits and a suffix ("6.28M", "22.4k", "512").
@@ -379,14 +360,12 @@ pub fn workload_rows(answer: &Answer<'_>) -> Vec<[String; 4]> {
                     format!("missing: {} measurements", needs.join(", ")),
                 ];
             };
-            let bill = a.bills.iter().find(|b| b.model == best).expect("billed");
-            let mut answer = capacity_rates(a, true)
-                .map(|(fits, _)| fits)
-                .unwrap_or_default();
-            if let Some(share) = a.ranked().first().and_then(|b| a.overhead_share(b)) {
+            let card = a.card.as_ref();
+            let mut answer = card.map(|c| fit_text(&c.best, true)).unwrap_or_default();
+            if let Some(share) = card.and_then(|c| c.overhead_share) {
                 answer += &format!(", +{} overhead", percent(share));
             }
-            if let Some(note) = a.capacity_note(bill) {
+            if let Some(note) = card.and_then(|c| c.capacity_note.as_ref()) {
                 answer += &format!("; at this rate it {note}");
             }
             [workload, terms, best.short_name().to_string(), answer]

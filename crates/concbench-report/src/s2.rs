@@ -183,7 +183,8 @@ fn measured_row(r: &ResultEntry, label: &str) -> [String; 6] {
     ]
 }
 
-/// Where the servers ran, said once: the article gave each 2 CPUs.
+/// Where the servers ran, said once, beside where the article's ran (its `setup` in
+/// `data/published.toml`).
 pub fn cpu_split_line(doc: &ResultDoc) -> Option<String> {
     let cpus = (doc.results.iter())
         .filter(|r| scenario(r).is_some())
@@ -191,10 +192,14 @@ pub fn cpu_split_line(doc: &ResultDoc) -> Option<String> {
     let total = doc.host.logical_cpus;
     let cpus = *cpus as usize;
     let unit = if cpus == 1 { "CPU" } else { "CPUs" };
+    let article = (concbench_analysis::published::shared().articles.iter())
+        .find(|a| a.id == "S2")
+        .and_then(|a| a.setup.as_deref())
+        .map(|setup| format!(" ({setup})"))
+        .unwrap_or_default();
     Some(format!(
-        "Servers ran on {cpus} {unit} of this machine's {total}, the load generator on another \
-         (the article gave each server 2 CPUs and 1 GB; its load generator ran elsewhere); JVMs \
-         sized as in its 1 GB container (-XX:MaxRAM=1g)."
+        "Servers ran on {cpus} {unit} of this machine's {total}, the load generator on \
+         another{article}; JVMs sized as in its container (-XX:MaxRAM=1g)."
     ))
 }
 

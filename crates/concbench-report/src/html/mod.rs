@@ -361,7 +361,7 @@ fn workload_answers(answer: &Answer<'_>) -> Vec<WorkloadAnswer> {
                                 (None, true) => "cheapest".into(),
                                 _ => String::new(),
                             },
-                            a.capacity_note(b).unwrap_or_default(),
+                            b.capacity_note.clone().unwrap_or_default(),
                         ]
                         .into_iter()
                         .filter(|n| !n.is_empty())
