@@ -12,9 +12,9 @@
 //!
 //! A clean stop lets the harness tear the current experiment down (children killed and reaped,
 //! files removed). If the user insists, exiting is still safe: before exiting, the second
-//! signal's handler SIGKILLs every process descending from this one ([`crate::end_tree`]: a
-//! resident server's pool that left its process group and is tied to no parent goes too), and
-//! writes back the idle states the process or its worker disabled
+//! signal's handler SIGKILLs every process descending from this one
+//! ([`concbench_sys::end_tree`]: a resident server's pool that left its process group and is
+//! tied to no parent goes too), and writes back the idle states the process or its worker disabled
 //! ([`crate::journal::restore_on_exit`]): no destructor runs on that path.
 //!
 //! The handler only sets an atomic flag — no helper thread (as the `ctrlc` crate would start):
@@ -47,7 +47,11 @@ pub fn install_cancel_handler_below(root: &crate::idle::Root) -> anyhow::Result<
         // SAFETY: the action makes only async-signal-safe calls (fstat, open, dup2, close).
         unsafe { signal_hook::low_level::register(SIGHUP, leave_the_terminal) }?;
     }
-    for sig in CANCELLING.into_iter().filter(|&s| s != SIGHUP).chain(hangup) {
+    for sig in CANCELLING
+        .into_iter()
+        .filter(|&s| s != SIGHUP)
+        .chain(hangup)
+    {
         // Registered first so it runs before the flag is set: a second signal ends the tree,
         // restores what the journals hold and exits at once.
         let armed = flag.clone();
@@ -69,7 +73,7 @@ pub fn install_cancel_handler_below(root: &crate::idle::Root) -> anyhow::Result<
 /// while the journals are replayed, then restore and exit. Async-signal-safe.
 fn end_everything() -> ! {
     // SAFETY: getpid has no preconditions.
-    crate::end_tree::kill_tree(unsafe { libc::getpid() }, false);
+    concbench_sys::kill_tree(unsafe { libc::getpid() }, false);
     crate::journal::restore_on_exit();
     signal_hook::low_level::exit(INTERRUPTED_EXIT)
 }
@@ -185,10 +189,16 @@ mod tests {
         );
         let mut text = String::new();
         std::fs::File::from(r).read_to_string(&mut text).unwrap();
-        let pids: Vec<i32> = text.split_whitespace().map(|p| p.parse().unwrap()).collect();
+        let pids: Vec<i32> = text
+            .split_whitespace()
+            .map(|p| p.parse().unwrap())
+            .collect();
         assert_eq!(pids.len(), 2, "{text:?}");
         for pid in pids {
-            assert!(ends_within(pid, Duration::from_secs(30)), "{pid} still runs");
+            assert!(
+                ends_within(pid, Duration::from_secs(30)),
+                "{pid} still runs"
+            );
         }
     }
 

@@ -1,7 +1,8 @@
 //! The coordinator side: start a worker, feed it a job, relay its progress, enforce a time
 //! limit, forward Ctrl-C (or SIGTERM, SIGHUP: one cancel, see [`crate::signals`]), and turn
 //! every way a worker can end into an [`Outcome`]. A worker killed (past its time limit, or its
-//! grace after the cancel) is killed with every process it started ([`crate::end_tree`]).
+//! grace after the cancel) is killed with every process it started
+//! ([`concbench_sys::end_tree`]).
 //!
 //! A worker measures one round and exits ([`Supervisor::measure`]), or stays resident and
 //! measures the rounds of one setup, a job at a time, until its input closes
@@ -237,9 +238,9 @@ impl Worker {
 
     /// SIGKILL the worker and every process it started: a server's pool may have left the
     /// worker's process group and be tied to no parent, and would outlive it
-    /// ([`crate::end_tree`]). The worker is not reaped yet, so its pid is still its own.
+    /// ([`concbench_sys::end_tree`]). The worker is not reaped yet, so its pid is still its own.
     fn end_tree(&mut self) {
-        crate::end_tree::kill_tree(self.child.id() as libc::pid_t, true);
+        concbench_sys::kill_tree(self.child.id() as libc::pid_t, true);
     }
 
     /// Wait for the process and its reader; record the end in the journal.

@@ -10,9 +10,10 @@
 //! So the tree is found by parentage in `/proc`, and frozen while it is found: each process is
 //! sent SIGSTOP as it is found, so none can fork or exit (reparenting its children away) while
 //! the rest are looked for; scans repeat until one finds nothing new; then every one is sent
-//! SIGKILL. Written by hand, not with `procfs` ([`crate::tree`]): the coordinator's
-//! second-signal handler calls it, and there only async-signal-safe calls may run — `open`,
-//! `getdents64`, `read`, `close`, `kill` on stack buffers, no allocation.
+//! SIGKILL. Written by hand, not with the `procfs` crate (as `concbench-measure::tree` is): a
+//! second signal's handler calls it (`concbench-measure::signals`), and there only
+//! async-signal-safe calls may run — `open`, `getdents64`, `read`, `close`, `kill` on stack
+//! buffers, no allocation.
 
 /// Processes one call can end, at most (a fork-per-connection server holds about 1000).
 const MOST: usize = 8192;
