@@ -209,7 +209,7 @@ mod tests {
         loop {
             let state = std::fs::read_to_string(format!("/proc/{pid}/stat"))
                 .ok()
-                .and_then(|s| Some(s[s.rfind(')')? + 2..].chars().next()?));
+                .and_then(|s| s[s.rfind(')')? + 2..].chars().next());
             if matches!(state, None | Some('Z' | 'X')) {
                 return true;
             }

@@ -109,7 +109,7 @@ impl Run {
         let pid = self.child.id() as i32;
         // SAFETY: kill with the pid of our own child, not reaped yet.
         unsafe { libc::kill(pid, sig) };
-        let taken = || !pending(pid).is_some_and(|set| set & (1 << (sig - 1)) != 0);
+        let taken = || pending(pid).is_none_or(|set| set & (1 << (sig - 1)) == 0);
         let deadline = std::time::Instant::now() + Duration::from_secs(30);
         while !taken() && std::time::Instant::now() < deadline {
             std::thread::sleep(Duration::from_millis(5));
