@@ -21,7 +21,7 @@ const START_LIMIT: Duration = Duration::from_secs(180);
 
 #[test]
 fn sigterm_stops_a_run_like_ctrl_c_and_ends_its_server() {
-    let run = Run::start("term-once");
+    let mut run = Run::start("term-once");
     run.signal(libc::SIGTERM);
     let (mut run, code) = run.wait();
     assert_eq!(code, Some(130), "SIGTERM is an interrupt, as Ctrl-C");
@@ -33,7 +33,7 @@ fn sigterm_stops_a_run_like_ctrl_c_and_ends_its_server() {
 
 #[test]
 fn a_closed_terminal_stops_a_run_like_ctrl_c() {
-    let run = Run::start("hup-once");
+    let mut run = Run::start("hup-once");
     run.signal(libc::SIGHUP);
     let (mut run, code) = run.wait();
     assert_eq!(code, Some(130));
@@ -45,7 +45,7 @@ fn a_closed_terminal_stops_a_run_like_ctrl_c() {
 /// cleanup, and nginx and the PHP-FPM pool, tied to no parent, served on.
 #[test]
 fn a_second_sigterm_ends_the_run_at_once_with_everything_it_started() {
-    let run = Run::start("term-twice");
+    let mut run = Run::start("term-twice");
     run.signal(libc::SIGTERM);
     run.signal(libc::SIGTERM);
     let (mut run, code) = run.wait();
@@ -58,7 +58,8 @@ struct Run {
     child: Child,
     marker: String,
     out: PathBuf,
-    /// Every process of the run's tree when it was signalled: (pid, start time).
+    /// Every process of the run's tree when it was under way and when it was signalled:
+    /// (pid, start time).
     tree: Vec<(i32, u64)>,
     _home: TestHome,
 }
@@ -88,25 +89,40 @@ impl Run {
         wait_for(
             &mut child,
             START_LIMIT,
-            &format!("a {ready} in the run"),
-            || tree_of(root).iter().skip(1).any(|p| comm(*p) == ready),
+            &format!("{} in the run", ready.join(" and ")),
+            || {
+                let names: Vec<String> = tree_of(root).iter().skip(1).map(|p| comm(*p)).collect();
+                ready.iter().all(|r| names.iter().any(|n| n.starts_with(r)))
+            },
         );
-        Run {
-            tree: tree_of(root)
-                .into_iter()
-                .filter_map(|p| Some((p, start_time(p)?)))
-                .collect(),
+        let mut run = Run {
+            tree: Vec::new(),
             child,
             marker,
             out,
             _home: home,
+        };
+        run.remember(tree_of(root));
+        run
+    }
+
+    /// Add `pids` (as they are now: with their start times) to the run's tree.
+    fn remember(&mut self, pids: Vec<i32>) {
+        for pid in pids {
+            if let Some(started) = start_time(pid) {
+                if !self.tree.contains(&(pid, started)) {
+                    self.tree.push((pid, started));
+                }
+            }
         }
     }
 
     /// Send `sig` and return once the run has taken it (it is no longer pending), so that a
     /// second one is a second signal, not merged into the first.
-    fn signal(&self, sig: i32) {
+    fn signal(&mut self, sig: i32) {
         let pid = self.child.id() as i32;
+        // What started since (a pool's later workers) is the run's too.
+        self.remember(tree_of(pid));
         // SAFETY: kill with the pid of our own child, not reaped yet.
         unsafe { libc::kill(pid, sig) };
         let taken = || pending(pid).is_none_or(|set| set & (1 << (sig - 1)) == 0);
@@ -155,16 +171,16 @@ impl Drop for Run {
     }
 }
 
-/// What to run and the name (`comm`) of the process whose presence says it is under way: S2's
-/// PHP-FPM server (full mode: its worker stays resident between rounds) once nginx serves, or,
-/// without PHP-FPM or nginx, 100k-fork batches once the worker runs.
-fn selection() -> (Vec<&'static str>, &'static str) {
+/// What to run and the names (`comm` prefixes) of the processes whose presence says it is under
+/// way: S2's PHP-FPM server (full mode: its worker stays resident between rounds) once nginx
+/// and the pool run, or, without PHP-FPM or nginx, 100k-fork batches once the worker runs.
+fn selection() -> (Vec<&'static str>, &'static [&'static str]) {
     if has_php_fpm() {
         let args = ["--only", "server.keepalive", "--where", "design=php-fpm"];
-        (args.to_vec(), "nginx")
+        (args.to_vec(), &["nginx", "php-fpm"])
     } else {
         eprintln!("no php-fpm or nginx here: a long fork round stands in for the server");
-        (vec!["--only", "create.process_100k"], "concbench")
+        (vec!["--only", "create.process_100k"], &["concbench"])
     }
 }
 
