@@ -160,12 +160,28 @@ impl Run {
 }
 
 impl Drop for Run {
-    /// A failed test leaves nothing running either.
+    /// A failed test leaves nothing running either; nor does a second signal leave the PHP-FPM
+    /// probe's directory in the temporary directory (killed at once, the probe cannot remove it).
     fn drop(&mut self) {
         for (pid, started) in &self.tree {
             if runs(*pid, *started) {
                 // SAFETY: kill with a pid that is still the process the run started.
                 unsafe { libc::kill(*pid, libc::SIGKILL) };
+            }
+        }
+        let prefixes: Vec<String> = self
+            .tree
+            .iter()
+            .map(|(pid, _)| format!("concbench-php-fpm-{pid}-"))
+            .collect();
+        for entry in std::fs::read_dir(std::env::temp_dir())
+            .into_iter()
+            .flatten()
+        {
+            let Ok(entry) = entry else { continue };
+            let name = entry.file_name().to_string_lossy().into_owned();
+            if prefixes.iter().any(|p| name.starts_with(p)) {
+                let _ = std::fs::remove_dir_all(entry.path());
             }
         }
     }
