@@ -16,7 +16,8 @@
 //! * [`headroom`] says how many more tasks, maps and KiB the limits allow, before big batches.
 //! * [`isolate`] runs each variant in a fresh worker process, so no experiment inherits another's
 //!   threads, heap or children, and a crash is a recorded failure instead of the end of the run.
-//! * [`signals`] turns Ctrl-C into a [`concbench_core::CancelToken`]; [`journal`] undoes the
+//! * [`signals`] turns Ctrl-C, SIGTERM and SIGHUP into a [`concbench_core::CancelToken`] (and
+//!   a second one into the end of the process and its whole tree); [`journal`] undoes the
 //!   sysfs changes of a process killed before its destructors ran.
 //! * [`perf`] reads hardware counters and scheduler tracepoints, when the machine allows.
 //! * [`topology`] classifies CPU pairs (SMT siblings, shared cache, other CCD or socket) and

@@ -204,10 +204,13 @@ impl ProbeProcess {
 
 impl Drop for ProbeProcess {
     fn drop(&mut self) {
-        // Teardown normally calls `stop`; this covers early returns and panics.
+        // Teardown normally calls `stop`; this covers early returns, panics and a Ctrl-C or
+        // SIGTERM during a request. The probe gets its grace to exit at end of input: a server
+        // probe stops its servers and removes their files then (PHP-FPM's left a directory in
+        // /tmp when killed at once).
         self.stdin = None;
         if let Some(mut child) = self.child.take() {
-            let _ = concbench_sys::end_group(&mut child, Duration::ZERO);
+            let _ = concbench_sys::end_group(&mut child, EXIT_GRACE);
         }
     }
 }

@@ -5,6 +5,7 @@
 
 pub mod affinity;
 pub mod child;
+pub mod end_tree;
 pub mod owner;
 pub mod pagecache;
 pub mod process;
@@ -17,4 +18,5 @@ pub mod via_libc;
 
 pub use affinity::{allowed_cpus, pin_current_thread, AffinityGuard};
 pub use child::{fork_child, Child};
+pub use end_tree::kill_tree;
 pub use tied::{end_group, join_cgroup, spawn_tied, spawn_tied_in};

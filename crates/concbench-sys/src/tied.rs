@@ -4,7 +4,8 @@
 //! reaches concbench, which tears down in order, and not the program directly), asks the kernel
 //! to SIGKILL it when the starting thread dies (`PR_SET_PDEATHSIG`, as [`crate::fork_child`]
 //! does) and restricts it to the given CPUs. [`end_group`] ends it: a grace period to exit on its
-//! own, then SIGKILL to the whole group, so helpers it forked go too.
+//! own, then SIGKILL to its whole tree and its whole group, so helpers it forked go too — those
+//! that left the group as well (PHP-FPM's master calls `setsid`; see [`crate::end_tree`]).
 
 use anyhow::{bail, Context, Result};
 use rustix::thread::CpuSet;
@@ -100,13 +101,17 @@ fn has_exited(child: &Child) -> Result<bool> {
     Ok(unsafe { info.si_pid() } != 0)
 }
 
-/// Give `child` (started by [`spawn_tied`]) up to `grace` to exit, then SIGKILL its whole
-/// process group, and reap it. Returns its exit status.
+/// Give `child` (started by [`spawn_tied`]) up to `grace` to exit, then SIGKILL every process
+/// descending from it and its whole process group, and reap it. Returns its exit status.
 pub fn end_group(child: &mut Child, grace: Duration) -> Result<ExitStatus> {
     let deadline = Instant::now() + grace;
     while !has_exited(child)? && Instant::now() < deadline {
         std::thread::sleep(Duration::from_millis(5));
     }
+    // Its tree first, while every process in it still has its parent: what left the group (a
+    // server's pool in a session of its own) is found only by parentage. Regression: Ctrl-C or
+    // SIGTERM while S2's PHP-FPM served killed the PHP probe's group and left the pool running.
+    crate::kill_tree(child.id() as libc::pid_t, true);
     // The leader is not reaped yet, so its pid cannot have been reused as another group's id.
     // SAFETY: kill with a negative pid signals the process group we created in spawn_tied.
     unsafe { libc::kill(-(child.id() as libc::pid_t), libc::SIGKILL) };
@@ -122,9 +127,20 @@ mod tests {
     #[test]
     fn a_program_that_ignores_eof_is_killed_with_its_group() {
         // `sh` starts a background sleeper in the same group, then sleeps itself.
+        assert_its_helper_dies("sleep 60 & echo $!; sleep 60");
+    }
+
+    #[test]
+    fn a_helper_that_left_the_group_is_killed_with_the_tree() {
+        // Regression: PHP-FPM's master (`setsid`) outlived the PHP probe's group kill.
+        assert_its_helper_dies("setsid sleep 60 & echo $!; sleep 60");
+    }
+
+    /// Start `sh -c script` (which prints its helper's pid), end it, and check the helper died.
+    fn assert_its_helper_dies(script: &str) {
         let mut child = spawn_tied(
             Command::new("sh")
-                .args(["-c", "sleep 60 & echo $!; sleep 60"])
+                .args(["-c", script])
                 .stdout(std::process::Stdio::piped()),
             &[],
         )

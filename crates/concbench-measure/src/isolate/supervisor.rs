@@ -1,5 +1,8 @@
 //! The coordinator side: start a worker, feed it a job, relay its progress, enforce a time
-//! limit, forward Ctrl-C, and turn every way a worker can end into an [`Outcome`].
+//! limit, forward Ctrl-C (or SIGTERM, SIGHUP: one cancel, see [`crate::signals`]), and turn
+//! every way a worker can end into an [`Outcome`]. A worker killed (past its time limit, or its
+//! grace after the cancel) is killed with every process it started
+//! ([`concbench_sys::end_tree`]).
 //!
 //! A worker measures one round and exits ([`Supervisor::round`]), or stays resident and
 //! measures the rounds of one setup, a job at a time, until its input closes
@@ -186,7 +189,7 @@ impl Limits {
             let overdue = started.elapsed() > self.time_limit;
             let stuck = interrupted_at.is_some_and(|t| t.elapsed() > GRACE);
             if (overdue || stuck) && killed_for.is_none() {
-                let _ = worker.child.kill();
+                worker.end_tree();
                 killed_for = Some(if overdue {
                     format!(
                         "timed out after {} s and was killed; rerun it alone with `--only {}` to see whether it hangs",
@@ -229,8 +232,15 @@ impl Worker {
     }
 
     fn kill(&mut self) {
-        let _ = self.child.kill();
+        self.end_tree();
         let _ = self.reap();
+    }
+
+    /// SIGKILL the worker and every process it started: a server's pool may have left the
+    /// worker's process group and be tied to no parent, and would outlive it
+    /// ([`concbench_sys::end_tree`]). The worker is not reaped yet, so its pid is still its own.
+    fn end_tree(&mut self) {
+        concbench_sys::kill_tree(self.child.id() as libc::pid_t, true);
     }
 
     /// Wait for the process and its reader; record the end in the journal.
@@ -301,7 +311,7 @@ impl Resident {
             match worker.child.try_wait() {
                 Ok(Some(_)) | Err(_) => break,
                 Ok(None) if Instant::now() >= deadline => {
-                    let _ = worker.child.kill();
+                    worker.end_tree();
                     break;
                 }
                 Ok(None) => {
