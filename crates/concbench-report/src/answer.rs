@@ -282,7 +282,11 @@ pub fn capacity_answer(a: &advice::Advice) -> Option<String> {
         fit_text(&card.best, false)
     );
     if let Some(next) = &card.next {
-        text += &format!(" (next: {}, {})", next.model.short_name(), fit_text(next, false));
+        text += &format!(
+            " (next: {}, {})",
+            next.model.short_name(),
+            fit_text(next, false)
+        );
     }
     if let Some(share) = card.overhead_share {
         text += &format!("; the model's overhead: {} of the work", percent(share));
