@@ -787,11 +787,13 @@ fn fit(forms: &[String], room: usize, lines: usize) -> Vec<String> {
     wrapped
 }
 
-/// `text` in lines of at most `room` columns, broken at spaces.
+/// `text` in lines of at most `room` columns, broken at spaces, never inside a command in
+/// backticks (the footnote once broke "`concbench" from "run`").
 fn wrap(text: &str, room: usize) -> Vec<String> {
     let mut lines: Vec<String> = Vec::new();
     let mut line = String::new();
-    for word in text.split(' ') {
+    for word in unbroken_words(text) {
+        let word = word.as_str();
         if !line.is_empty() && text_width(&line) + 1 + text_width(word) > room {
             lines.push(std::mem::take(&mut line));
         }
@@ -804,6 +806,25 @@ fn wrap(text: &str, room: usize) -> Vec<String> {
         lines.push(line);
     }
     lines
+}
+
+/// The words of `text` split at spaces, a span in backticks kept as one word.
+fn unbroken_words(text: &str) -> Vec<String> {
+    let mut words: Vec<String> = Vec::new();
+    let mut open = false;
+    for word in text.split(' ') {
+        match words.last_mut() {
+            Some(last) if open => {
+                last.push(' ');
+                last.push_str(word);
+            }
+            _ => words.push(word.to_string()),
+        }
+        if word.matches('`').count() % 2 == 1 {
+            open = !open;
+        }
+    }
+    words
 }
 
 /// A verdict's key figure, from the fullest form to the shortest: the rule and the measured
@@ -947,6 +968,22 @@ fn more(text: String, checks: usize, shown: usize) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn regression_the_footnote_broke_a_command_in_backticks_across_lines() {
+        let text =
+            "[full run: article's own] S1.lock, S2.memory: `concbench run` (about 10 minutes)";
+        for room in 40..text.len() {
+            let lines = wrap(text, room);
+            assert!(
+                lines.iter().all(|l| l.matches('`').count() % 2 == 0),
+                "{room}: {lines:?}"
+            );
+            assert_eq!(lines.join(" "), text, "nothing lost or added");
+        }
+        // Broken at spaces as before where there is no command.
+        assert_eq!(wrap("a b c", 3), vec!["a b", "c"]);
+    }
     use concbench_analysis::synthetic::check;
 
     #[test]
