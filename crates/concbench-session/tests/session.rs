@@ -251,15 +251,26 @@ fn verdict_in(verdicts: &[concbench_core::Verdict], source: &str) -> VerdictKind
         .verdict
 }
 
+/// The run's verdict on `source`.
+fn verdict_on<'a>(
+    out: &'a concbench_session::Finished,
+    source: &str,
+) -> &'a concbench_core::Verdict {
+    out.doc
+        .verdicts
+        .iter()
+        .find(|v| v.source == source)
+        .unwrap()
+}
+
+/// The run's result `id`.
+fn result<'a>(out: &'a concbench_session::Finished, id: &str) -> &'a concbench_core::ResultEntry {
+    out.doc.results.iter().find(|e| e.id == id).unwrap()
+}
+
 /// How many rounds the result `id` rests on.
 fn rounds_of(out: &concbench_session::Finished, id: &str) -> usize {
-    out.doc
-        .results
-        .iter()
-        .find(|e| e.id == id)
-        .unwrap()
-        .rounds
-        .len()
+    result(out, id).rounds.len()
 }
 
 /// A full run's plan without the settling wait.
@@ -282,12 +293,7 @@ fn judged_variants_get_six_rounds_the_others_one_then_cheap_ones_an_interval() {
     assert_eq!(rounds("create.vfork"), 6);
     assert!(out.doc.results.iter().all(|e| e.summary.ci95.is_some()));
     assert_eq!(verdict(&out, "S0.30x"), VerdictKind::Refuted);
-    let v = out
-        .doc
-        .verdicts
-        .iter()
-        .find(|v| v.source == "S0.30x")
-        .unwrap();
+    let v = verdict_on(&out, "S0.30x");
     assert_eq!(v.rounds, Some(6));
     assert!(
         v.checks[0]
@@ -394,7 +400,7 @@ fn regression_anatomy_levels_share_their_passes_so_each_layer_has_an_interval() 
     r.base.insert(vs[3].label(), 500.0);
     let out = quick_run(&vs, &mut r, &m);
     let passes = |id: &str| -> Vec<usize> {
-        let e = out.doc.results.iter().find(|e| e.id == id).unwrap();
+        let e = result(&out, id);
         e.rounds.iter().map(|x| x.pass).take(6).collect()
     };
     // create.vfork no verdict uses: without the anatomy it gets passes 0-2 and a later top-up.
@@ -448,12 +454,7 @@ fn an_undecided_verdict_that_more_rounds_can_decide_gets_them() {
     let m = FakeMachine::default();
     let mut r = runner(&m, 25.0, &[0.25, -0.25, 0.1, -0.1, 0.0]);
     let out = quick_run(&variants(), &mut r, &m);
-    let fork = out
-        .doc
-        .results
-        .iter()
-        .find(|e| e.id == "create.fork")
-        .unwrap();
+    let fork = result(&out, "create.fork");
     assert!(fork.rounds.len() > 6, "{}", fork.rounds.len());
     assert_eq!(verdict(&out, "S0.30x"), VerdictKind::Confirmed);
 }
@@ -466,24 +467,14 @@ fn regression_a_check_on_its_margin_is_not_measured_until_chance_decides_it() {
     let m = FakeMachine::default();
     let mut r = runner(&m, 20.0, &[0.1, -0.1, 0.05, -0.05, 0.0]);
     let out = quick_run(&variants(), &mut r, &m);
-    let fork = out
-        .doc
-        .results
-        .iter()
-        .find(|e| e.id == "create.fork")
-        .unwrap();
+    let fork = result(&out, "create.fork");
     assert!(
         fork.rounds.len() < plan().max_rounds,
         "{}",
         fork.rounds.len()
     );
     assert_eq!(verdict(&out, "S0.30x"), VerdictKind::Inconclusive);
-    let v = out
-        .doc
-        .verdicts
-        .iter()
-        .find(|v| v.source == "S0.30x")
-        .unwrap();
+    let v = verdict_on(&out, "S0.30x");
     assert!(
         v.checks
             .iter()
@@ -508,12 +499,7 @@ fn the_budget_stops_extra_rounds() {
         ..plan()
     };
     let out = run_with(&p, &variants(), &mut r, &m);
-    let fork = out
-        .doc
-        .results
-        .iter()
-        .find(|e| e.id == "create.fork")
-        .unwrap();
+    let fork = result(&out, "create.fork");
     assert!(fork.rounds.len() < p.max_rounds, "{}", fork.rounds.len());
     assert!(m.now() <= Duration::from_secs(22), "{:?}", m.now());
 }
