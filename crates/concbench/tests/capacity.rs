@@ -11,6 +11,18 @@ use std::io::{BufRead, BufReader};
 use std::process::Stdio;
 use std::time::{Duration, Instant};
 
+/// Held by every test that makes control groups: the capacity test compares this machine's
+/// concbench cells before and after, which a `--cpus` run of another test in this binary, in
+/// parallel, changes. Regression: a fresh-clone CI read 2 cells after and 0 before.
+static CELLS: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
+/// The cells lock, even after a test that held it failed.
+fn cells_lock() -> std::sync::MutexGuard<'static, ()> {
+    CELLS
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner())
+}
+
 fn is_root() -> bool {
     // SAFETY: geteuid has no preconditions.
     unsafe { libc::geteuid() == 0 }
@@ -70,6 +82,7 @@ fn stat(pid: u32) -> Option<(u32, u64)> {
 
 #[test]
 fn capacity_counts_each_model_within_a_small_budget_and_names_what_stopped_it() {
+    let _cells = cells_lock();
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("capacity.json");
     let run = concbench()
@@ -144,6 +157,7 @@ fn capacity_counts_each_model_within_a_small_budget_and_names_what_stopped_it() 
 
 #[test]
 fn ctrl_c_in_the_middle_of_capacity_leaves_no_process_and_no_control_group() {
+    let _cells = cells_lock();
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("capacity.json");
     // Bound first: the home (and the run lock in it) must outlive the spawned process.
@@ -276,6 +290,7 @@ fn an_ordinary_user_is_refused_a_cpu_limit_with_the_reason_and_exit_2() {
 
 #[test]
 fn run_under_a_quota_and_a_cpuset_records_the_limit_and_what_each_runtime_sized_for() {
+    let _cells = cells_lock();
     if !is_root() {
         eprintln!("skipped: a CPU limit needs root here (the refusal is tested above)");
         return;
