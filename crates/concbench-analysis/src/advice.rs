@@ -757,13 +757,12 @@ pub fn advise(doc: &ResultDoc, workload: Workload) -> Advice {
         card: None,
     };
     // What every page says of each bill, computed once here (the renderers only format it).
-    for i in 0..advice.bills.len() {
-        let (share, note) = {
-            let b = &advice.bills[i];
-            (advice.overhead_share(b), advice.capacity_note(b))
-        };
-        advice.bills[i].share_of_work = share;
-        advice.bills[i].capacity_note = note;
+    let figures: Vec<(Option<f64>, Option<String>)> = (advice.bills.iter())
+        .map(|b| (advice.overhead_share(b), advice.capacity_note(b)))
+        .collect();
+    for (b, (share, note)) in advice.bills.iter_mut().zip(figures) {
+        b.share_of_work = share;
+        b.capacity_note = note;
     }
     advice.best = advice.ranked().first().map(|b| b.model);
     advice.card = advice.card_of();
